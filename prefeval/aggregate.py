@@ -1,0 +1,134 @@
+"""``prefeval aggregate``: system orderings from per-query eval lines.
+
+For each sample and measure, runs are ordered per query (by the metric, or by net preference for a
+preference measure), and the per-query orderings are aggregated: by the mean for metrics, by MC4 and
+Borda for preferences (definitions in :mod:`prefeval.orderings`). Output records, compatible with
+pref_aggregate.py (its keys first, then ``scores``)::
+
+    {"qid":"303","sample":0,"rpp":["A","B"],...,"scores":{"rpp":{"A":0.5,"B":-0.5},...}}
+    {"qid":"all","sample":0,"rpp":{"type":"preference","mc4":["A","B"],"borda":["A","B"],
+        "scores":{"mc4":{"A":0.9,"B":0.1},"borda":{"A":2.0,"B":1.0}}},
+     "ap":{"type":"metric","mean":["A","B"],"scores":{"mean":{"A":0.3,"B":0.2}}}}
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from prefeval.errors import InputError, UsageError
+from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
+from prefeval.orderings import DEFAULT_DAMPING, QueryOrderings, ordering_by
+from prefeval.sampling import keep_count
+
+
+def aggregate(
+    source: str | EvalLines,
+    measures: Sequence[str] = (),
+    per_query: bool = False,
+    summary: bool = True,
+    query_fraction: float = 1.0,
+    num_samples: int | None = None,
+    seed: int | None = None,
+    damping: float = DEFAULT_DAMPING,
+) -> Iterator[dict]:
+    """Aggregate eval lines (a path, ``-``, or :class:`EvalLines`) into orderings, as records.
+
+    Without ``query_fraction``, every sample in the input is aggregated (the first ``num_samples``
+    of them when given), keeping its number. With ``query_fraction`` F < 1, ``num_samples`` (default
+    1) aggregations are made, each on floor(Q × F) queries (at least one) of sample 0 drawn with
+    ``seed``, numbered from 0 (as pref_aggregate.py does).
+    """
+    lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
+    chosen = _choose_measures(lines, measures)
+    if not 0.0 < query_fraction <= 1.0:
+        raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
+    if num_samples is not None and num_samples < 1:
+        raise UsageError("num_samples must be at least 1")
+    for sample_number, sample, queries in _aggregation_samples(lines, query_fraction, num_samples, seed):
+        orderings = {m: _query_orderings(lines, sample, m, queries) for m in chosen}
+        if per_query:
+            yield from _per_query_records(sample_number, [sample.qids[q] for q in queries], orderings)
+        if summary:
+            yield _summary_record(lines, sample_number, orderings, damping)
+
+
+def _choose_measures(lines: EvalLines, measures: Sequence[str]) -> list[str]:
+    if not measures:
+        return lines.measures
+    names = [name.strip() for text in measures for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in lines.measures]
+    if unknown:
+        raise UsageError(
+            f"measure(s) {', '.join(unknown)} not in {lines.source}; found: {', '.join(lines.measures)}"
+        )
+    return list(dict.fromkeys(names))
+
+
+def _aggregation_samples(lines: EvalLines, query_fraction: float, num_samples: int | None, seed: int | None):
+    """(output sample number, source sample, query numbers) for each aggregation."""
+    if query_fraction >= 1.0:
+        chosen = lines.samples if num_samples is None else lines.samples[:num_samples]
+        for sample in chosen:
+            yield sample.sample, sample, np.arange(len(sample.qids))
+        return
+    source = lines.samples[0]
+    rng = np.random.default_rng(seed)
+    count = int(keep_count(len(source.qids), query_fraction))
+    for number in range(num_samples or 1):
+        yield number, source, np.sort(rng.choice(len(source.qids), size=count, replace=False))
+
+
+def _query_orderings(lines: EvalLines, sample: SampleScores, measure: str, queries: np.ndarray) -> QueryOrderings:
+    if lines.is_metric(measure):
+        if measure not in sample.metrics:
+            raise InputError(lines.source, f"sample {sample.sample} has no values of {measure}")
+        scores = sample.metric_scores(measure)
+    else:
+        if measure not in sample.pairs:
+            raise InputError(lines.source, f"sample {sample.sample} has no values of {measure}")
+        scores = sample.net_preferences(measure)
+    return QueryOrderings.from_scores(sample.runs, scores[queries])
+
+
+def _per_query_records(sample_number: int, qids: list[str], orderings: dict[str, QueryOrderings]) -> Iterator[dict]:
+    ranked = {measure: ordering.orderings() for measure, ordering in orderings.items()}
+    scores = {measure: ordering.scores.tolist() for measure, ordering in orderings.items()}
+    for q, qid in enumerate(qids):
+        record: dict = {"qid": qid, "sample": sample_number}
+        for measure, ordering in orderings.items():
+            record[measure] = [ordering.runs[r] for r in ranked[measure][q]]
+        record["scores"] = {
+            measure: {ordering.runs[r]: scores[measure][q][r] for r in ranked[measure][q]}
+            for measure, ordering in orderings.items()
+        }
+        yield record
+
+
+def _summary_record(lines: EvalLines, sample_number: int, orderings: dict[str, QueryOrderings], damping: float) -> dict:
+    record: dict = {"qid": "all", "sample": sample_number}
+    for measure, ordering in orderings.items():
+        runs = ordering.runs
+        if lines.is_metric(measure):
+            means = _mean_where_present(ordering.scores)
+            mean_order, mean_scores = ordering_by(means, runs)
+            record[measure] = {"type": "metric", "mean": mean_order, "scores": {"mean": mean_scores}}
+        else:
+            mc4_order, mc4_scores = ordering_by(ordering.mc4(damping), runs)
+            borda_order, borda_scores = ordering_by(ordering.borda(), runs)
+            record[measure] = {
+                "type": "preference",
+                "mc4": mc4_order,
+                "borda": borda_order,
+                "scores": {"mc4": mc4_scores, "borda": borda_scores},
+            }
+    return record
+
+
+def _mean_where_present(scores: np.ndarray) -> np.ndarray:
+    """Per run, the mean over the queries it has a value on (NaN for a run with none)."""
+    present = ~np.isnan(scores)
+    totals = np.where(present, scores, 0.0).sum(axis=0)
+    counts = present.sum(axis=0)
+    return np.divide(totals, counts, out=np.full(len(totals), np.nan), where=counts > 0)

@@ -1,0 +1,63 @@
+"""The Python API: evaluations as pandas DataFrames.
+
+>>> import prefeval
+>>> metrics = prefeval.evaluate("qrels.txt", ["runA", "runB"], ["ap", "ndcg@10"])
+>>> prefs = prefeval.compare("qrels.txt", ["runA", "runB"], ["rpp", "lexiprecision"])
+>>> orderings = list(prefeval.aggregate("prefs.jsonl"))
+
+Options are those of :meth:`prefeval.evaluation.Evaluation.from_files` (``measure_set``,
+``binary_relevance``, ``relevance_floor``, ``topk``, ``samples``, ``query_fraction``,
+``label_fraction``, ``label_policy``, ``seed``).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from prefeval.evaluation import Block, Evaluation, Summary
+
+
+def evaluate(qrels: str, runs: Sequence[str], measures: Sequence[str] = (), *, per_query: bool = True, **options) -> pd.DataFrame:
+    """Metric values: columns ``sample, run, qid`` and one per metric, a row per run and query.
+
+    With ``per_query=False``, a row per sample and run holds the means over queries (qid ``all``).
+    """
+    evaluation = Evaluation.from_files(qrels, runs, measures, **options)
+    labels = {"run": np.array(evaluation.run_ids, dtype=object)}
+    return _frame(evaluation, "metrics", labels, [m.name for m in evaluation.metric_measures], per_query)
+
+
+def compare(qrels: str, runs: Sequence[str], measures: Sequence[str] = (), *, per_query: bool = True, **options) -> pd.DataFrame:
+    """Preferences (metrics as differences): columns ``sample, runi, runj, qid`` and one per measure,
+    a row per pair of runs (in command-line order, i < j) and query.
+
+    With ``per_query=False``, a row per sample and pair holds the means over queries (qid ``all``).
+    """
+    evaluation = Evaluation.from_files(qrels, runs, measures, **options)
+    run_ids = np.array(evaluation.run_ids, dtype=object)
+    first, second = (np.array(side, dtype=np.int64) for side in zip(*evaluation.pairs)) if evaluation.pairs else ([], [])
+    labels = {"runi": run_ids[first], "runj": run_ids[second]}
+    return _frame(evaluation, "preferences", labels, [m.name for m in evaluation.pair_measures], per_query)
+
+
+def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], names: list[str], per_query: bool) -> pd.DataFrame:
+    """Stack the ``kind`` values ("metrics" or "preferences") of every result into one frame."""
+    parts = []
+    for result in evaluation.results():
+        values = getattr(result, kind)
+        if isinstance(result, Block) and per_query:
+            count = len(result.qids)
+            columns = {label: np.repeat(entities, count) for label, entities in labels.items()}
+            columns["qid"] = np.tile(np.array(result.qids, dtype=object), len(next(iter(labels.values()))))
+        elif isinstance(result, Summary) and not per_query:
+            columns = dict(labels)
+            columns["qid"] = np.full(len(next(iter(labels.values()))), "all", dtype=object)
+        else:
+            continue
+        columns.update({name: values[name].reshape(-1) for name in names})
+        parts.append(pd.DataFrame({"sample": result.sample, **columns}))
+    empty = pd.DataFrame(columns=["sample", *labels, "qid", *names])
+    return pd.concat(parts, ignore_index=True) if parts else empty

@@ -1,0 +1,1 @@
+"""Reading and writing: TREC qrels and runs, JSON lines. No evaluation logic lives here."""

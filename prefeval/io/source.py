@@ -1,0 +1,50 @@
+"""Getting the bytes of an input: a path, a gzip file (detected by its magic bytes) or ``-`` for stdin."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+import zlib
+
+from prefeval.errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
+STDIN = "-"
+
+
+def read_bytes(path: str) -> bytes:
+    """Return the whole content of ``path`` (``-`` reads stdin), decompressed if it is gzip.
+
+    A UTF-8 byte-order mark at the start is dropped. Anything that keeps the file from being read
+    (missing, a directory, no permission, truncated or corrupt gzip data) is an :class:`InputError`.
+    """
+    name = display_name(path)
+    try:
+        if path == STDIN:
+            data = sys.stdin.buffer.read()
+        else:
+            with open(path, "rb") as handle:
+                data = handle.read()
+    except FileNotFoundError:
+        raise InputError(name, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(name, "is a directory, not a file") from None
+    except PermissionError:
+        raise InputError(name, "permission denied") from None
+    except OSError as error:
+        raise InputError(name, f"cannot be read ({error.strerror or error})") from None
+    if data.startswith(GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error):
+            raise InputError(name, "truncated or corrupt gzip data") from None
+    if data.startswith(UTF8_BOM):
+        data = data[len(UTF8_BOM):]
+    return data
+
+
+def display_name(path: str) -> str:
+    """How a source is named in messages: the path as given, or ``<stdin>``."""
+    return "<stdin>" if path == STDIN else os.fspath(path)

@@ -1,0 +1,59 @@
+"""The measure registry (see :mod:`prefeval.measures.base`) and the standard measure lists."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from prefeval.measures import metrics, preferences  # noqa: F401  (registers the measures)
+from prefeval.measures.base import (
+    METRIC,
+    PREFERENCE,
+    REGISTRY,
+    Measure,
+    Metric,
+    Preference,
+    families,
+    parse_measure,
+    parse_measures,
+)
+
+PREFERENCE_MEASURES = ("rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision")
+"""The six preference measures, added by ``-M preferences``."""
+
+DEFAULT_MEASURES = PREFERENCE_MEASURES + ("ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10", "r@1", "r@10")
+"""The default measure list (MEASURES.md), used with no ``-m``."""
+
+MEASURE_SETS = ("none", "preferences", "all")
+
+
+def select_measures(names: Sequence[str] = (), measure_set: str = "none") -> list[Measure]:
+    """The measures asked for by ``-m NAMES`` and ``-M MEASURE_SET`` (as pref_eval.py reads them).
+
+    ``none`` uses the names, or the default list when there are none; ``preferences`` adds the six
+    preference measures to the names (alone, when there are none); ``all`` adds the default list.
+    """
+    chosen = parse_measures(names)
+    if measure_set == "preferences":
+        extra = PREFERENCE_MEASURES
+    elif measure_set == "all" or not chosen:
+        extra = DEFAULT_MEASURES
+    else:
+        extra = ()
+    return list(dict.fromkeys(chosen + parse_measures(extra)))
+
+
+__all__ = [
+    "DEFAULT_MEASURES",
+    "MEASURE_SETS",
+    "METRIC",
+    "PREFERENCE",
+    "PREFERENCE_MEASURES",
+    "REGISTRY",
+    "Measure",
+    "Metric",
+    "Preference",
+    "families",
+    "parse_measure",
+    "parse_measures",
+    "select_measures",
+]

@@ -1,0 +1,207 @@
+"""What a measure is, the one registry of them, and the parsing of measure names.
+
+A measure is a small declarative class: a family name (``p``), aliases, typed parameters written after
+``@`` and separated by commas (``p@10``, ``rbp@0.8,100``), a kind (metric or preference), a one-line
+summary and a docstring with its formula; and one vectorised method. Adding a measure means adding one
+class, decorated with :func:`register`, in one place.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar, Iterable
+
+import numpy as np
+
+from prefeval.errors import UsageError
+from prefeval.positions import Positions
+
+METRIC = "metric"
+PREFERENCE = "preference"
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter written after ``@``: its name, type, default and accepted range (inclusive)."""
+
+    name: str
+    type: type
+    default: float
+    low: float = -np.inf
+    high: float = np.inf
+    low_open: bool = False
+    high_open: bool = False
+    meaning: str = ""
+
+    def parse(self, text: str, measure: str) -> float:
+        try:
+            value = self.type(text)
+        except ValueError:
+            kind = "an integer" if self.type is int else "a number"
+            raise UsageError(f"{measure}: {self.name} must be {kind}, not {text!r}") from None
+        too_low = value < self.low or (self.low_open and value == self.low)
+        too_high = value > self.high or (self.high_open and value == self.high)
+        if too_low or too_high or value != value:
+            raise UsageError(f"{measure}: {self.name} must be in {self.describe_range()}, not {text}")
+        return value
+
+    def describe_range(self) -> str:
+        left = "(" if self.low_open else "["
+        right = ")" if self.high_open else "]"
+        return f"{left}{_number_text(self.low)}, {_number_text(self.high)}{right}"
+
+
+class Measure(ABC):
+    """Base of all measures; see the module docstring. Instances are immutable and hashable by name."""
+
+    family: ClassVar[str]
+    aliases: ClassVar[tuple[str, ...]] = ()
+    kind: ClassVar[str]
+    parameters: ClassVar[tuple[Param, ...]] = ()
+    summary: ClassVar[str] = ""
+
+    def __init__(self, *texts: str):
+        if len(texts) > len(self.parameters):
+            raise UsageError(
+                f"{self.family} takes at most {len(self.parameters)} parameter(s) "
+                f"({', '.join(p.name for p in self.parameters) or 'none'}), got {len(texts)}"
+            )
+        given = [param.parse(text, self.family) for param, text in zip(self.parameters, texts)]
+        defaults = [param.default for param in self.parameters[len(given):]]
+        self.values: tuple = tuple(given + defaults)
+        self.name: str = self.family + ("@" + ",".join(_number_text(v) for v in given) if given else "")
+
+    def param(self, name: str):
+        """The value of parameter ``name`` (given or default)."""
+        for param, value in zip(self.parameters, self.values):
+            if param.name == name:
+                return value
+        raise KeyError(name)
+
+    @property
+    def is_metric(self) -> bool:
+        return self.kind == METRIC
+
+    def __repr__(self) -> str:
+        return f"<measure {self.name}>"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Measure) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+class Metric(Measure):
+    """A per-run, per-query score computed from binary position vectors (and grades)."""
+
+    kind = METRIC
+
+    @abstractmethod
+    def compute(self, positions: Positions) -> np.ndarray:
+        """Values for all runs and queries: (R, Q), from one-segment-per-query positions."""
+
+
+class Preference(Measure):
+    """A pairwise comparison of two runs on a query; > 0 means the first run is preferred."""
+
+    kind = PREFERENCE
+    graded: ClassVar[bool] = False
+    """True when the measure wants graded positions (a segment per query and grade level)."""
+
+    @abstractmethod
+    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Values for P pairs and all queries: (P, Q), from the ranks ``x`` and ``y`` (P, N) of the
+        first and second run of each pair on the segments of ``positions``."""
+
+
+REGISTRY: dict[str, type[Measure]] = {}
+"""Every measure family, by lower-cased family name and alias."""
+
+
+def register(cls: type[Measure]) -> type[Measure]:
+    """Class decorator: make a measure family known under its name and aliases."""
+    for name in (cls.family, *cls.aliases):
+        key = name.lower()
+        if key in REGISTRY and REGISTRY[key] is not cls:
+            raise ValueError(f"measure name {name} registered twice")
+        REGISTRY[key] = cls
+    return cls
+
+
+def families() -> list[type[Measure]]:
+    """The registered measure families, in registration order, each once."""
+    return list(dict.fromkeys(REGISTRY.values()))
+
+
+_NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z_]*)(?:@(?P<params>.*))?$")
+
+
+def parse_measure(text: str) -> Measure:
+    """Turn a name such as ``p@10``, ``rbp@0.8,100`` or ``sgnLP`` into a measure.
+
+    Family names and aliases are case-insensitive. An unknown name is a :class:`UsageError` that
+    lists the valid ones.
+    """
+    match = _NAME.match(text.strip())
+    family = REGISTRY.get(match.group("family").lower()) if match else None
+    if family is None:
+        raise UsageError(f"unknown measure {text!r}; valid measures: {', '.join(_valid_names())}")
+    params = match.group("params")
+    if params is not None and not params:
+        raise UsageError(f"{text}: parameters expected after '@'")
+    return family(*([] if params is None else params.split(",")))
+
+
+def parse_measures(texts: Iterable[str]) -> list[Measure]:
+    """Parse ``-m`` values: each may be a comma-separated list (``ap,ndcg@10,p@5,10``).
+
+    A number after a comma continues the measure before it: as its next parameter while it takes
+    more (``rbp@0.8,100``), otherwise as the same family with that parameter (``p@5,10`` is p@5 and
+    p@10, as in trec_eval's ``P.5,10``). Duplicates are dropped, the first occurrence kept.
+    """
+    measures: list[Measure] = []
+    for text in texts:
+        previous: tuple[type[Measure], list[str]] | None = None
+        for token in (t.strip() for t in text.split(",")):
+            if previous is not None and _is_number(token):
+                family, params = previous
+                if len(params) < len(family.parameters):
+                    params.append(token)
+                    measures[-1] = family(*params)
+                else:
+                    params = [token] if len(family.parameters) == 1 else params[:-1] + [token]
+                    measures.append(family(*params))
+                previous = (family, params)
+                continue
+            measure = parse_measure(token)
+            measures.append(measure)
+            params = token.split("@", 1)[1].split(",") if "@" in token else None
+            previous = (type(measure), params) if params else None
+    return list(dict.fromkeys(measures))
+
+
+def _valid_names() -> list[str]:
+    names = []
+    for family in families():
+        signature = ",".join(p.name for p in family.parameters)
+        names.append(family.family + (f"[@{signature}]" if signature else ""))
+    return names
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _number_text(value: float) -> str:
+    if value in (np.inf, -np.inf):
+        return "inf" if value > 0 else "-inf"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return repr(float(value))

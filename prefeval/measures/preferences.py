@@ -1,0 +1,152 @@
+"""Preferences: pairwise comparisons of two runs on a query, for all pairs and queries at once.
+
+x and y are the position vectors of the first and second run (MEASURES.md); a value > 0 means x is
+preferred. sgn(y_i − x_i) is computed by comparison, never subtraction, so that two unretrieved
+documents (inf, inf) compare as equal.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from prefeval.measures.base import Preference, register
+from prefeval.positions import Positions
+
+
+def sign_of_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """sgn(y − x) elementwise, as int8, with sgn(inf − inf) = 0 and sgn(inf − finite) = +1."""
+    return (x < y).view(np.int8) - (x > y).view(np.int8)
+
+
+class RecallPairedPreference(Preference):
+    """RPP (Diaz and Ferraro, SIGIR 2022): Σ_i w_i · sgn(y_i − x_i), with Σ_i w_i = 1.
+
+    Graded: when a query has several positive grades, RPP is the average over the distinct positive
+    grades g of the query of RPP(x^(g), y^(g)), weighted by m_g (the number of documents of grade >=
+    g). With binary relevance this is plain RPP.
+    """
+
+    graded = True
+
+    @staticmethod
+    def raw_weight(i: np.ndarray) -> np.ndarray:
+        """The unnormalised weight of index i (1-based)."""
+        return np.ones_like(i)
+
+    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        weights = self.raw_weight(positions.index) / self._normaliser(positions)
+        per_segment = positions.segment_sum(sign_of_difference(x, y) * weights)
+        return positions.query_average(per_segment)
+
+    def _normaliser(self, positions: Positions) -> np.ndarray:
+        """Σ_{i=1..m} raw_weight(i), per element of each segment of length m."""
+        totals = np.cumsum(self.raw_weight(np.arange(1.0, positions.length.max() + 1.0)))
+        return positions.per_element(totals[positions.length - 1])
+
+
+@register
+class UniformRPP(RecallPairedPreference):
+    __doc__ = RecallPairedPreference.__doc__ + "\n    Uniform weights: w_i = 1/m."
+    family = "rpp"
+    summary = "recall-paired preference, uniform weights over recall levels"
+
+
+@register
+class InverseRPP(RecallPairedPreference):
+    __doc__ = RecallPairedPreference.__doc__ + "\n    Weights w_i ∝ 1/i."
+    family = "invrpp"
+    summary = "recall-paired preference, weights 1/i (top-heavy)"
+
+    @staticmethod
+    def raw_weight(i: np.ndarray) -> np.ndarray:
+        return 1.0 / i
+
+
+@register
+class DCGRPP(RecallPairedPreference):
+    __doc__ = RecallPairedPreference.__doc__ + "\n    Weights w_i ∝ 1/log2(i + 1)."
+    family = "dcgrpp"
+    summary = "recall-paired preference, weights 1/log2(i+1)"
+
+    @staticmethod
+    def raw_weight(i: np.ndarray) -> np.ndarray:
+        return 1.0 / np.log2(i + 1.0)
+
+
+class Lexicographic(Preference):
+    """Shared machinery: the first and last index where x and y differ, per pair and query."""
+
+    graded = False
+
+    @staticmethod
+    def first_difference(positions: Positions, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(index of the first i with x_i ≠ y_i, whether there is one), per pair and segment."""
+        flat_index = _element_index(signs.shape[-1])
+        first = positions.segment_min(np.where(signs != 0, flat_index, signs.shape[-1]))
+        return first, first < positions.start + positions.length
+
+    @staticmethod
+    def last_difference(positions: Positions, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(index of the last i with x_i ≠ y_i, whether there is one), per pair and segment."""
+        flat_index = _element_index(signs.shape[-1])
+        last = positions.segment_max(np.where(signs != 0, flat_index, -1))
+        return last, last >= positions.start
+
+
+@register
+class LexiPrecision(Lexicographic):
+    """Lexicographic precision (Diaz, EVIA 2023): sgn(y_i − x_i) at the first i where x_i ≠ y_i; 0
+    if x = y. Binary relevance (grade > 0). Its sign agrees with ΔRR whenever RR differs."""
+
+    family = "lexiprecision"
+    aliases = ("sgnLP",)
+    summary = "lexicographic precision: who ranks the first differing relevant document higher"
+
+    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        signs = sign_of_difference(x, y)
+        first, found = self.first_difference(positions, signs)
+        values = np.take_along_axis(signs, np.minimum(first, signs.shape[-1] - 1), axis=-1)
+        return np.where(found, values, 0).astype(np.int8)
+
+
+@register
+class RRLexiPrecision(Lexicographic):
+    """Reciprocal-rank lexicographic precision: 1/x_i − 1/y_i at the first i where x_i ≠ y_i; 0 if
+    x = y. Equals ΔRR whenever RR differs, and breaks RR's ties by the next relevant documents."""
+
+    family = "rrlexiprecision"
+    aliases = ("rrLP",)
+    summary = "lexicographic precision, valued by the reciprocal ranks at the first difference"
+
+    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        signs = sign_of_difference(x, y)
+        first, found = self.first_difference(positions, signs)
+        at = np.minimum(first, signs.shape[-1] - 1)
+        gap = 1.0 / np.take_along_axis(x, at, axis=-1) - 1.0 / np.take_along_axis(y, at, axis=-1)
+        return np.where(found, gap, 0.0)
+
+
+@register
+class LexiRecall(Lexicographic):
+    """Lexicographic recall (Diaz, Ekstrand and Mitra): +1 if rr(x) > rr(y) relevant documents are
+    retrieved, −1 if fewer; otherwise sgn(y_i − x_i) at the largest i <= rr(x) where x_i ≠ y_i; 0 if
+    x = y. Both cases are the sign at the last index where x and y differ."""
+
+    family = "lexirecall"
+    aliases = ("LR", "sgnLR")
+    summary = "lexicographic recall: who retrieves more relevant documents, then who ranks the last higher"
+
+    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        signs = sign_of_difference(x, y)
+        last, found = self.last_difference(positions, signs)
+        values = np.take_along_axis(signs, np.maximum(last, 0), axis=-1)
+        return np.where(found, values, 0).astype(np.int8)
+
+
+@lru_cache(maxsize=8)
+def _element_index(n: int) -> np.ndarray:
+    index = np.arange(n)
+    index.flags.writeable = False
+    return index

@@ -1,0 +1,183 @@
+"""From per-query scores to system orderings: per-query orderings, mean, Borda, MC4, Kendall's τ.
+
+Definitions (MEASURES.md, "Aggregation"):
+
+* Per query, runs are ordered by a score: a metric's value, or a preference's net preference
+  Σ_j pref(run, j). Scores within :data:`TIE_TOLERANCE` of each other are ties and stay ties (tie
+  groups are formed after sorting, so a chain of close scores is one group).
+* ``mean``: the mean metric over the queries a run has.
+* ``borda``: a run at position p of a query ordering of n runs gets n − p + 1 points; tied runs share
+  the average of the points of the positions they occupy; points are summed over queries.
+* ``mc4`` (Dwork, Kumar, Naor and Sivakumar, WWW 2001): from run i pick j uniformly among the n runs
+  and move to j if more queries order j above i than i above j (ties abstain), else stay; with
+  probability α (damping) teleport uniformly instead. Runs are ordered by the stationary
+  distribution, computed exactly (a linear solve for α > 0; repeated squaring of the transition
+  matrix until it stops changing for α = 0, started from the uniform distribution).
+* Final orderings are deterministic: equal aggregate scores (within the tolerance) are ordered by run
+  name ascending and reported with one shared score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+TIE_TOLERANCE = 1e-9
+DEFAULT_DAMPING = 0.15
+STATIONARY_PRECISION = 1e-12
+"""Stationary probabilities are exact to this; smaller ones (a run the chain leaves for good) are 0."""
+
+
+@dataclass(frozen=True)
+class QueryOrderings:
+    """Per-query tie-aware orderings of R runs over Q queries.
+
+    ``level[q, r]`` is the tie group of run r on query q (0 = best, −1 = run absent from the query);
+    ``scores[q, r]`` the score it was ordered by (NaN when absent).
+    """
+
+    runs: list[str]
+    scores: np.ndarray
+    level: np.ndarray
+
+    @classmethod
+    def from_scores(cls, runs: list[str], scores: np.ndarray) -> "QueryOrderings":
+        return cls(runs=runs, scores=scores, level=tie_levels(scores))
+
+    def orderings(self) -> list[list[int]]:
+        """Per query, the present runs (as indexes into ``runs``), best first, tied runs by name."""
+        name_rank = np.argsort(np.argsort(np.array(self.runs, dtype=object)))
+        absent_last = np.where(self.level >= 0, self.level, np.iinfo(np.int64).max)
+        order = np.lexsort((np.broadcast_to(name_rank, self.level.shape), absent_last), axis=-1)
+        present = np.take_along_axis(self.level >= 0, order, axis=-1).sum(axis=1)
+        return [row[:count] for row, count in zip(order.tolist(), present.tolist())]
+
+    def borda(self) -> np.ndarray:
+        """Borda points per run, summed over queries: (#runs strictly below) + (tie size + 1) / 2."""
+        level = self.level
+        present = level >= 0
+        num_queries, num_runs = level.shape
+        safe_level = np.where(present, level, 0)
+        cell = np.arange(num_queries)[:, None] * num_runs + safe_level
+        group_sizes = np.bincount(cell[present], minlength=num_queries * num_runs).reshape(num_queries, num_runs)
+        worse_than_level = np.cumsum(group_sizes[:, ::-1], axis=1)[:, ::-1] - group_sizes
+        size = np.take_along_axis(group_sizes, safe_level, axis=1)
+        below = np.take_along_axis(worse_than_level, safe_level, axis=1)
+        return np.where(present, below + (size + 1.0) / 2.0, 0.0).sum(axis=0)
+
+    def wins(self) -> np.ndarray:
+        """wins[i, j]: the number of queries that order run i strictly above run j (both present)."""
+        num_queries, num_runs = self.level.shape
+        wins = np.zeros((num_runs, num_runs), dtype=np.int64)
+        step = max(1, (1 << 24) // max(num_runs * num_runs, 1))
+        for start in range(0, num_queries, step):
+            level = self.level[start:start + step]
+            rank = np.where(level >= 0, level, np.iinfo(np.int64).max).astype(np.int64)
+            both = (level[:, :, None] >= 0) & (level[:, None, :] >= 0)
+            wins += ((rank[:, :, None] < rank[:, None, :]) & both).sum(axis=0)
+        return wins
+
+    def mc4(self, damping: float = DEFAULT_DAMPING) -> np.ndarray:
+        """The stationary distribution of the MC4 chain over runs."""
+        return mc4_stationary(self.wins(), damping)
+
+
+def tie_levels(scores: np.ndarray) -> np.ndarray:
+    """Tie group of every run on every query (0 = best), −1 where the score is NaN.
+
+    Runs are sorted by score descending; a new group starts where a score is more than
+    :data:`TIE_TOLERANCE` below the previous one.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    missing = np.isnan(scores)
+    order = np.argsort(np.where(missing, np.inf, -scores), axis=1, kind="stable")
+    ordered = np.take_along_axis(scores, order, axis=1)
+    gap = np.zeros(ordered.shape, dtype=np.int64)
+    gap[:, 1:] = (ordered[:, :-1] - ordered[:, 1:]) > TIE_TOLERANCE
+    levels_sorted = np.cumsum(gap, axis=1)
+    level = np.empty_like(levels_sorted)
+    np.put_along_axis(level, order, levels_sorted, axis=1)
+    return np.where(missing, -1, level)
+
+
+def mc4_stationary(wins: np.ndarray, damping: float = DEFAULT_DAMPING) -> np.ndarray:
+    """Stationary distribution of MC4 given ``wins[i, j]`` (queries ordering i above j).
+
+    Transition from i: to each j ≠ i with probability 1/n if wins[j, i] > wins[i, j], staying
+    otherwise; mixed with a uniform teleport of probability ``damping``.
+    """
+    n = wins.shape[0]
+    if not 0.0 <= damping < 1.0:
+        raise ValueError("the MC4 damping must be in [0, 1)")
+    if n == 1:
+        return np.ones(1)
+    beaten_by = (wins.T > wins).astype(np.float64)
+    np.fill_diagonal(beaten_by, 0.0)
+    transition = beaten_by / n
+    transition[np.diag_indices(n)] = 1.0 - transition.sum(axis=1)
+    if damping > 0:
+        system = np.eye(n) - (1.0 - damping) * transition
+        stationary = np.linalg.solve(system.T, np.full(n, damping / n))
+    else:
+        stationary = _limit_from_uniform(transition)
+    stationary = np.where(stationary < STATIONARY_PRECISION, 0.0, stationary)
+    return stationary / stationary.sum()
+
+
+def _limit_from_uniform(transition: np.ndarray, tolerance: float = 1e-15, max_squarings: int = 200) -> np.ndarray:
+    """lim_t u P^t from the uniform u, by squaring P until it stops changing.
+
+    The chain is aperiodic (every state keeps probability >= 1/n of staying), so the limit exists.
+    """
+    power = transition
+    for _ in range(max_squarings):
+        squared = power @ power
+        if np.abs(squared - power).max() <= tolerance:
+            power = squared
+            break
+        power = squared
+    n = transition.shape[0]
+    return np.full(n, 1.0 / n) @ power
+
+
+def ordering_by(scores: np.ndarray, runs: list[str]) -> tuple[list[str], dict[str, float]]:
+    """Runs by aggregate score descending (ties, within the tolerance, by name), and the scores,
+    tied runs sharing the best score of their tie group. Runs scored NaN are left out."""
+    scores = np.asarray(scores, dtype=np.float64)
+    levels = tie_levels(scores[None, :])[0]
+    order = sorted((r for r in range(len(runs)) if levels[r] >= 0), key=lambda r: (levels[r], runs[r]))
+    shared: dict[int, float] = {}
+    for r in order:
+        shared.setdefault(levels[r], float(scores[r]))
+    return [runs[r] for r in order], {runs[r]: shared[levels[r]] for r in order}
+
+
+def kendall_tau(first: list[str], second: list[str], first_scores=None, second_scores=None) -> float:
+    """Kendall's τ between two orderings of the same runs: (concordant − discordant) / (n(n−1)/2),
+    or τ-b when either side has ties (given as scores: equal scores, within the tolerance, tie)."""
+    runs = sorted(first)
+    if sorted(second) != runs:
+        raise ValueError("the two orderings must hold the same runs")
+    a = _tie_ranks(first, first_scores, runs)
+    b = _tie_ranks(second, second_scores, runs)
+    da = np.sign(a[:, None] - a[None, :])
+    db = np.sign(b[:, None] - b[None, :])
+    upper = np.triu_indices(len(runs), k=1)
+    product = (da * db)[upper]
+    concordant_minus_discordant = product.sum()
+    ties_a = (da[upper] == 0).sum()
+    ties_b = (db[upper] == 0).sum()
+    pairs = len(product)
+    if pairs == 0:
+        return 1.0
+    denominator = np.sqrt((pairs - ties_a) * (pairs - ties_b))
+    return float(concordant_minus_discordant / denominator) if denominator > 0 else 0.0
+
+
+def _tie_ranks(ordering: list[str], scores, runs: list[str]) -> np.ndarray:
+    if scores is None:
+        position = {run: p for p, run in enumerate(ordering)}
+        return np.array([position[run] for run in runs], dtype=np.float64)
+    values = np.array([scores[run] for run in runs], dtype=np.float64)
+    return tie_levels(values[None, :])[0].astype(np.float64)
