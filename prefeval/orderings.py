@@ -125,18 +125,20 @@ def mc4_stationary(wins: np.ndarray, damping: float = DEFAULT_DAMPING) -> np.nda
     return stationary / stationary.sum()
 
 
-def _limit_from_uniform(transition: np.ndarray, tolerance: float = 1e-15, max_squarings: int = 200) -> np.ndarray:
-    """lim_t u P^t from the uniform u, by squaring P until it stops changing.
+def _limit_from_uniform(transition: np.ndarray, tolerance: float = 1e-14, max_squarings: int = 64) -> np.ndarray:
+    """lim_t u P^t from the uniform u, by squaring P (at most 2^64 steps) until it stops changing.
 
     The chain is aperiodic (every state keeps probability >= 1/n of staying), so the limit exists.
+    Rows are renormalised after each squaring so that rounding cannot compound.
     """
     power = transition
     for _ in range(max_squarings):
         squared = power @ power
-        if np.abs(squared - power).max() <= tolerance:
-            power = squared
-            break
+        squared /= squared.sum(axis=1, keepdims=True)
+        converged = np.abs(squared - power).max() <= tolerance
         power = squared
+        if converged:
+            break
     n = transition.shape[0]
     return np.full(n, 1.0 / n) @ power
 

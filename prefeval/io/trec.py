@@ -46,7 +46,7 @@ class LineFormat:
     max_fields: int
     text_fields: dict[str, int]
     number_field: tuple[str, int]
-    nan_skips_line: bool
+    nan_allowed: bool
     decimal_comma: bool
     other_kind_hint: str
 
@@ -66,7 +66,7 @@ QRELS_FORMAT = LineFormat(
     max_fields=4,
     text_fields={"qid": 0, "docid": 2},
     number_field=("grade", 3),
-    nan_skips_line=False,
+    nan_allowed=False,
     decimal_comma=False,
     other_kind_hint="; is this a run file given as qrels?",
 )
@@ -78,7 +78,7 @@ RUN_FORMAT = LineFormat(
     max_fields=6,
     text_fields={"qid": 0, "docid": 2},
     number_field=("score", 4),
-    nan_skips_line=True,
+    nan_allowed=True,
     decimal_comma=True,
     other_kind_hint="; is this a qrels file given as a run?",
 )
@@ -277,7 +277,7 @@ def _read_columns_fast(data: bytes, fmt: LineFormat) -> dict[str, np.ndarray] | 
             return None
         columns[name] = values
     numbers = frame[number_index].to_numpy(dtype=np.float64)
-    if not fmt.nan_skips_line and np.isnan(numbers).any():
+    if not fmt.nan_allowed and np.isnan(numbers).any():
         return None
     if frame.shape[1] > fmt.min_fields and (frame[frame.shape[1] - 1].to_numpy(dtype=object) == "").any():
         return None  # some lines lack the optional field: let the slow path check them one by one
@@ -315,10 +315,8 @@ def _read_columns_slowly(data: bytes, source: str, fmt: LineFormat) -> dict[str,
         if number is None:
             shown = fields[number_index].decode("utf-8", "replace")[:40]
             raise InputError(source, f"{number_name} {shown!r} is not a number", line_number)
-        if np.isnan(number) and fmt.nan_skips_line:
-            continue
         for name, index in fmt.text_fields.items():
-            text_values[name].append(fields[index].decode(**_ENCODING))
+            text_values[name].append(fields[index].decode("utf-8", "surrogateescape"))
         numbers.append(number)
     columns = {name: np.array(values, dtype=object) for name, values in text_values.items()}
     columns[number_name] = np.array(numbers, dtype=np.float64)
@@ -333,6 +331,6 @@ def _parse_number(field: bytes, fmt: LineFormat) -> float | None:
         number = float(text)
     except ValueError:
         return None
-    if np.isnan(number) and not fmt.nan_skips_line:
+    if np.isnan(number) and not fmt.nan_allowed:
         return None
     return number

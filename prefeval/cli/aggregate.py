@@ -1,0 +1,43 @@
+"""``prefeval aggregate``: system orderings from per-query eval lines."""
+
+from __future__ import annotations
+
+import click
+
+from prefeval.aggregate import aggregate
+from prefeval.cli.common import CONTEXT, FRACTION, note, output_option, reported_errors
+from prefeval.io.jsonl import output_stream, write_jsonl
+from prefeval.orderings import DEFAULT_DAMPING
+from prefeval.sampling import draw_seed
+
+
+@click.command("aggregate", context_settings=CONTEXT, epilog="""\b
+Examples:
+  prefeval eval -q -R qrels.txt runA runB runC | prefeval aggregate -P -
+  prefeval aggregate -P prefs.jsonl.gz -m rpp -m ap -q
+  prefeval aggregate -P prefs.jsonl --query_fraction 0.5 --num_samples 100 --seed 7
+""")
+@click.option("-P", "--prefs", required=True, metavar="PREFS", help="Per-query eval lines (from eval -q; gzip or - for stdin).")
+@click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write the per-query orderings.")
+@click.option("-n", "--nosummary", "--no-summary", is_flag=True, help="Do not write the summary orderings.")
+@click.option("-m", "--measure", "--metric", "measures", multiple=True, metavar="MEASURE",
+              help="Aggregate this measure (repeatable; default: every measure in PREFS).")
+@click.option("--query_fraction", "--query-fraction", type=FRACTION, default=1.0, show_default=True,
+              help="Aggregate over this fraction of the queries of sample 0, drawn --num_samples times.")
+@click.option("--num_samples", "--num-samples", type=click.IntRange(min=1),
+              help="Number of query subsamples (with --query_fraction; default 1), else the first N samples of PREFS.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed for the query subsampling.")
+@click.option("--mc4-damping", "--mc4_damping", "damping", type=click.FloatRange(0.0, 1.0, max_open=True),
+              default=DEFAULT_DAMPING, show_default=True, help="Teleport probability of the MC4 chain (0: the pure chain).")
+@output_option
+def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, damping, output):
+    """Order the runs of per-query eval lines: per query (-q), and over queries by MC4 and Borda for
+    preferences and by the mean for metrics."""
+    with reported_errors():
+        if query_fraction < 1.0 and seed is None:
+            seed = draw_seed()
+            note(f"no --seed given; drew seed {seed} (pass --seed {seed} to repeat)")
+        records = aggregate(prefs, measures, per_query=query_eval_wanted, summary=not nosummary,
+                            query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping)
+        with output_stream(output) as stream:
+            write_jsonl(records, stream)

@@ -1,0 +1,60 @@
+"""``prefeval eval``: evaluate runs against qrels and write JSON lines."""
+
+from __future__ import annotations
+
+import click
+
+from prefeval.cli.common import CONTEXT, FRACTION, note, output_option, reported_errors
+from prefeval.evaluation import Evaluation
+from prefeval.io.jsonl import output_stream, write_jsonl
+from prefeval.measures import MEASURE_SETS
+from prefeval.records import evaluation_records
+from prefeval.sampling import LABEL_POLICIES
+
+
+@click.command("eval", context_settings=CONTEXT, epilog="""\b
+Examples:
+  prefeval eval -q -R qrels.txt runA runB runC > prefs.jsonl
+  prefeval eval -R qrels.txt -m ap,ndcg@10,p@5,10 -b 1 run.gz
+  prefeval eval -q -R qrels.txt --samples 10 --query_fraction 0.5 --seed 1 runA runB
+""")
+@click.option("-R", "--qrels", required=True, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+              help="A measure, or a comma-separated list (repeatable): rpp, invrpp, dcgrpp, lexirecall, "
+                   "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k.")
+@click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none", show_default=True,
+              help="preferences: add the six preference measures; all: add the default list; none: only -m "
+                   "(the default list when there is no -m).")
+@click.option("-b", "--binary_relevance", "--binary-relevance", type=float, metavar="GRADE",
+              help="Binary relevance: grade >= GRADE is relevant (1), anything else is not (0).")
+@click.option("-f", "--relevance_floor", "--relevance-floor", type=float, metavar="GRADE",
+              help="Grades below GRADE become 0 (non-relevant).")
+@click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write per-query lines.")
+@click.option("-n", "--nosummary", "--no-summary", is_flag=True, help="Do not write the summary lines.")
+@click.option("--topk", type=click.IntRange(min=1), metavar="K", help="Truncate every run to its first K documents.")
+@click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Repeat the evaluation N times with fresh subsampling (the 'sample' field).")
+@click.option("--query_fraction", "--query-fraction", type=FRACTION, default=1.0, show_default=True,
+              help="Keep this fraction of the queries in each sample (at least one).")
+@click.option("--label_fraction", "--label-fraction", type=FRACTION, default=1.0, show_default=True,
+              help="Keep this fraction of each query's relevant judgments (at least one).")
+@click.option("--label_fraction_policy", "--label-fraction-policy", type=click.Choice(LABEL_POLICIES), default="random",
+              show_default=True, help="random: drop judgments at random; pool: drop first those retrieved by the fewest runs.")
+@click.option("--seed", type=click.IntRange(min=0), help="Seed for every random choice (one is drawn and reported if needed).")
+@output_option
+@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, query_eval_wanted, nosummary,
+                 topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, output, runs):
+    """Evaluate RUNs against QRELS and write JSON lines: per query (-q) and summary means of every
+    pair of runs (preferences, and metric differences) and of every run (metrics)."""
+    with reported_errors():
+        evaluation = Evaluation.from_files(
+            qrels, runs, measures, measure_set,
+            binary_relevance=binary_relevance, relevance_floor=relevance_floor, topk=topk,
+            samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
+            label_policy=label_fraction_policy, seed=seed,
+        )
+        for message in evaluation.notes:
+            note(message)
+        with output_stream(output) as stream:
+            write_jsonl(evaluation_records(evaluation, per_query=query_eval_wanted, summary=not nosummary), stream)

@@ -1,0 +1,68 @@
+"""Shared fixtures: writing small TREC files, the bundled examples and the robust03 data."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from prefeval.io.trec import Qrels
+from prefeval.ranktable import RankTable
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+SHARED_DATA = Path(os.environ.get("PREFEVAL_SHARED_DATA", ROOT.parent / "shared" / "data"))
+ROBUST03 = SHARED_DATA / "robust03"
+REFERENCE = SHARED_DATA / "reference"
+
+
+def robust03_or_skip() -> Path:
+    if not (ROBUST03 / "qrels.txt").exists():
+        pytest.skip(f"robust03 data not found at {ROBUST03} (set PREFEVAL_SHARED_DATA)")
+    return ROBUST03
+
+
+def write_text(path: Path, lines) -> str:
+    path.write_text("".join(line + "\n" for line in lines))
+    return str(path)
+
+
+def write_qrels(path: Path, judgments: dict[str, dict[str, int]]) -> str:
+    """judgments: {qid: {docid: grade}}."""
+    return write_text(path, [f"{q} 0 {d} {g}" for q, docs in judgments.items() for d, g in docs.items()])
+
+
+def write_run(path: Path, scores: dict[str, dict[str, float]], tag: str = "run") -> str:
+    """scores: {qid: {docid: score}}; the rank column is written in file order (it is ignored)."""
+    lines = []
+    for q, docs in scores.items():
+        for rank, (d, s) in enumerate(docs.items(), start=1):
+            lines.append(f"{q} Q0 {d} {rank} {s!r} {tag}")
+    return write_text(path, lines)
+
+
+def table_from_positions(runs: list[list[list[float]]], grades: list[list[float]] | None = None) -> RankTable:
+    """A RankTable straight from ranks: runs[r][q] lists the rank of each relevant document of query
+    q in run r (``inf`` when not retrieved); grades[q] their grades (all 1 by default)."""
+    lengths = [len(docs) for docs in runs[0]]
+    grades = grades or [[1.0] * n for n in lengths]
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    qrels = Qrels(
+        source="<test>",
+        qids=[f"q{q}" for q in range(len(lengths))],
+        dropped_qids=[],
+        offsets=offsets,
+        docids=np.array([f"d{f}" for f in range(offsets[-1])], dtype=object),
+        grades=np.array([g for query in grades for g in query], dtype=np.float64),
+    )
+    ranks = np.array([[rank for query in run for rank in query] for run in runs], dtype=np.float64)
+    retrieved = np.array([[max([r for r in query if np.isfinite(r)], default=0) for query in run] for run in runs], dtype=np.int64)
+    return RankTable(qrels=qrels, run_ids=[f"run{r}" for r in range(len(runs))], ranks=ranks,
+                     num_retrieved=retrieved, in_run=retrieved > 0)
+
+
+@pytest.fixture
+def examples() -> Path:
+    return EXAMPLES

@@ -1,0 +1,90 @@
+"""Per-query orderings with ties, Borda, MC4 and Kendall's τ on hand-computed cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from prefeval.orderings import QueryOrderings, kendall_tau, mc4_stationary, ordering_by, tie_levels
+
+NAN = np.nan
+
+
+def orderings(scores) -> QueryOrderings:
+    return QueryOrderings.from_scores(["A", "B", "C"], np.array(scores, dtype=float))
+
+
+def test_tie_levels_keep_ties_within_tolerance_and_mark_absent_runs():
+    levels = tie_levels(np.array([[3.0, 1.0, 3.0, 2.0], [1.0, 1.0 + 5e-10, 0.5, NAN]]))
+    assert levels.tolist() == [[0, 2, 0, 1], [0, 0, 1, -1]]
+
+
+def test_per_query_orderings_break_ties_by_name():
+    result = orderings([[1.0, 2.0, 2.0], [0.0, NAN, 1.0]])
+    assert [[result.runs[r] for r in row] for row in result.orderings()] == [["B", "C", "A"], ["C", "A"]]
+
+
+def test_borda_shares_points_between_tied_runs_and_skips_absent_ones():
+    # q1: A > B > C (3, 2, 1); q2: A = B > C (2.5, 2.5, 1); q3: A > C, B absent (2, -, 1)
+    result = orderings([[3.0, 2.0, 1.0], [5.0, 5.0, 0.0], [1.0, NAN, 0.0]])
+    assert result.borda().tolist() == [7.5, 4.5, 3.0]
+
+
+def test_wins_count_strict_orderings_only():
+    result = orderings([[3.0, 2.0, 1.0], [5.0, 5.0, 0.0], [1.0, NAN, 0.0]])
+    assert result.wins().tolist() == [[0, 1, 3], [0, 0, 2], [0, 0, 0]]
+
+
+def test_mc4_condorcet_winner_takes_all_mass_without_damping():
+    # A beats B and C on most queries, B beats C
+    result = orderings([[3.0, 2.0, 1.0], [3.0, 1.0, 2.0], [1.0, 3.0, 2.0]])
+    np.testing.assert_allclose(result.mc4(damping=0.0), [1.0, 0.0, 0.0], atol=1e-12)
+
+
+def test_mc4_with_damping_matches_closed_form():
+    # A beats B and C, B beats C: pi_C = a / (2 + a), pi_B = 3a / ((2 + a)(1 + 2a))
+    wins = np.array([[0, 2, 2], [0, 0, 2], [0, 0, 0]])
+    for a in (0.05, 0.15, 0.5):
+        pi = mc4_stationary(wins, a)
+        assert pi[2] == pytest.approx(a / (2 + a), abs=1e-12)
+        assert pi[1] == pytest.approx(3 * a / ((2 + a) * (1 + 2 * a)), abs=1e-12)
+        assert pi.sum() == pytest.approx(1.0)
+
+
+def test_mc4_matches_power_iteration():
+    rng = np.random.default_rng(3)
+    wins = rng.integers(0, 10, size=(6, 6))
+    np.fill_diagonal(wins, 0)
+    n, a = 6, 0.15
+    step = np.where(wins.T > wins, 1.0 / n, 0.0)
+    np.fill_diagonal(step, 0.0)
+    step[np.diag_indices(n)] = 1.0 - step.sum(axis=1)
+    chain = (1 - a) * step + a / n
+    expected = np.full(n, 1.0 / n) @ np.linalg.matrix_power(chain, 2000)
+    np.testing.assert_allclose(mc4_stationary(wins, a), expected, atol=1e-12)
+
+
+def test_mc4_cycle_is_uniform_and_ordered_by_name():
+    # rock-paper-scissors: A > B > C, B > C > A, C > A > B
+    result = orderings([[3.0, 2.0, 1.0], [1.0, 3.0, 2.0], [2.0, 1.0, 3.0]])
+    for damping in (0.0, 0.15):
+        pi = result.mc4(damping)
+        np.testing.assert_allclose(pi, [1 / 3] * 3, atol=1e-12)
+        order, scores = ordering_by(pi, result.runs)
+        assert order == ["A", "B", "C"]
+        assert len(set(scores.values())) == 1  # reported as tied
+
+
+def test_ordering_by_ties_within_tolerance_and_leaves_out_nan():
+    order, scores = ordering_by(np.array([0.5, 0.7, 0.5 + 1e-12, NAN]), ["d", "c", "b", "a"])
+    assert order == ["c", "b", "d"]
+    assert scores == {"c": 0.7, "b": 0.5 + 1e-12, "d": 0.5 + 1e-12}
+
+
+def test_kendall_tau_and_tau_b():
+    assert kendall_tau(["A", "B", "C", "D"], ["A", "B", "C", "D"]) == 1.0
+    assert kendall_tau(["A", "B", "C", "D"], ["D", "C", "B", "A"]) == -1.0
+    assert kendall_tau(["A", "B", "C", "D"], ["A", "C", "B", "D"]) == pytest.approx(4 / 6)
+    tied = {"A": 3.0, "B": 2.0, "C": 2.0, "D": 1.0}
+    untied = {"A": 3.0, "B": 2.0, "C": 1.0, "D": 0.0}
+    assert kendall_tau(list(tied), list(untied), tied, untied) == pytest.approx(5 / np.sqrt(30))

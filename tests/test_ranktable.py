@@ -1,0 +1,87 @@
+"""Ranking runs into the RankTable: trec_eval's ordering, topk, missing queries, duplicates."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from prefeval.errors import InputError
+from prefeval.io.trec import read_qrels, read_run
+from prefeval.ranktable import RankTable
+
+from conftest import write_qrels, write_run, write_text
+
+
+def table_for(tmp_path, judgments, *runs, topk=None) -> RankTable:
+    qrels = read_qrels(write_qrels(tmp_path / "qrels", judgments))
+    paths = [write_run(tmp_path / f"run{n}", scores) for n, scores in enumerate(runs)]
+    return RankTable.from_runs(qrels, (read_run(p) for p in paths), topk)
+
+
+def test_documents_sorted_by_score_then_docid_descending(tmp_path):
+    # rank column ignored; equal scores ordered by docid descending (byte-wise), as trec_eval does
+    judgments = {"q": {"d10": 1, "d9": 1, "a": 1, "B": 1}}
+    run = {"q": {"a": 1.0, "d9": 2.0, "x": 2.0, "d10": 2.0, "B": 1.0, "z": 0.5}}
+    table = table_for(tmp_path, judgments, run)
+    # order: x, d9, d10 (score 2; 'x' > 'd9' > 'd10'), then a, B (score 1; 'a' > 'B'), then z
+    assert dict(zip(table.qrels.docids, table.ranks[0])) == {"d10": 3.0, "d9": 2.0, "a": 4.0, "B": 5.0}
+    assert table.num_retrieved[0].tolist() == [6]
+
+
+def test_unicode_docids_tie_in_byte_order(tmp_path):
+    judgments = {"q": {"é": 1, "z": 1, "€": 1}}
+    table = table_for(tmp_path, judgments, {"q": {"z": 1.0, "é": 1.0, "€": 1.0}})
+    # UTF-8 bytes: 'z' 7a < 'é' c3a9 < '€' e282ac, so descending: €, é, z
+    assert dict(zip(table.qrels.docids, table.ranks[0])) == {"€": 1.0, "é": 2.0, "z": 3.0}
+
+
+def test_topk_truncates_ranking_and_counts(tmp_path):
+    judgments = {"q": {"a": 1, "b": 1, "c": 1}}
+    run = {"q": {"a": 5.0, "n1": 4.0, "b": 3.0, "n2": 2.0, "c": 1.0}}
+    table = table_for(tmp_path, judgments, run, topk=3)
+    assert table.ranks[0].tolist() == [1.0, 3.0, np.inf]
+    assert table.num_retrieved[0].tolist() == [3]
+
+
+def test_missing_query_is_worst_case_and_unjudged_queries_ignored(tmp_path):
+    judgments = {"q1": {"a": 1}, "q2": {"b": 2, "c": 1}}
+    run = {"q1": {"a": 1.0}, "q9": {"b": 1.0}}
+    table = table_for(tmp_path, judgments, run)
+    assert table.ranks[0].tolist() == [1.0, np.inf, np.inf]
+    assert table.in_run[0].tolist() == [True, False]
+    assert table.num_retrieved[0].tolist() == [1, 0]
+
+
+def test_duplicate_document_names_both_lines(tmp_path):
+    qrels = read_qrels(write_qrels(tmp_path / "qrels", {"q": {"a": 1}}))
+    path = write_text(tmp_path / "run", ["q Q0 a 1 3 t", "q Q0 b 2 2 t", "q Q0 a 3 1 t"])
+    with pytest.raises(InputError, match=r"document 'a' appears twice for query 'q' \(first on line 1\)") as caught:
+        RankTable.from_runs(qrels, [read_run(path)])
+    assert caught.value.line == 3
+    assert caught.value.source == path
+
+
+def test_same_document_in_two_queries_is_fine(tmp_path):
+    table = table_for(tmp_path, {"q1": {"a": 1}, "q2": {"a": 1}}, {"q1": {"a": 1.0, "b": 2.0}, "q2": {"a": 1.0}})
+    assert table.ranks[0].tolist() == [2.0, 1.0]
+
+
+def test_two_runs_with_one_id_are_an_error(tmp_path):
+    qrels = read_qrels(write_qrels(tmp_path / "qrels", {"q": {"a": 1}}))
+    (tmp_path / "x").mkdir()
+    first = write_run(tmp_path / "input.same", {"q": {"a": 1.0}})
+    second = write_run(tmp_path / "x" / "same.gz", {"q": {"a": 1.0}})
+    with pytest.raises(InputError, match="run id 'same' is also the id of"):
+        RankTable.from_runs(qrels, [read_run(first), read_run(second)])
+
+
+def test_shuffling_run_lines_changes_nothing(tmp_path):
+    rng = np.random.default_rng(7)
+    judgments = {f"q{q}": {f"d{d}": int(rng.integers(0, 3)) for d in range(30)} for q in range(5)}
+    lines = [f"q{q} Q0 d{d} 0 {rng.integers(0, 6)} t" for q in range(5) for d in range(40)]
+    qrels = read_qrels(write_qrels(tmp_path / "qrels", judgments))
+    ordered = write_text(tmp_path / "a", lines)
+    shuffled = write_text(tmp_path / "b", [lines[i] for i in rng.permutation(len(lines))])
+    table = RankTable.from_runs(qrels, [read_run(ordered), read_run(shuffled)])
+    np.testing.assert_array_equal(table.ranks[0], table.ranks[1])
+    np.testing.assert_array_equal(table.num_retrieved[0], table.num_retrieved[1])
