@@ -13,14 +13,24 @@ from prefeval.ranktable import RankTable
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
-SHARED_DATA = Path(os.environ.get("PREFEVAL_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+def _shared_data() -> Path:
+    """The shared data folder: $PREFEVAL_SHARED_DATA, else ../shared/data beside the checkout."""
+    candidates = [os.environ.get("PREFEVAL_SHARED_DATA"), ROOT.parent / "shared" / "data", "/work/shared/data"]
+    for candidate in filter(None, candidates):
+        if (Path(candidate) / "robust03" / "qrels.txt").exists():
+            return Path(candidate)
+    return ROOT.parent / "shared" / "data"
+
+
+SHARED_DATA = _shared_data()
 ROBUST03 = SHARED_DATA / "robust03"
 REFERENCE = SHARED_DATA / "reference"
 
 
 def robust03_or_skip() -> Path:
-    if not (ROBUST03 / "qrels.txt").exists():
-        pytest.skip(f"robust03 data not found at {ROBUST03} (set PREFEVAL_SHARED_DATA)")
+    if not (ROBUST03 / "qrels.txt").exists() or not REFERENCE.exists():
+        pytest.skip(f"robust03 data not found at {SHARED_DATA} (set PREFEVAL_SHARED_DATA)")
     return ROBUST03
 
 

@@ -46,8 +46,8 @@ def assert_reproduces(ours: list[dict], reference: list[dict]) -> None:
 
 
 def test_binary_eval_reproduces_pref_eval():
-    reference = load("robust03-3runs.b1.jsonl")
     ours = evaluate_three_runs(binary_relevance=1)
+    reference = load("robust03-3runs.b1.jsonl")
     assert_reproduces(ours, reference)
     # the same lines, in the same order, plus one metric summary line per run at the end
     assert [line_key(r) for r in ours[: len(reference)]] == [line_key(r) for r in reference]
@@ -55,8 +55,8 @@ def test_binary_eval_reproduces_pref_eval():
 
 
 def test_graded_rpp_reproduces_the_weighted_average():
-    reference = load("robust03-3runs.graded-rpp.jsonl")
-    assert_reproduces(evaluate_three_runs(measures=["rpp", "invrpp", "dcgrpp"]), reference)
+    ours = evaluate_three_runs(measures=["rpp", "invrpp", "dcgrpp"])
+    assert_reproduces(ours, load("robust03-3runs.graded-rpp.jsonl"))
 
 
 def test_aggregate_agrees_with_pref_aggregate_where_scores_are_untied():
