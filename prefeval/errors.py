@@ -24,6 +24,10 @@ class InputError(Exception):
         where = self.source if self.line is None else f"{self.source}:{self.line}"
         return f"{where}: {self.message}"
 
+    def __reduce__(self):
+        # so that an error raised while parsing in a worker process reaches the parent intact
+        return (type(self), (self.source, self.message, self.line))
+
 
 class UsageError(ValueError):
     """A request that cannot be carried out as asked (an unknown measure, a bad parameter)."""

@@ -15,9 +15,11 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from prefeval.errors import UsageError
-from prefeval.io.trec import Qrels, read_qrels, read_run
+from prefeval.io.trec import Qrels, read_qrels
+from prefeval.loading import load_runs
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.positions import Positions, binary_positions, graded_positions
+from prefeval.progress import SILENT, Progress
 from prefeval.ranktable import RankTable
 from prefeval.sampling import LABEL_POLICIES, draw_seed, draw_selection
 
@@ -66,6 +68,7 @@ class Evaluation:
     label_policy: str = "random"
     seed: int | None = None
     notes: list[str] = field(default_factory=list)
+    progress: Progress = SILENT
 
     def __post_init__(self):
         if self.samples < 1:
@@ -92,17 +95,20 @@ class Evaluation:
         binary_relevance: float | None = None,
         relevance_floor: float | None = None,
         topk: int | None = None,
+        jobs: int | None = None,
+        progress: Progress = SILENT,
         **options,
     ) -> "Evaluation":
-        """Read ``qrels`` and the ``runs`` (paths, ``-`` for stdin) and set up the evaluation."""
+        """Read ``qrels`` and the ``runs`` (paths, ``-`` for stdin; parsed in ``jobs`` processes,
+        default one per processor) and set up the evaluation."""
         if not runs:
             raise UsageError("at least one run is needed")
         if topk is not None and topk < 1:
             raise UsageError("topk must be at least 1")
         chosen = _resolve_measures(measures, measure_set)
         judgments = read_qrels(qrels, binary_relevance, relevance_floor)
-        table = RankTable.from_runs(judgments, (read_run(path) for path in runs), topk)
-        evaluation = cls(table=table, measures=chosen, **options)
+        table = load_runs(judgments, runs, topk, jobs, progress)
+        evaluation = cls(table=table, measures=chosen, progress=progress, **options)
         evaluation.notes[:0] = _data_notes(judgments, table)
         return evaluation
 
@@ -134,7 +140,11 @@ class Evaluation:
         rng = np.random.default_rng(self.seed) if self.seed is not None else None
         for sample in range(self.samples):
             selection = draw_selection(self.table, rng, self.query_fraction, self.label_fraction, self.label_policy)
-            yield from self._sample_results(sample, selection)
+            self.progress.start(f"evaluating sample {sample}: queries", len(selection.queries))
+            try:
+                yield from self._sample_results(sample, selection)
+            finally:
+                self.progress.finish()
 
     def _sample_results(self, sample: int, selection) -> Iterator[Block | Summary]:
         binary = binary_positions(self.table, selection)
@@ -160,6 +170,7 @@ class Evaluation:
                         x, y = compared[id(positions)]
                         preferences[measure.name] = measure.compare(positions, x, y)
                     pair_sums[measure.name] = pair_sums[measure.name] + preferences[measure.name].sum(axis=1)
+            self.progress.advance(stop - start)
             yield Block(
                 sample=sample,
                 qids=qids[start:stop],

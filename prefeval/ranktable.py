@@ -57,34 +57,40 @@ class RankTable:
     def from_runs(cls, qrels: Qrels, runs: Iterable[RunColumns], topk: int | None = None) -> "RankTable":
         """Rank every run against ``qrels``; runs may be a generator, each is dropped once ranked."""
         lookup = RelevantLookup(qrels)
-        run_ids: list[str] = []
+        return cls.from_ranked(qrels, (rank_relevant(run, lookup, topk) for run in runs))
+
+    @classmethod
+    def from_ranked(cls, qrels: Qrels, ranked: Iterable["RankedRun"]) -> "RankTable":
+        """Stack ranked runs (in order) into a table; two runs with one id are an error."""
+        rows: list[RankedRun] = []
         sources: dict[str, str] = {}
-        ranks, num_retrieved, in_run = [], [], []
-        for run in runs:
+        for run in ranked:
             if run.run_id in sources:
                 raise InputError(
                     run.source,
                     f"run id {run.run_id!r} is also the id of {sources[run.run_id]}; rename one file",
                 )
             sources[run.run_id] = run.source
-            run_ids.append(run.run_id)
-            row = rank_relevant(run, lookup, topk)
-            ranks.append(row.ranks)
-            num_retrieved.append(row.num_retrieved)
-            in_run.append(row.in_run)
+            rows.append(run)
         return cls(
             qrels=qrels,
-            run_ids=run_ids,
-            ranks=np.vstack(ranks) if ranks else np.empty((0, len(qrels.docids))),
-            num_retrieved=np.vstack(num_retrieved) if num_retrieved else np.empty((0, qrels.num_queries), np.int64),
-            in_run=np.vstack(in_run) if in_run else np.empty((0, qrels.num_queries), bool),
+            run_ids=[run.run_id for run in rows],
+            ranks=_stack([run.ranks for run in rows], (0, len(qrels.docids)), np.float64),
+            num_retrieved=_stack([run.num_retrieved for run in rows], (0, qrels.num_queries), np.int64),
+            in_run=_stack([run.in_run for run in rows], (0, qrels.num_queries), bool),
         )
 
 
-@dataclass(frozen=True)
-class RunRanks:
-    """One run's row of the RankTable."""
+def _stack(rows: list[np.ndarray], empty_shape: tuple[int, int], dtype) -> np.ndarray:
+    return np.vstack(rows) if rows else np.empty(empty_shape, dtype=dtype)
 
+
+@dataclass(frozen=True)
+class RankedRun:
+    """One run reduced to its row of the RankTable (small enough to send between processes)."""
+
+    run_id: str
+    source: str
     ranks: np.ndarray
     num_retrieved: np.ndarray
     in_run: np.ndarray
@@ -96,9 +102,8 @@ class RelevantLookup:
     def __init__(self, qrels: Qrels):
         self.qrels = qrels
         self.query_index = pd.Index(qrels.qids, dtype=object)
-        doc_ids, unique_docids = pd.factorize(qrels.docids)
-        self.doc_index = pd.Index(unique_docids, dtype=object)
-        keys = qrels.query_of_document * len(unique_docids) + doc_ids
+        doc_ids, self.relevant_docids = pd.factorize(qrels.docids)
+        keys = qrels.query_of_document * len(self.relevant_docids) + doc_ids
         self._order = np.argsort(keys, kind="stable")
         self._sorted_keys = keys[self._order]
 
@@ -107,29 +112,34 @@ class RelevantLookup:
         codes, uniques = pd.factorize(qids)
         return self.query_index.get_indexer(uniques)[codes]
 
-    def relevant_numbers(self, queries: np.ndarray, doc_codes: np.ndarray, unique_docids: np.ndarray) -> np.ndarray:
-        """The qrels' number of each (query, document) as a relevant document, -1 if it is not one.
+    def document_numbers(self, docids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Number a run's docids (codes into the returned uniques), relevant docids of the qrels first:
+        a code below ``len(relevant_docids)`` is a docid relevant to some query. One hashing pass."""
+        codes, uniques = pd.factorize(np.concatenate([self.relevant_docids, docids]))
+        return codes[len(self.relevant_docids):], uniques
 
-        ``doc_codes`` index ``unique_docids`` (the output of ``pd.factorize`` on the docids).
-        """
-        doc_ids = self.doc_index.get_indexer(unique_docids)[doc_codes]
-        keys = queries * len(self.doc_index) + doc_ids
-        found = np.searchsorted(self._sorted_keys, keys)
-        found = np.minimum(found, len(self._sorted_keys) - 1)
-        hit = (doc_ids >= 0) & (self._sorted_keys[found] == keys)
+    def relevant_numbers(self, queries: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
+        """The qrels' number of each (query, document) as a relevant document, -1 if it is not one."""
+        known = len(self.relevant_docids)
+        candidate = doc_codes < known
+        keys = queries * known + np.where(candidate, doc_codes, 0)
+        found = np.minimum(np.searchsorted(self._sorted_keys, keys), len(self._sorted_keys) - 1)
+        hit = candidate & (self._sorted_keys[found] == keys)
         return np.where(hit, self._order[found], -1)
 
 
-def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None) -> RunRanks:
+def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None) -> RankedRun:
     """Reduce one run to its RankTable row: ranks of the relevant documents, documents per query."""
     qrels = lookup.qrels
     queries = lookup.query_numbers(run.qids)
     judged = queries >= 0
-    queries, docids, scores = queries[judged], run.docids[judged], run.scores[judged]
-    doc_codes, unique_docids = pd.factorize(docids)
+    if not judged.all():
+        run = RunColumns(run.source, run.run_id, run.qids[judged], run.docids[judged], run.scores[judged], run.data)
+        queries = queries[judged]
+    doc_codes, unique_docids = lookup.document_numbers(run.docids)
     _check_unique_documents(run, queries, doc_codes, unique_docids, qrels)
-    rank = rank_within_queries(queries, docids, scores, qrels.num_queries)
-    relevant = lookup.relevant_numbers(queries, doc_codes, unique_docids)
+    rank = rank_within_queries(queries, run.docids, run.scores, qrels.num_queries)
+    relevant = lookup.relevant_numbers(queries, doc_codes)
     rows = np.flatnonzero(relevant >= 0)
     if topk is not None:
         rows = rows[rank[rows] <= topk]
@@ -137,14 +147,26 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
     ranks[relevant[rows]] = rank[rows]
     counts = np.bincount(queries, minlength=qrels.num_queries)
     num_retrieved = np.minimum(counts, topk) if topk is not None else counts
-    return RunRanks(ranks=ranks, num_retrieved=num_retrieved.astype(np.int64), in_run=counts > 0)
+    return RankedRun(
+        run_id=run.run_id,
+        source=run.source,
+        ranks=ranks,
+        num_retrieved=num_retrieved.astype(np.int64),
+        in_run=counts > 0,
+    )
 
 
 def rank_within_queries(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray, num_queries: int) -> np.ndarray:
     """1-based rank of every row within its query: score descending, then docid descending.
 
-    Sorting is numeric; docids are compared only among rows whose query and score tie.
+    Most run files are already in that order (queries in blocks, scores non-increasing, ties by
+    docid descending); that is checked in one pass and then costs no sort. Otherwise the rows are
+    sorted numerically, and docids are compared only among rows whose query and score tie.
     """
+    block_start = _presorted_block_starts(queries, docids, scores)
+    if block_start is not None:
+        lengths = np.diff(np.append(block_start, len(queries)))
+        return (np.arange(len(queries)) - np.repeat(block_start, lengths) + 1).astype(np.float64)
     order = np.lexsort((-scores, queries))
     sorted_queries, sorted_scores = queries[order], scores[order]
     tied_with_next = (sorted_queries[1:] == sorted_queries[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
@@ -162,6 +184,22 @@ def rank_within_queries(queries: np.ndarray, docids: np.ndarray, scores: np.ndar
     rank = np.empty(len(order), dtype=np.float64)
     rank[order] = np.arange(1, len(order) + 1) - first_of_query[sorted_queries]
     return rank
+
+
+def _presorted_block_starts(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+    """Where each query's block starts, if the rows are already in ranking order; else None."""
+    if len(queries) == 0:
+        return None
+    same_query = queries[1:] == queries[:-1]
+    block_start = np.flatnonzero(np.concatenate(([True], ~same_query)))
+    if len(np.unique(queries[block_start])) != len(block_start):
+        return None  # a query in two blocks
+    if (same_query & (scores[1:] > scores[:-1])).any():
+        return None
+    tied = np.flatnonzero(same_query & (scores[1:] == scores[:-1]))
+    if len(tied) and not (docids[tied] > docids[tied + 1]).all():
+        return None
+    return block_start
 
 
 def _check_unique_documents(run, queries, doc_codes, unique_docids, qrels: Qrels) -> None:

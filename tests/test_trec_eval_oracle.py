@@ -41,6 +41,9 @@ def random_collection(seed: int):
                 scores = rng.integers(0, 6, size=len(docs)).astype(float)  # many ties
             else:
                 scores = np.round(rng.normal(size=len(docs)), 3)
+            if rng.random() < 0.5:  # half of the runs list documents already in ranking order
+                order = sorted(range(len(docs)), key=lambda i: (-scores[i], [-ord(c) for c in docs[i]]))
+                docs, scores = docs[order], scores[order]
             run[qid] = {str(d): float(s) for d, s in zip(docs, scores)}
         runs.append(run)
     return qrels, runs

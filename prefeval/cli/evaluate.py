@@ -8,6 +8,7 @@ from prefeval.cli.common import CONTEXT, FRACTION, note, output_option, reported
 from prefeval.evaluation import Evaluation
 from prefeval.io.jsonl import output_stream, write_jsonl
 from prefeval.measures import MEASURE_SETS
+from prefeval.progress import Progress
 from prefeval.records import evaluation_records
 from prefeval.sampling import LABEL_POLICIES
 
@@ -41,10 +42,12 @@ Examples:
 @click.option("--label_fraction_policy", "--label-fraction-policy", type=click.Choice(LABEL_POLICIES), default="random",
               show_default=True, help="random: drop judgments at random; pool: drop first those retrieved by the fewest runs.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every random choice (one is drawn and reported if needed).")
+@click.option("--jobs", type=click.IntRange(min=1), help="Parse runs in this many processes (default: one per processor).")
+@click.option("--quiet", is_flag=True, help="No progress line on stderr (it is shown only on a terminal anyway).")
 @output_option
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, query_eval_wanted, nosummary,
-                 topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, output, runs):
+                 topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet, output, runs):
     """Evaluate RUNs against QRELS and write JSON lines: per query (-q) and summary means of every
     pair of runs (preferences, and metric differences) and of every run (metrics)."""
     with reported_errors():
@@ -52,7 +55,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             qrels, runs, measures, measure_set,
             binary_relevance=binary_relevance, relevance_floor=relevance_floor, topk=topk,
             samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
-            label_policy=label_fraction_policy, seed=seed,
+            label_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=Progress.for_terminal(quiet),
         )
         for message in evaluation.notes:
             note(message)

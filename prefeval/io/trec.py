@@ -225,18 +225,19 @@ def find_lines(data: bytes, fields: dict[int, str]) -> list[int]:
 
 
 def _separator(text: bytes) -> str:
-    """The fastest separator pandas can use for ``text``: a single tab or space, else ``\\s+``."""
+    """The fastest separator pandas can use for ``text``: a single tab or space, else ``\\s+``.
+
+    A one-character separator is safe only if it is the only whitespace between fields and never
+    doubled, leading or trailing on a line (each of those would make an empty field).
+    """
+    data = np.frombuffer(text, dtype=np.uint8)
     for sep, other in ((b"\t", b" "), (b" ", b"\t")):
-        if (
-            sep in text
-            and other not in text
-            and sep + sep not in text
-            and not text.startswith(sep)
-            and b"\n" + sep not in text
-            and sep + b"\n" not in text
-            and sep + b"\r" not in text
-            and not text.endswith(sep)
-        ):
+        if other in text or sep not in text:
+            continue
+        is_sep = data == ord(sep)
+        line_end = (data == ord("\n")) | (data == ord("\r"))
+        edge = is_sep[0] or is_sep[-1]
+        if not edge and not (is_sep[1:] & (is_sep[:-1] | line_end[:-1])).any() and not (is_sep[:-1] & line_end[1:]).any():
             return sep.decode()
     return r"\s+"
 

@@ -1,0 +1,188 @@
+"""The benchmark harness.
+
+    python benchmarks/run.py [--repeat 5] [--scenario NAME ...] [--output benchmarks/results.md]
+
+For every scenario it times, as whole processes and over ``--repeat`` runs (the median is reported):
+
+* the parse floor (``benchmarks/floor.py``): prefeval's tokeniser reading the same files in one
+  process, and nothing else;
+* ``prefeval eval -q`` with the default measures, written to a file (``--jobs`` default, and
+  ``--jobs 1``), with its peak memory;
+* ``prefeval aggregate`` on that output, with its peak memory.
+
+Peak memory is the largest resident set of any one process (from ``wait4``) and the largest sum over
+the process tree (sampled every 10 ms from /proc). Synthetic collections are generated once (seeded)
+into ``benchmarks/cache/``. Results go to a markdown file that the README quotes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from synthetic import Collection, write_collection  # noqa: E402
+
+CACHE = os.path.join(HERE, "cache")
+ROBUST03 = os.environ.get("PREFEVAL_ROBUST03", os.path.join(HERE, "..", "..", "shared", "data", "robust03"))
+
+
+@dataclass
+class Scenario:
+    name: str
+    qrels: str
+    runs: list[str]
+    lines: int
+
+
+@dataclass
+class Timing:
+    wall: float
+    max_rss_mib: float
+    tree_rss_mib: float
+
+
+def scenarios(names: list[str]) -> list[Scenario]:
+    """The scenarios asked for (default: all), generating synthetic data on first use."""
+    found = []
+    robust = os.path.join(ROBUST03, "qrels.txt")
+    if os.path.exists(robust) and _wanted("robust03", names):
+        runs = sorted(os.path.join(ROBUST03, "runs", f) for f in os.listdir(os.path.join(ROBUST03, "runs")))
+        found.append(Scenario("robust03", robust, runs, 1_510_973))
+    growth = Collection(runs=100, queries=100, depth=1000)
+    for count in (10, 25, 50, 100):
+        if _wanted(f"runs-{count}", names):
+            qrels, runs = write_collection(growth, CACHE)
+            found.append(Scenario(f"runs-{count}", qrels, runs[:count], count * growth.queries * growth.depth))
+    recsys = Collection(runs=2, queries=100_000, depth=100, relevant=5.0, max_grade=1)
+    if _wanted("recsys", names):
+        qrels, runs = write_collection(recsys, CACHE)
+        found.append(Scenario("recsys", qrels, runs, recsys.lines))
+    return found
+
+
+def _wanted(name: str, names: list[str]) -> bool:
+    return not names or name in names
+
+
+def measure(command: list[str], repeat: int) -> Timing:
+    """Median wall time and peak memory of ``command`` over ``repeat`` runs (after one warm-up)."""
+    timings = [_run_once(command) for _ in range(repeat + 1)][1:]
+    return Timing(
+        wall=statistics.median(t.wall for t in timings),
+        max_rss_mib=max(t.max_rss_mib for t in timings),
+        tree_rss_mib=max(t.tree_rss_mib for t in timings),
+    )
+
+
+def _run_once(command: list[str]) -> Timing:
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = [0]
+    done = threading.Event()
+    sampler = threading.Thread(target=_sample_tree, args=(process.pid, peak, done), daemon=True)
+    sampler.start()
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {process.stderr.read().decode()}")
+    process.stderr.close()
+    return Timing(wall=wall, max_rss_mib=usage.ru_maxrss / 1024, tree_rss_mib=peak[0] / 1024)
+
+
+def _sample_tree(pid: int, peak: list[int], done: threading.Event) -> None:
+    while not done.wait(0.01):
+        peak[0] = max(peak[0], sum(_rss_kib(p) for p in _tree(pid)))
+
+
+def _tree(pid: int) -> list[int]:
+    pids, index = [pid], 0
+    while index < len(pids):
+        try:
+            with open(f"/proc/{pids[index]}/task/{pids[index]}/children") as handle:
+                pids += [int(child) for child in handle.read().split()]
+        except OSError:
+            pass
+        index += 1
+    return pids
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as handle:
+            for line in handle:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def run_scenario(scenario: Scenario, repeat: int) -> dict:
+    output = os.path.join(CACHE, f"{scenario.name}.eval.jsonl")
+    python = sys.executable
+    floor = measure([python, os.path.join(HERE, "floor.py"), scenario.qrels, *scenario.runs], repeat)
+    evaluate = measure([python, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, "-o", output, *scenario.runs], repeat)
+    sequential = measure([python, "-m", "prefeval", "eval", "-q", "--jobs", "1", "-R", scenario.qrels, "-o", output, *scenario.runs], repeat)
+    aggregate = measure([python, "-m", "prefeval", "aggregate", "-P", output, "-o", output + ".agg"], repeat)
+    return {"scenario": scenario, "floor": floor, "eval": evaluate, "eval1": sequential, "aggregate": aggregate}
+
+
+def report(results: list[dict], repeat: int, command: str) -> str:
+    import numpy
+    import orjson
+    import pandas
+
+    lines = [
+        f"Command: `{command}` (median of {repeat} runs after a warm-up; whole processes).",
+        "",
+        f"Machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()}; Python {platform.python_version()}, "
+        f"numpy {numpy.__version__}, pandas {pandas.__version__}, orjson {orjson.__version__}.",
+        "",
+        "| scenario | lines | parse floor | `eval -q` | ratio | `eval -q --jobs 1` | ratio | eval peak RSS (largest / tree) "
+        "| `aggregate` | aggregate / eval | aggregate peak RSS |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        s, floor, ev, ev1, agg = r["scenario"], r["floor"], r["eval"], r["eval1"], r["aggregate"]
+        lines.append(
+            f"| {s.name} | {s.lines:,} | {floor.wall:.2f} s | {ev.wall:.2f} s | {ev.wall / floor.wall:.2f} "
+            f"| {ev1.wall:.2f} s | {ev1.wall / floor.wall:.2f} | {ev.max_rss_mib:.0f} / {ev.tree_rss_mib:.0f} MiB "
+            f"| {agg.wall:.2f} s | {agg.wall / ev.wall:.2f} | {agg.max_rss_mib:.0f} MiB |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--scenario", action="append", default=[], help="robust03, runs-10, runs-25, runs-50, runs-100, recsys")
+    parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
+    args = parser.parse_args()
+    command = "python benchmarks/run.py" + "".join(f" --scenario {s}" for s in args.scenario) + (
+        f" --repeat {args.repeat}" if args.repeat != 5 else "")
+    results = []
+    for scenario in scenarios(args.scenario):
+        print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
+        results.append(run_scenario(scenario, args.repeat))
+        print(report(results[-1:], args.repeat, command).splitlines()[-1], file=sys.stderr, flush=True)
+    text = report(results, args.repeat, command)
+    with open(args.output, "w") as handle:
+        handle.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
