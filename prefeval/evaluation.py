@@ -10,21 +10,26 @@ Results stream as :class:`Block` (one sample, a block of consecutive queries) an
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.io.trec import Qrels, read_qrels
 from prefeval.loading import load_runs
+from prefeval.parallel import fork_map
 from prefeval.measures import Measure, Metric, Preference, select_measures
-from prefeval.positions import Positions, binary_positions, graded_positions
+from prefeval.measures.preferences import Comparison
+from prefeval.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.progress import SILENT, Progress
 from prefeval.ranktable import RankTable
 from prefeval.sampling import LABEL_POLICIES, draw_seed, draw_selection
 
-BLOCK_ELEMENTS = 1 << 22
-"""At most this many pair × position elements are compared at once (bounds memory per block)."""
+T = TypeVar("T")
+
+BLOCK_ELEMENTS = 1 << 18
+"""At most this many pair × position elements are compared at once: small enough that the
+temporary arrays are reused from the heap instead of being mapped (and page-faulted) afresh."""
 
 
 @dataclass(frozen=True)
@@ -135,54 +140,102 @@ class Evaluation:
         """What pair lines carry: every measure (metrics as deltas), none with fewer than two runs."""
         return self.measures if self.table.num_runs > 1 else []
 
+    def draw_samples(self) -> Iterator["SampleEvaluation"]:
+        """Each sample in turn: its selection of queries and labels is drawn when it is reached, so
+        the same seed gives the same samples."""
+        rng = np.random.default_rng(self.seed) if self.seed is not None else None
+        for number in range(self.samples):
+            selection = draw_selection(self.table, rng, self.query_fraction, self.label_fraction, self.label_policy)
+            yield SampleEvaluation(self, number, selection)
+
     def results(self) -> Iterator[Block | Summary]:
         """For each sample, its :class:`Block` s in query order, then its :class:`Summary`."""
-        rng = np.random.default_rng(self.seed) if self.seed is not None else None
-        for sample in range(self.samples):
-            selection = draw_selection(self.table, rng, self.query_fraction, self.label_fraction, self.label_policy)
-            self.progress.start(f"evaluating sample {sample}: queries", len(selection.queries))
+        return self.rendered(lambda block: block)
+
+    def rendered(self, render: Callable[[Block], T], jobs: int = 1) -> Iterator[T | Summary]:
+        """For each sample, ``render(block)`` for its blocks in query order, then its :class:`Summary`.
+
+        With ``jobs`` > 1, blocks are computed and rendered in that many forked processes (only the
+        rendering and each block's pair sums come back), and smaller blocks keep them all busy.
+        """
+        for sample in self.draw_samples():
+            self.progress.start(f"evaluating sample {sample.number}: queries", len(sample.qids))
             try:
-                yield from self._sample_results(sample, selection)
+                blocks = sample.query_blocks(parts=4 * jobs if jobs > 1 else 1)
+
+                def work(block_range: tuple[int, int]):
+                    block = sample.block(*block_range)
+                    return render(block), pair_totals(block)
+
+                totals: dict[str, np.ndarray] = {}
+                for (start, stop), (output, block_totals) in zip(blocks, fork_map(work, blocks, jobs)):
+                    for name, values in block_totals.items():
+                        totals[name] = totals.get(name, 0.0) + values
+                    self.progress.advance(stop - start)
+                    yield output
+                yield sample.summary(totals)
             finally:
                 self.progress.finish()
 
-    def _sample_results(self, sample: int, selection) -> Iterator[Block | Summary]:
-        binary = binary_positions(self.table, selection)
-        graded = graded_positions(self.table, selection) if any(m.graded for m in self.preference_measures) else None
-        qids = [self.table.qids[q] for q in selection.queries]
-        metric_values = {m.name: m.compute(binary) for m in self.metric_measures}
-        first, second = (np.array(side, dtype=np.int64) for side in zip(*self.pairs)) if self.pairs else (None, None)
-        pair_sums = {m.name: 0.0 for m in self.pair_measures}
-        for start, stop in _query_blocks(binary, graded, len(self.pairs)):
-            preferences = {}
-            if self.pair_measures:
-                block_binary = binary.query_block(start, stop)
-                block_graded = graded.query_block(start, stop) if graded is not None else None
-                compared = {}
-                for measure in self.pair_measures:
-                    if isinstance(measure, Metric):
-                        values = metric_values[measure.name][:, start:stop]
-                        preferences[measure.name] = values[first] - values[second]
-                    else:
-                        positions = block_graded if measure.graded else block_binary
-                        if id(positions) not in compared:
-                            compared[id(positions)] = (positions.ranks[first], positions.ranks[second])
-                        x, y = compared[id(positions)]
-                        preferences[measure.name] = measure.compare(positions, x, y)
-                    pair_sums[measure.name] = pair_sums[measure.name] + preferences[measure.name].sum(axis=1)
-            self.progress.advance(stop - start)
-            yield Block(
-                sample=sample,
-                qids=qids[start:stop],
-                metrics={name: values[:, start:stop] for name, values in metric_values.items()},
-                preferences=preferences,
-            )
-        yield Summary(
-            sample=sample,
-            num_queries=len(qids),
-            metrics={name: values.mean(axis=1) for name, values in metric_values.items()},
-            preferences={name: total / len(qids) for name, total in pair_sums.items()},
+
+class SampleEvaluation:
+    """One sample: its queries and labels, their position vectors and the metrics of every run.
+
+    Preferences are computed by :meth:`block`, for a block of consecutive queries at a time (see
+    :meth:`query_blocks`), and blocks are independent of each other.
+    """
+
+    def __init__(self, evaluation: Evaluation, number: int, selection: Selection):
+        table = evaluation.table
+        self.evaluation = evaluation
+        self.number = number
+        self.qids = [table.qids[q] for q in selection.queries]
+        self.binary = binary_positions(table, selection)
+        wants_graded = any(m.graded for m in evaluation.preference_measures)
+        self.graded = graded_positions(table, selection) if wants_graded else None
+        self.metric_values = {m.name: m.compute(self.binary) for m in evaluation.metric_measures}
+        pairs = np.array(evaluation.pairs, dtype=np.int64).reshape(-1, 2)
+        self.first, self.second = pairs[:, 0], pairs[:, 1]
+
+    def query_blocks(self, parts: int = 1) -> list[tuple[int, int]]:
+        """Consecutive query ranges whose pair × element comparisons fit in :data:`BLOCK_ELEMENTS`,
+        and at least ``parts`` of them when there are that many queries (for parallel work)."""
+        return list(_query_blocks(self.binary, self.graded, len(self.first), parts))
+
+    def block(self, start: int, stop: int) -> Block:
+        """The values of queries ``start..stop-1``."""
+        preferences = {}
+        comparisons: dict[bool, Comparison] = {}
+        for measure in self.evaluation.pair_measures:
+            if isinstance(measure, Metric):
+                values = self.metric_values[measure.name][:, start:stop]
+                preferences[measure.name] = values[self.first] - values[self.second]
+                continue
+            if measure.graded not in comparisons:
+                positions = (self.graded if measure.graded else self.binary).query_block(start, stop)
+                comparisons[measure.graded] = Comparison(positions, positions.ranks[self.first], positions.ranks[self.second])
+            preferences[measure.name] = measure.compare(comparisons[measure.graded])
+        return Block(
+            sample=self.number,
+            qids=self.qids[start:stop],
+            metrics={name: values[:, start:stop] for name, values in self.metric_values.items()},
+            preferences=preferences,
         )
+
+    def summary(self, pair_totals: dict[str, np.ndarray]) -> Summary:
+        """The means over this sample's queries, given the sums of every block's pair values."""
+        count = len(self.qids)
+        return Summary(
+            sample=self.number,
+            num_queries=count,
+            metrics={name: values.mean(axis=1) for name, values in self.metric_values.items()},
+            preferences={name: total / count for name, total in pair_totals.items()},
+        )
+
+
+def pair_totals(block: Block) -> dict[str, np.ndarray]:
+    """Per pair, the sum over the block's queries of every pair value (for the summary means)."""
+    return {name: values.sum(axis=1) for name, values in block.preferences.items()}
 
 
 def _resolve_measures(measures: Sequence[str | Measure], measure_set: str) -> list[Measure]:
@@ -193,14 +246,13 @@ def _resolve_measures(measures: Sequence[str | Measure], measure_set: str) -> li
     return objects or select_measures(names, measure_set)
 
 
-def _query_blocks(binary: Positions, graded: Positions | None, num_pairs: int) -> Iterator[tuple[int, int]]:
-    """Consecutive query ranges whose pair × element comparisons fit in :data:`BLOCK_ELEMENTS`."""
+def _query_blocks(binary: Positions, graded: Positions | None, num_pairs: int, parts: int) -> Iterator[tuple[int, int]]:
     num_queries = binary.num_queries
     widest = graded if graded is not None else binary
     elements_before = np.zeros(num_queries + 1, dtype=np.int64)
     np.add.at(elements_before, widest.query + 1, widest.length)
     elements_before = np.cumsum(elements_before)
-    per_block = max(BLOCK_ELEMENTS // max(num_pairs, 1), 1)
+    per_block = max(min(BLOCK_ELEMENTS // max(num_pairs, 1), -(-int(elements_before[-1]) // parts)), 1)
     start = 0
     while start < num_queries:
         stop = int(np.searchsorted(elements_before, elements_before[start] + per_block, side="right")) - 1

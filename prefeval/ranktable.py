@@ -159,14 +159,59 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
 def rank_within_queries(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray, num_queries: int) -> np.ndarray:
     """1-based rank of every row within its query: score descending, then docid descending.
 
-    Most run files are already in that order (queries in blocks, scores non-increasing, ties by
-    docid descending); that is checked in one pass and then costs no sort. Otherwise the rows are
-    sorted numerically, and docids are compared only among rows whose query and score tie.
+    Most run files already list each query's documents in one block by score descending; that is
+    checked in one pass, and then only the rows that tie on score are reordered (by docid). Other
+    files are sorted numerically, docids compared only among rows whose query and score tie.
     """
-    block_start = _presorted_block_starts(queries, docids, scores)
-    if block_start is not None:
-        lengths = np.diff(np.append(block_start, len(queries)))
-        return (np.arange(len(queries)) - np.repeat(block_start, lengths) + 1).astype(np.float64)
+    block_start = _blocks_by_score(queries, scores)
+    if block_start is None:
+        return _rank_by_sorting(queries, docids, scores, num_queries)
+    lengths = np.diff(np.append(block_start, len(queries)))
+    position = np.arange(len(queries)) - np.repeat(block_start, lengths)
+    tied_with_next = (queries[1:] == queries[:-1]) & (scores[1:] == scores[:-1])
+    if tied_with_next.any():
+        position = _order_ties_by_docid(position, tied_with_next, docids)
+    return position + 1.0
+
+
+def _blocks_by_score(queries: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
+    """Where each query's block starts, if every query is one block with scores non-increasing."""
+    if len(queries) == 0:
+        return None
+    same_query = queries[1:] == queries[:-1]
+    block_start = np.flatnonzero(np.concatenate(([True], ~same_query)))
+    if len(np.unique(queries[block_start])) != len(block_start):
+        return None  # a query in two blocks
+    if (same_query & (scores[1:] > scores[:-1])).any():
+        return None
+    return block_start
+
+
+def _order_ties_by_docid(position: np.ndarray, tied_with_next: np.ndarray, docids: np.ndarray) -> np.ndarray:
+    """Reorder each group of adjacent tied rows by docid descending (positions are 0-based)."""
+    pairs = np.flatnonzero(tied_with_next)
+    descending = docids[pairs] > docids[pairs + 1]
+    if descending.all():
+        return position
+    in_tie = np.zeros(len(position), dtype=bool)
+    in_tie[pairs] = in_tie[pairs + 1] = True
+    rows = np.flatnonzero(in_tie)
+    group = np.cumsum(np.concatenate(([True], ~tied_with_next[rows[:-1]] | (rows[1:] != rows[:-1] + 1))))
+    if not descending.any():  # listed by docid ascending: reverse every group
+        first = np.flatnonzero(np.diff(np.concatenate(([0], group))))
+        last = np.append(first[1:], len(rows)) - 1
+        size = last - first
+        offset = np.repeat(first, size + 1)
+        reversed_rows = rows[offset + (np.repeat(last, size + 1) - np.arange(len(rows)))]
+    else:
+        _, docid_rank = np.unique(docids[rows].astype(str), return_inverse=True)
+        reversed_rows = rows[np.lexsort((-docid_rank.ravel(), group))]
+    reordered = position.copy()
+    reordered[reversed_rows] = position[rows]
+    return reordered
+
+
+def _rank_by_sorting(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray, num_queries: int) -> np.ndarray:
     order = np.lexsort((-scores, queries))
     sorted_queries, sorted_scores = queries[order], scores[order]
     tied_with_next = (sorted_queries[1:] == sorted_queries[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
@@ -184,22 +229,6 @@ def rank_within_queries(queries: np.ndarray, docids: np.ndarray, scores: np.ndar
     rank = np.empty(len(order), dtype=np.float64)
     rank[order] = np.arange(1, len(order) + 1) - first_of_query[sorted_queries]
     return rank
-
-
-def _presorted_block_starts(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
-    """Where each query's block starts, if the rows are already in ranking order; else None."""
-    if len(queries) == 0:
-        return None
-    same_query = queries[1:] == queries[:-1]
-    block_start = np.flatnonzero(np.concatenate(([True], ~same_query)))
-    if len(np.unique(queries[block_start])) != len(block_start):
-        return None  # a query in two blocks
-    if (same_query & (scores[1:] > scores[:-1])).any():
-        return None
-    tied = np.flatnonzero(same_query & (scores[1:] == scores[:-1]))
-    if len(tied) and not (docids[tied] > docids[tied + 1]).all():
-        return None
-    return block_start
 
 
 def _check_unique_documents(run, queries, doc_codes, unique_docids, qrels: Qrels) -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from prefeval.errors import UsageError
 from prefeval.measures import DEFAULT_MEASURES, parse_measure, parse_measures, select_measures
+from prefeval.measures.preferences import Comparison
 from prefeval.positions import Selection, binary_positions, graded_positions
 
 from conftest import table_from_positions
@@ -27,7 +28,7 @@ def preference(name: str, x_queries, y_queries, grades=None) -> np.ndarray:
     measure = parse_measure(name)
     build = graded_positions if measure.graded else binary_positions
     positions = build(table, Selection.everything(table))
-    return measure.compare(positions, positions.ranks[[0]], positions.ranks[[1]])[0]
+    return measure.compare(Comparison(positions, positions.ranks[[0]], positions.ranks[[1]]))[0]
 
 
 # --- worked values of MEASURES.md -------------------------------------------------------------

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefeval.measures import PREFERENCE_MEASURES, parse_measure
+from prefeval.measures.preferences import Comparison
 from prefeval.positions import Selection, binary_positions, graded_positions
 
 from conftest import table_from_positions
@@ -36,7 +37,7 @@ def collections(draw, num_runs=3):
 def all_pairs(table, measure, first, second):
     build = graded_positions if measure.graded else binary_positions
     positions = build(table, Selection.everything(table))
-    return measure.compare(positions, positions.ranks[first], positions.ranks[second])
+    return measure.compare(Comparison(positions, positions.ranks[first], positions.ranks[second]))
 
 
 def metric_values(table, name):

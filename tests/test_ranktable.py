@@ -87,13 +87,17 @@ def test_shuffling_run_lines_changes_nothing(tmp_path):
     np.testing.assert_array_equal(table.num_retrieved[0], table.num_retrieved[1])
 
 
-@pytest.mark.parametrize("ties_in_file", ["docid descending", "docid ascending"])
+@pytest.mark.parametrize("ties_in_file", ["docid descending", "docid ascending", "any order"])
 def test_runs_already_in_ranking_order_rank_the_same_as_shuffled_ones(tmp_path, ties_in_file):
     rng = np.random.default_rng(3)
     judgments = {f"q{q}": {f"d{d:02d}": int(rng.integers(0, 3)) for d in range(20)} for q in range(4)}
     rows = [(f"q{q}", f"d{d:02d}", float(rng.integers(0, 4))) for q in (2, 0, 3, 1) for d in range(25)]
-    descending = ties_in_file == "docid descending"
-    ordered = sorted(rows, key=lambda r: (r[0], -r[2], [-ord(c) for c in r[1]] if descending else r[1]))
+    tie_order = {
+        "docid descending": lambda docid: [-ord(c) for c in docid],
+        "docid ascending": lambda docid: docid,
+        "any order": lambda docid: sum(map(ord, docid)) * 7919 % 13,
+    }[ties_in_file]
+    ordered = sorted(rows, key=lambda r: (r[0], -r[2], tie_order(r[1])))
     qrels = read_qrels(write_qrels(tmp_path / "qrels", judgments))
     as_ranked = write_text(tmp_path / "a", [f"{q} Q0 {d} 0 {s} t" for q, d, s in ordered])
     shuffled = write_text(tmp_path / "b", [f"{q} Q0 {d} 0 {s} t" for q, d, s in (rows[i] for i in rng.permutation(len(rows)))])

@@ -112,6 +112,9 @@ def test_docids_that_pandas_would_take_for_missing_values_or_quotes(tmp_path):
     (["q1 Q0 a 1 1.0 t", "q1 Q0 b 2 1.0 t extra"], 2, "expected 5 or 6 fields"),
     (["q1 Q0 a 1 1.0 t", "", "q1 Q0 b 2 high t"], 3, "score 'high' is not a number"),
     (["q1 0 a 1"], 1, "is this a qrels file given as a run?"),
+    (["q1\tQ0\ta\t1\t1.0\tt", "q1\tQ0\tb\t2\t1.0", "q1\tQ0\tc\t3\t1.0\tt\tx"], 3, "expected 5 or 6 fields"),
+    (["q1\tQ0\ta\t1\t1.0\tt", "q1\tQ0\tb\t2\t1.0\tt\tx", "q1\tQ0\tc\t3\t1.0"], 2, "expected 5 or 6 fields"),
+    (["q1 Q0 a 1 1.0 t", "q1 Q0 b 2 1.0 t x y", "q1 Q0 c 3"], 2, "expected 5 or 6 fields"),
 ])
 def test_bad_run_lines_are_reported_with_their_line(tmp_path, lines, line, message):
     path = write_text(tmp_path / "run", lines)

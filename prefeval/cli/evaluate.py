@@ -6,10 +6,11 @@ import click
 
 from prefeval.cli.common import CONTEXT, FRACTION, note, output_option, reported_errors
 from prefeval.evaluation import Evaluation
-from prefeval.io.jsonl import output_stream, write_jsonl
+from prefeval.io.jsonl import output_stream
 from prefeval.measures import MEASURE_SETS
+from prefeval.parallel import default_jobs
 from prefeval.progress import Progress
-from prefeval.records import evaluation_records
+from prefeval.records import evaluation_lines
 from prefeval.sampling import LABEL_POLICIES
 
 
@@ -42,7 +43,7 @@ Examples:
 @click.option("--label_fraction_policy", "--label-fraction-policy", type=click.Choice(LABEL_POLICIES), default="random",
               show_default=True, help="random: drop judgments at random; pool: drop first those retrieved by the fewest runs.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every random choice (one is drawn and reported if needed).")
-@click.option("--jobs", type=click.IntRange(min=1), help="Parse runs in this many processes (default: one per processor).")
+@click.option("--jobs", type=click.IntRange(min=1), help="Work in this many processes (default: one per processor).")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr (it is shown only on a terminal anyway).")
 @output_option
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
@@ -60,4 +61,6 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         for message in evaluation.notes:
             note(message)
         with output_stream(output) as stream:
-            write_jsonl(evaluation_records(evaluation, per_query=query_eval_wanted, summary=not nosummary), stream)
+            chunks = evaluation_lines(evaluation, query_eval_wanted, not nosummary, jobs or default_jobs())
+            for chunk in chunks:
+                stream.write(chunk)

@@ -243,62 +243,81 @@ def _separator(text: bytes) -> str:
 
 
 def _read_columns_fast(data: bytes, fmt: LineFormat) -> dict[str, np.ndarray] | None:
-    """pandas' C tokeniser; None when the file needs the slow path (to report an error, or to read it)."""
+    """pandas' C tokeniser; None when the file needs the slow path (to report an error, or to read it).
+
+    Every line must have the same number of fields, ``min_fields`` or ``max_fields``. With a
+    one-character separator only the needed columns are read, and the field count of every line is
+    checked by counting separators; with ``\\s+`` all columns are read and pandas rejects lines with
+    extra fields. A missing trailing field leaves the number column empty, which fails to convert.
+    """
     text = data
     if text.startswith(b"#") or b"#" in text and _COMMENT_LINES.search(text):
         text = _COMMENT_LINES.sub(b"", text)
     if not text.strip():
         return None
-    number_name, number_index = fmt.number_field
-    dtypes = {index: object for index in range(fmt.max_fields)}
-    dtypes[number_index] = np.float64
-    try:
-        frame = _pandas_read(text, dtypes, number_index)
-    except ValueError:
-        if not fmt.decimal_comma:
-            return None
-        try:
-            dtypes[number_index] = object
-            frame = _pandas_read(text, dtypes, number_index)
-            raw = frame[number_index].astype(str).str.replace(",", ".", regex=False)
-            numbers = pd.to_numeric(raw, errors="coerce").to_numpy(np.float64)
-            if np.isnan(numbers).any() and not raw[np.isnan(numbers)].isin(NAN_SPELLINGS).all():
-                return None
-            frame[number_index] = numbers
-        except (ValueError, pd.errors.ParserError):
-            return None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError):
+    sep = _separator(text)
+    frame = _pandas_read(text, sep, fmt)
+    if frame is None:
         return None
-    if not fmt.min_fields <= frame.shape[1] <= fmt.max_fields:
+    fields = _fields_per_line(frame, fmt)
+    if fields is None or (sep != r"\s+" and text.count(sep.encode()) != len(frame) * (fields - 1)):
         return None
-    columns = {}
-    for name, index in fmt.text_fields.items():
-        values = frame[index].to_numpy(dtype=object)
-        if (values == "").any():
-            return None
-        columns[name] = values
-    numbers = frame[number_index].to_numpy(dtype=np.float64)
+    numbers = frame[fmt.number_field[1]].to_numpy(dtype=np.float64)
     if not fmt.nan_allowed and np.isnan(numbers).any():
         return None
-    if frame.shape[1] > fmt.min_fields and (frame[frame.shape[1] - 1].to_numpy(dtype=object) == "").any():
-        return None  # some lines lack the optional field: let the slow path check them one by one
-    columns[number_name] = numbers
+    columns = {name: frame[index].to_numpy(dtype=object) for name, index in fmt.text_fields.items()}
+    columns[fmt.number_field[0]] = numbers
     return columns
 
 
-def _pandas_read(text: bytes, dtypes: dict[int, object], number_index: int) -> pd.DataFrame:
-    return pd.read_csv(
-        io.BytesIO(text),
-        sep=_separator(text),
-        header=None,
-        index_col=False,
-        dtype=dtypes,
-        keep_default_na=False,
-        na_values={number_index: list(NAN_SPELLINGS)},
-        quoting=csv.QUOTE_NONE,
-        engine="c",
-        **_ENCODING,
-    )
+def _fields_per_line(frame: pd.DataFrame, fmt: LineFormat) -> int | None:
+    """The number of fields of every line, judged by the last (optional) column; None if it varies."""
+    if fmt.min_fields == fmt.max_fields:
+        return fmt.max_fields
+    last = frame.get(fmt.max_fields - 1)
+    if last is None:
+        return fmt.min_fields if frame.shape[1] == fmt.min_fields else None
+    empty = last.to_numpy(dtype=object) == ""
+    if not empty.any():
+        return fmt.max_fields
+    return fmt.min_fields if empty.all() else None
+
+
+def _pandas_read(text: bytes, sep: str, fmt: LineFormat) -> pd.DataFrame | None:
+    """The file's columns as a frame keyed by field index, the number column converted (a decimal
+    comma accepted where the format allows it); None when pandas cannot read it as such."""
+    number_index = fmt.number_field[1]
+    if sep == r"\s+":
+        names, usecols = None, None
+    else:
+        names = range(fmt.max_fields)
+        usecols = sorted({*fmt.text_fields.values(), number_index, fmt.max_fields - 1})
+    dtypes = {index: object for index in range(fmt.max_fields)}
+
+    def read(number_type) -> pd.DataFrame:
+        return pd.read_csv(
+            io.BytesIO(text), sep=sep, header=None, names=names, usecols=usecols, index_col=False,
+            dtype={**dtypes, number_index: number_type}, keep_default_na=False,
+            na_values={number_index: list(NAN_SPELLINGS)}, quoting=csv.QUOTE_NONE, engine="c", **_ENCODING,
+        )
+
+    try:
+        return read(np.float64)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError):
+        return None
+    except ValueError:
+        if not fmt.decimal_comma:
+            return None
+    try:
+        frame = read(object)
+    except (ValueError, pd.errors.ParserError):
+        return None
+    raw = frame[number_index].astype(str).str.replace(",", ".", regex=False)
+    numbers = pd.to_numeric(raw, errors="coerce").to_numpy(np.float64)
+    if np.isnan(numbers).any() and not raw[np.isnan(numbers)].isin(NAN_SPELLINGS).all():
+        return None
+    frame[number_index] = numbers
+    return frame
 
 
 def _read_columns_slowly(data: bytes, source: str, fmt: LineFormat) -> dict[str, np.ndarray]:

@@ -112,9 +112,10 @@ class Preference(Measure):
     """True when the measure wants graded positions (a segment per query and grade level)."""
 
     @abstractmethod
-    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Values for P pairs and all queries: (P, Q), from the ranks ``x`` and ``y`` (P, N) of the
-        first and second run of each pair on the segments of ``positions``."""
+    def compare(self, comparison) -> np.ndarray:
+        """Values for P pairs and all queries: (P, Q), from a
+        :class:`~prefeval.measures.preferences.Comparison` (the ranks ``x`` and ``y``, (P, N), of the
+        first and second run of each pair on the segments of its ``positions``)."""
 
 
 REGISTRY: dict[str, type[Measure]] = {}

@@ -7,7 +7,8 @@ documents (inf, inf) compare as equal.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -18,6 +19,20 @@ from prefeval.positions import Positions
 def sign_of_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """sgn(y − x) elementwise, as int8, with sgn(inf − inf) = 0 and sgn(inf − finite) = +1."""
     return (x < y).view(np.int8) - (x > y).view(np.int8)
+
+
+@dataclass
+class Comparison:
+    """The position vectors of the first (``x``) and second (``y``) run of P pairs, (P, N) each, on
+    the segments of ``positions``; the signs sgn(y_i − x_i) are computed once for all measures."""
+
+    positions: Positions
+    x: np.ndarray
+    y: np.ndarray
+
+    @cached_property
+    def signs(self) -> np.ndarray:
+        return sign_of_difference(self.x, self.y)
 
 
 class RecallPairedPreference(Preference):
@@ -35,9 +50,10 @@ class RecallPairedPreference(Preference):
         """The unnormalised weight of index i (1-based)."""
         return np.ones_like(i)
 
-    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def compare(self, comparison: Comparison) -> np.ndarray:
+        positions = comparison.positions
         weights = self.raw_weight(positions.index) / self._normaliser(positions)
-        per_segment = positions.segment_sum(sign_of_difference(x, y) * weights)
+        per_segment = positions.segment_sum(comparison.signs * weights)
         return positions.query_average(per_segment)
 
     def _normaliser(self, positions: Positions) -> np.ndarray:
@@ -104,9 +120,9 @@ class LexiPrecision(Lexicographic):
     aliases = ("sgnLP",)
     summary = "lexicographic precision: who ranks the first differing relevant document higher"
 
-    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        signs = sign_of_difference(x, y)
-        first, found = self.first_difference(positions, signs)
+    def compare(self, comparison: Comparison) -> np.ndarray:
+        signs = comparison.signs
+        first, found = self.first_difference(comparison.positions, signs)
         values = np.take_along_axis(signs, np.minimum(first, signs.shape[-1] - 1), axis=-1)
         return np.where(found, values, 0).astype(np.int8)
 
@@ -120,11 +136,11 @@ class RRLexiPrecision(Lexicographic):
     aliases = ("rrLP",)
     summary = "lexicographic precision, valued by the reciprocal ranks at the first difference"
 
-    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        signs = sign_of_difference(x, y)
-        first, found = self.first_difference(positions, signs)
+    def compare(self, comparison: Comparison) -> np.ndarray:
+        signs = comparison.signs
+        first, found = self.first_difference(comparison.positions, signs)
         at = np.minimum(first, signs.shape[-1] - 1)
-        gap = 1.0 / np.take_along_axis(x, at, axis=-1) - 1.0 / np.take_along_axis(y, at, axis=-1)
+        gap = 1.0 / np.take_along_axis(comparison.x, at, axis=-1) - 1.0 / np.take_along_axis(comparison.y, at, axis=-1)
         return np.where(found, gap, 0.0)
 
 
@@ -138,9 +154,9 @@ class LexiRecall(Lexicographic):
     aliases = ("LR", "sgnLR")
     summary = "lexicographic recall: who retrieves more relevant documents, then who ranks the last higher"
 
-    def compare(self, positions: Positions, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        signs = sign_of_difference(x, y)
-        last, found = self.last_difference(positions, signs)
+    def compare(self, comparison: Comparison) -> np.ndarray:
+        signs = comparison.signs
+        last, found = self.last_difference(comparison.positions, signs)
         values = np.take_along_axis(signs, np.maximum(last, 0), axis=-1)
         return np.where(found, values, 0).astype(np.int8)
 
