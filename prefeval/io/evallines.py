@@ -1,19 +1,27 @@
 """Reading what ``prefeval eval -q`` (or pref_eval.py -q) wrote, for ``aggregate`` and friends.
 
 Per-query pair lines (``"type":"preference"``, with ``runi`` and ``runj``) and metric lines
-(``"type":"metric"``, with ``run``) are gathered per sample into score tables; summary lines
-(``qid`` "all") are skipped. Every other key of a line is a measure and must hold a number.
+(``"type":"metric"``, with ``run``) are gathered per sample into columns; summary lines (``qid``
+"all") are skipped. Every other key of a line is a measure and must hold a number. A measure found on
+metric lines is a metric; one found only on pair lines is a preference (a metric's differences on
+pair lines are not needed: its values are on the metric lines).
+
+Files laid out as eval writes them are read column by column in C (see :func:`_read_regular`);
+other files are read line by line, which is also what reports the first bad line of a malformed file.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import csv
+import io
+from dataclasses import dataclass
 
 import numpy as np
+import orjson
+import pandas as pd
 
 from prefeval.errors import InputError
-from prefeval.io.jsonl import read_jsonl
-from prefeval.io.source import display_name
+from prefeval.io.source import display_name, read_bytes
 
 PAIR_KEYS = ("qid", "runi", "runj", "sample", "type")
 METRIC_KEYS = ("qid", "run", "sample", "type")
@@ -21,50 +29,40 @@ METRIC_KEYS = ("qid", "run", "sample", "type")
 
 @dataclass
 class SampleScores:
-    """One sample's per-query values: ``metrics[m]`` and ``pairs[m]`` as lists of cells.
+    """One sample's per-query values, queries and runs numbered by first appearance.
 
-    Metric cells are (query, run, value); pair cells (query, runi, runj, value), with queries and
-    runs numbered by first appearance (``qids``, ``runs``).
+    Metric lines: ``metric_query``, ``metric_run`` and ``metrics[name]`` (NaN where a line lacks the
+    measure); pair lines: ``pair_query``, ``pair_first``, ``pair_second`` and ``pairs[name]``.
     """
 
     sample: int
-    qids: list[str] = field(default_factory=list)
-    runs: list[str] = field(default_factory=list)
-    metrics: dict[str, list[tuple[int, int, float]]] = field(default_factory=dict)
-    pairs: dict[str, list[tuple[int, int, int, float]]] = field(default_factory=dict)
-    _query_number: dict[str, int] = field(default_factory=dict, repr=False)
-    _run_number: dict[str, int] = field(default_factory=dict, repr=False)
-
-    def query_number(self, qid: str) -> int:
-        if qid not in self._query_number:
-            self._query_number[qid] = len(self.qids)
-            self.qids.append(qid)
-        return self._query_number[qid]
-
-    def run_number(self, run: str) -> int:
-        if run not in self._run_number:
-            self._run_number[run] = len(self.runs)
-            self.runs.append(run)
-        return self._run_number[run]
+    qids: list[str]
+    runs: list[str]
+    metric_query: np.ndarray
+    metric_run: np.ndarray
+    metrics: dict[str, np.ndarray]
+    pair_query: np.ndarray
+    pair_first: np.ndarray
+    pair_second: np.ndarray
+    pairs: dict[str, np.ndarray]
 
     def metric_scores(self, measure: str) -> np.ndarray:
         """(Q, R) values of a metric, NaN where a run has no value on a query."""
         scores = np.full((len(self.qids), len(self.runs)), np.nan)
-        cells = np.array(self.metrics[measure], dtype=np.float64).reshape(-1, 3)
-        scores[cells[:, 0].astype(int), cells[:, 1].astype(int)] = cells[:, 2]
+        scores[self.metric_query, self.metric_run] = self.metrics[measure]
         return scores
 
     def net_preferences(self, measure: str) -> np.ndarray:
         """(Q, R) net preference Σ_j pref(run, j), NaN where a run is in no pair of the query."""
-        cells = np.array(self.pairs[measure], dtype=np.float64).reshape(-1, 4)
-        query, first, second = (cells[:, c].astype(int) for c in range(3))
+        values = self.pairs[measure]
+        known = ~np.isnan(values)
+        query, first, second = self.pair_query[known], self.pair_first[known], self.pair_second[known]
         shape = (len(self.qids), len(self.runs))
         net = np.zeros(shape)
-        np.add.at(net, (query, first), cells[:, 3])
-        np.add.at(net, (query, second), -cells[:, 3])
+        np.add.at(net, (query, first), values[known])
+        np.add.at(net, (query, second), -values[known])
         seen = np.zeros(shape, dtype=bool)
-        seen[query, first] = True
-        seen[query, second] = True
+        seen[query, first] = seen[query, second] = True
         return np.where(seen, net, np.nan)
 
 
@@ -82,49 +80,215 @@ class EvalLines:
         return measure in self.metric_names
 
 
+class _Irregular(Exception):
+    """The file is not in the regular layout of eval's output: read it line by line."""
+
+
 def read_eval_lines(path: str) -> EvalLines:
     """Read per-query eval lines; an error names the file and line of anything malformed."""
     source = display_name(path)
-    samples: dict[int, SampleScores] = {}
+    lines = read_bytes(path).split(b"\n")
+    try:
+        return _read_regular(lines, source)
+    except _Irregular:
+        return _read_line_by_line(lines, source)
+
+
+def _read_regular(lines: list[bytes], source: str) -> EvalLines:
+    """The fast path, for files laid out as eval (or pref_eval.py) writes them: every per-query pair
+    line has the same keys in the same order, and every metric line too.
+
+    Such lines are flat JSON objects of strings and numbers; with their colons made commas and their
+    braces dropped, they are CSV rows of key, value, key, value ... that pandas' C tokeniser reads
+    column by column, converting only the values needed. Every assumption is checked (no escapes,
+    exactly one colon per key and one pair of braces per line, every key column holding its one
+    key, every value of its type) and any surprise sends the file to the line-by-line reader.
+    """
+    groups: dict[str, list[bytes]] = {"preference": [], "metric": []}
+    summary_lines = 0
+    for line in lines:
+        if line.startswith(_SUMMARY_STARTS):
+            summary_lines += 1
+        elif b'"runi"' in line:
+            groups["preference"].append(line)
+        elif b'"run"' in line:
+            groups["metric"].append(line)
+        elif line.strip():
+            raise _Irregular
+    if not groups["preference"] and not groups["metric"]:
+        _no_per_query_lines(source, summary_only=summary_lines > 0)
+    pair_layout = _layout(groups["preference"], PAIR_KEYS)
+    metric_layout = _layout(groups["metric"], METRIC_KEYS)
+    metric_measures = [key for key in metric_layout if key not in METRIC_KEYS]
+    pair_measures = [key for key in pair_layout if key not in PAIR_KEYS]
+    preferences = [m for m in pair_measures if m not in metric_measures]
+    pairs = _regular_columns(groups["preference"], pair_layout, "preference", ["qid", "runi", "runj", "sample", *preferences])
+    metrics = _regular_columns(groups["metric"], metric_layout, "metric", ["qid", "run", "sample", *metric_measures])
+    scores = []
+    for sample in sorted(set(pairs["sample"].tolist()) | set(metrics["sample"].tolist())):
+        in_pairs, in_metrics = pairs["sample"] == sample, metrics["sample"] == sample
+        scores.append(_sample_scores(
+            int(sample),
+            pair_labels=[pairs[key][in_pairs] for key in ("qid", "runi", "runj")],
+            pair_values={m: pairs[m][in_pairs] for m in preferences},
+            metric_labels=[metrics[key][in_metrics] for key in ("qid", "run")],
+            metric_values={m: metrics[m][in_metrics] for m in metric_measures},
+        ))
+    return EvalLines(source, scores, list(dict.fromkeys(pair_measures + metric_measures)), set(metric_measures))
+
+
+def _layout(lines: list[bytes], required: tuple[str, ...]) -> list[str]:
+    """The keys of the first line, which must be a JSON object with the ``required`` keys."""
+    if not lines:
+        return list(required)
+    try:
+        first = orjson.loads(lines[0])
+    except orjson.JSONDecodeError:
+        raise _Irregular from None
+    if not isinstance(first, dict) or not all(key in first for key in required):
+        raise _Irregular
+    return list(first)
+
+
+_COLON_TO_COMMA = bytes.maketrans(b":", b",")
+_SUMMARY_STARTS = (b'{"qid":"all"', b'{"qid": "all"')
+_LABELS = ("qid", "run", "runi", "runj")
+
+
+def _regular_columns(lines: list[bytes], layout: list[str], kind: str, wanted: list[str]) -> dict[str, np.ndarray]:
+    """The ``wanted`` columns of lines that all have exactly ``layout``'s keys, in its order
+    (labels as object arrays, ``sample`` as integers, measures as floats)."""
+    if not lines:
+        return {key: np.empty(0, dtype=np.int64 if key == "sample" else object if key in _LABELS else np.float64)
+                for key in wanted}
+    text = b"\n".join(lines)
+    count, width = len(lines), len(layout)
+    # escapes, or a colon or brace inside a string, would not survive the translation
+    if b"\\" in text or text.count(b":") != count * width or text.count(b"{") != count or text.count(b"}") != count:
+        raise _Irregular
+    value_column = {key: 2 * k + 1 for k, key in enumerate(layout)}
+    dtypes = {2 * k: "category" for k in range(width)}
+    dtypes[value_column["type"]] = "category"
+    for key in wanted:
+        dtypes[value_column[key]] = np.int64 if key == "sample" else "category" if key in _LABELS else np.float64
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(text.translate(_COLON_TO_COMMA, b"{}")), sep=",", header=None, names=range(2 * width),
+            usecols=sorted(dtypes), dtype=dtypes, skipinitialspace=True, quoting=csv.QUOTE_MINIMAL,
+            doublequote=False, keep_default_na=False, na_filter=False, engine="c",
+            encoding="utf-8", encoding_errors="surrogateescape",
+        )
+    except (ValueError, pd.errors.ParserError):
+        raise _Irregular from None
+    for k, key in enumerate(layout):
+        if list(frame[2 * k].cat.categories) != [key]:
+            raise _Irregular
+    if list(frame[value_column["type"]].cat.categories) != [kind]:
+        raise _Irregular
+    return {key: _values(frame[value_column[key]]) for key in wanted}
+
+
+def _values(column: pd.Series) -> np.ndarray:
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return np.asarray(column.cat.categories, dtype=object)[column.cat.codes.to_numpy()]
+    return column.to_numpy()
+
+
+def _no_per_query_lines(source: str, summary_only: bool) -> None:
+    hint = "it holds only summary lines; " if summary_only else ""
+    raise InputError(source, f"no per-query lines: {hint}run `prefeval eval` with -q to write them")
+
+
+def _read_line_by_line(lines: list[bytes], source: str) -> EvalLines:
+    """The general path: lines may have different keys; the first bad line is an error."""
+    pair_rows: list[tuple] = []
+    metric_rows: list[tuple] = []
     measures: dict[str, None] = {}
     metric_names: set[str] = set()
     summary_only = False
-    for number, record in read_jsonl(path):
-        qid = record.get("qid")
-        if qid == "all":
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        record = _parse_line(line, source, number)
+        if record.get("qid") == "all":
             summary_only = True
             continue
-        kind = record.get("type")
-        keys = PAIR_KEYS if kind == "preference" else METRIC_KEYS if kind == "metric" else None
-        if keys is None:
-            raise InputError(source, f"not an eval line: 'type' must be \"preference\" or \"metric\", found {kind!r}", number)
-        missing = [key for key in keys if key not in record]
-        if missing:
-            raise InputError(source, f"{kind} line without {', '.join(repr(k) for k in missing)}", number)
-        sample_number = record["sample"]
-        if not isinstance(sample_number, int) or isinstance(sample_number, bool):
-            raise InputError(source, f"'sample' must be an integer, found {sample_number!r}", number)
-        for key in ("qid", "runi", "runj") if kind == "preference" else ("qid", "run"):
-            if not isinstance(record[key], str):
-                record[key] = str(record[key])
-        sample = samples.setdefault(sample_number, SampleScores(sample_number))
-        query = sample.query_number(record["qid"])
-        if kind == "preference":
-            first, second = sample.run_number(record["runi"]), sample.run_number(record["runj"])
-        else:
-            run = sample.run_number(record["run"])
+        kind, keys = _kind(record, source, number)
+        values = {}
         for measure, value in record.items():
             if measure in keys:
                 continue
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value:
+            if type(value) not in (int, float) or value != value:
                 raise InputError(source, f"value of {measure!r} must be a number, found {value!r}", number)
             measures.setdefault(measure, None)
-            if kind == "preference":
-                sample.pairs.setdefault(measure, []).append((query, first, second, value))
-            else:
-                metric_names.add(measure)
-                sample.metrics.setdefault(measure, []).append((query, run, value))
-    if not samples:
-        hint = "it holds only summary lines; " if summary_only else ""
-        raise InputError(source, f"no per-query lines: {hint}run `prefeval eval` with -q to write them")
-    return EvalLines(source, [samples[s] for s in sorted(samples)], list(measures), metric_names)
+            values[measure] = value
+        if kind == "metric":
+            metric_names.update(values)
+            metric_rows.append((str(record["qid"]), record["sample"], str(record["run"]), values))
+        else:
+            pair_rows.append((str(record["qid"]), record["sample"], str(record["runi"]), str(record["runj"]), values))
+    if not pair_rows and not metric_rows:
+        _no_per_query_lines(source, summary_only)
+    scores = []
+    for sample in sorted({row[1] for row in pair_rows} | {row[1] for row in metric_rows}):
+        pairs = [r for r in pair_rows if r[1] == sample]
+        metrics = [r for r in metric_rows if r[1] == sample]
+        preferences = list(dict.fromkeys(m for r in pairs for m in r[4] if m not in metric_names))
+        metric_measures = list(dict.fromkeys(m for r in metrics for m in r[3]))
+        scores.append(_sample_scores(
+            sample,
+            pair_labels=[np.array([r[k] for r in pairs], dtype=object) for k in (0, 2, 3)],
+            pair_values={m: np.array([r[4].get(m, np.nan) for r in pairs], dtype=np.float64) for m in preferences},
+            metric_labels=[np.array([r[k] for r in metrics], dtype=object) for k in (0, 2)],
+            metric_values={m: np.array([r[3].get(m, np.nan) for r in metrics], dtype=np.float64) for m in metric_measures},
+        ))
+    return EvalLines(source, scores, list(measures), metric_names)
+
+
+def _parse_line(line: bytes, source: str, number: int) -> dict:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        raise InputError(source, f"malformed JSON ({error.args[0] if error.args else error})", number) from None
+    if not isinstance(record, dict):
+        raise InputError(source, "expected a JSON object", number)
+    return record
+
+
+def _kind(record: dict, source: str, number: int) -> tuple[str, tuple[str, ...]]:
+    kind = record.get("type")
+    keys = PAIR_KEYS if kind == "preference" else METRIC_KEYS if kind == "metric" else None
+    if keys is None:
+        raise InputError(source, f"not an eval line: 'type' must be \"preference\" or \"metric\", found {kind!r}", number)
+    missing = [key for key in keys if key not in record]
+    if missing:
+        raise InputError(source, f"{kind} line without {', '.join(repr(k) for k in missing)}", number)
+    if type(record["sample"]) is not int:
+        raise InputError(source, f"'sample' must be an integer, found {record['sample']!r}", number)
+    return kind, keys
+
+
+def _sample_scores(sample: int, pair_labels: list[np.ndarray], pair_values: dict[str, np.ndarray],
+                   metric_labels: list[np.ndarray], metric_values: dict[str, np.ndarray]) -> SampleScores:
+    """Number a sample's queries and runs by first appearance (pair lines first) and keep its values.
+
+    ``pair_labels`` are the qid, runi and runj columns of its pair lines; ``metric_labels`` the qid
+    and run columns of its metric lines.
+    """
+    pair_qids, firsts, seconds = pair_labels
+    metric_qids, metric_runs = metric_labels
+    count = len(pair_qids)
+    query_codes, qids = pd.factorize(np.concatenate([pair_qids, metric_qids]).astype(object))
+    run_codes, runs = pd.factorize(np.concatenate([firsts, seconds, metric_runs]).astype(object))
+    return SampleScores(
+        sample=sample,
+        qids=[str(q) for q in qids],
+        runs=[str(r) for r in runs],
+        metric_query=query_codes[count:],
+        metric_run=run_codes[2 * count:],
+        metrics=metric_values,
+        pair_query=query_codes[:count],
+        pair_first=run_codes[:count],
+        pair_second=run_codes[count:2 * count],
+        pairs=pair_values,
+    )
