@@ -63,7 +63,8 @@ def scenarios(names: list[str]) -> list[Scenario]:
         if _wanted(f"runs-{count}", names):
             qrels, runs = write_collection(growth, CACHE)
             found.append(Scenario(f"runs-{count}", qrels, runs[:count], count * growth.queries * growth.depth))
-    recsys = Collection(runs=2, queries=100_000, depth=100, relevant=5.0, max_grade=1)
+    recsys = Collection(runs=2, queries=100_000, depth=100, relevant=5.0, max_grade=1, judged_nonrelevant=0.0,
+                        catalogue=50_000)
     if _wanted("recsys", names):
         qrels, runs = write_collection(recsys, CACHE)
         found.append(Scenario("recsys", qrels, runs, recsys.lines))

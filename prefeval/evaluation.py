@@ -31,6 +31,8 @@ BLOCK_ELEMENTS = 1 << 18
 """At most this many pair × position elements are compared at once: small enough that the
 temporary arrays are reused from the heap instead of being mapped (and page-faulted) afresh."""
 
+MIN_BLOCKS = 8
+
 
 @dataclass(frozen=True)
 class Block:
@@ -156,12 +158,12 @@ class Evaluation:
         """For each sample, ``render(block)`` for its blocks in query order, then its :class:`Summary`.
 
         With ``jobs`` > 1, blocks are computed and rendered in that many forked processes (only the
-        rendering and each block's pair sums come back), and smaller blocks keep them all busy.
+        rendering and each block's pair sums come back).
         """
         for sample in self.draw_samples():
             self.progress.start(f"evaluating sample {sample.number}: queries", len(sample.qids))
             try:
-                blocks = sample.query_blocks(parts=4 * jobs if jobs > 1 else 1)
+                blocks = sample.query_blocks()
 
                 def work(block_range: tuple[int, int]):
                     block = sample.block(*block_range)
@@ -197,10 +199,12 @@ class SampleEvaluation:
         pairs = np.array(evaluation.pairs, dtype=np.int64).reshape(-1, 2)
         self.first, self.second = pairs[:, 0], pairs[:, 1]
 
-    def query_blocks(self, parts: int = 1) -> list[tuple[int, int]]:
+    def query_blocks(self) -> list[tuple[int, int]]:
         """Consecutive query ranges whose pair × element comparisons fit in :data:`BLOCK_ELEMENTS`,
-        and at least ``parts`` of them when there are that many queries (for parallel work)."""
-        return list(_query_blocks(self.binary, self.graded, len(self.first), parts))
+        and at least :data:`MIN_BLOCKS` of them when there are that many queries, so that the work
+        can be shared among processes. They do not depend on the number of processes, so neither do
+        the sums over blocks, nor the bytes written."""
+        return list(_query_blocks(self.binary, self.graded, len(self.first), MIN_BLOCKS))
 
     def block(self, start: int, stop: int) -> Block:
         """The values of queries ``start..stop-1``."""

@@ -97,35 +97,27 @@ class RankedRun:
 
 
 class RelevantLookup:
-    """Maps a run's (qid, docid) rows to the qrels' numbering of queries and relevant documents."""
+    """Maps a run's rows to the qrels' numbering of queries and of relevant documents."""
 
     def __init__(self, qrels: Qrels):
         self.qrels = qrels
         self.query_index = pd.Index(qrels.qids, dtype=object)
-        doc_ids, self.relevant_docids = pd.factorize(qrels.docids)
-        keys = qrels.query_of_document * len(self.relevant_docids) + doc_ids
-        self._order = np.argsort(keys, kind="stable")
-        self._sorted_keys = keys[self._order]
 
     def query_numbers(self, qids: np.ndarray) -> np.ndarray:
         """The qrels' number of each qid, -1 for queries the qrels do not have."""
         codes, uniques = pd.factorize(qids)
         return self.query_index.get_indexer(uniques)[codes]
 
-    def document_numbers(self, docids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Number a run's docids (codes into the returned uniques), relevant docids of the qrels first:
-        a code below ``len(relevant_docids)`` is a docid relevant to some query. One hashing pass."""
-        codes, uniques = pd.factorize(np.concatenate([self.relevant_docids, docids]))
-        return codes[len(self.relevant_docids):], uniques
+    def relevant_rows(self, row_keys: pd.Index, unique_docids: np.ndarray) -> np.ndarray:
+        """For every relevant document of the qrels, the row of the run that retrieved it, or -1.
 
-    def relevant_numbers(self, queries: np.ndarray, doc_codes: np.ndarray) -> np.ndarray:
-        """The qrels' number of each (query, document) as a relevant document, -1 if it is not one."""
-        known = len(self.relevant_docids)
-        candidate = doc_codes < known
-        keys = queries * known + np.where(candidate, doc_codes, 0)
-        found = np.minimum(np.searchsorted(self._sorted_keys, keys), len(self._sorted_keys) - 1)
-        hit = candidate & (self._sorted_keys[found] == keys)
-        return np.where(hit, self._order[found], -1)
+        ``row_keys`` holds, per row, query × len(unique_docids) + the docid's code in
+        ``unique_docids``; its hash table (built to find duplicates) answers every lookup.
+        """
+        qrels = self.qrels
+        codes = pd.Index(unique_docids, dtype=object).get_indexer(qrels.docids)
+        keys = np.where(codes >= 0, qrels.query_of_document * len(unique_docids) + codes, -1)
+        return row_keys.get_indexer(keys)
 
 
 def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None) -> RankedRun:
@@ -136,15 +128,17 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
     if not judged.all():
         run = RunColumns(run.source, run.run_id, run.qids[judged], run.docids[judged], run.scores[judged], run.data)
         queries = queries[judged]
-    doc_codes, unique_docids = lookup.document_numbers(run.docids)
-    _check_unique_documents(run, queries, doc_codes, unique_docids, qrels)
+    doc_codes, unique_docids = pd.factorize(run.docids)
+    row_keys = pd.Index(queries * len(unique_docids) + doc_codes)
+    if not row_keys.is_unique:
+        _report_duplicate(run, queries, doc_codes, unique_docids, row_keys, qrels)
     rank = rank_within_queries(queries, run.docids, run.scores, qrels.num_queries)
-    relevant = lookup.relevant_numbers(queries, doc_codes)
-    rows = np.flatnonzero(relevant >= 0)
-    if topk is not None:
-        rows = rows[rank[rows] <= topk]
+    rows = lookup.relevant_rows(row_keys, unique_docids)
+    found = rows >= 0
     ranks = np.full(len(qrels.docids), UNRETRIEVED)
-    ranks[relevant[rows]] = rank[rows]
+    ranks[found] = rank[rows[found]]
+    if topk is not None:
+        ranks[ranks > topk] = UNRETRIEVED
     counts = np.bincount(queries, minlength=qrels.num_queries)
     num_retrieved = np.minimum(counts, topk) if topk is not None else counts
     return RankedRun(
@@ -231,13 +225,9 @@ def _rank_by_sorting(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray
     return rank
 
 
-def _check_unique_documents(run, queries, doc_codes, unique_docids, qrels: Qrels) -> None:
+def _report_duplicate(run, queries, doc_codes, unique_docids, row_keys: pd.Index, qrels: Qrels) -> None:
     """A document twice in one query of a run is an error (as in trec_eval), naming both lines."""
-    keys = queries * len(unique_docids) + doc_codes
-    duplicated = pd.Index(keys).duplicated()
-    if not duplicated.any():
-        return
-    row = int(np.flatnonzero(duplicated)[0])
+    row = int(np.flatnonzero(row_keys.duplicated())[0])
     qid, docid = qrels.qids[queries[row]], unique_docids[doc_codes[row]]
     lines = find_lines(run.data, {0: qid, 2: docid})
     first, second = (lines + [None, None])[:2]

@@ -60,7 +60,7 @@ def test_pool_labels_drop_the_least_retrieved_first():
 def test_samples_are_reproducible_with_a_seed_and_fresh_each_time():
     def selections(seed):
         evaluation = Evaluation(table(), [], samples=3, query_fraction=0.4, seed=seed)
-        return [tuple(s.qids) for s in evaluation.results() if hasattr(s, "qids")]
+        return [tuple(sample.qids) for sample in evaluation.draw_samples()]
     first = selections(11)
     assert first == selections(11)
     assert len(set(first)) == 3  # each sample draws afresh

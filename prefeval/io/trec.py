@@ -33,6 +33,7 @@ from prefeval.io.source import display_name, read_bytes
 
 NAN_SPELLINGS = ("nan", "NaN", "NAN", "Nan", "-nan", "+nan")
 _COMMENT_LINES = re.compile(rb"(?m)^[ \t]*#[^\n]*(?:\n|$)")
+_NOT_BLANK = re.compile(rb"\S")
 _ENCODING = dict(encoding="utf-8", encoding_errors="surrogateescape")
 
 
@@ -227,19 +228,23 @@ def find_lines(data: bytes, fields: dict[int, str]) -> list[int]:
 def _separator(text: bytes) -> str:
     """The fastest separator pandas can use for ``text``: a single tab or space, else ``\\s+``.
 
-    A one-character separator is safe only if it is the only whitespace between fields and never
-    doubled, leading or trailing on a line (each of those would make an empty field).
+    A one-character separator is safe when it is the only whitespace in the file besides line ends
+    and no two whitespace (or control) bytes are adjacent anywhere: then no field is empty. Files
+    with Windows line ends or blank lines take the ``\\s+`` path, which accepts them too.
     """
-    data = np.frombuffer(text, dtype=np.uint8)
-    for sep, other in ((b"\t", b" "), (b" ", b"\t")):
-        if other in text or sep not in text:
-            continue
-        is_sep = data == ord(sep)
-        line_end = (data == ord("\n")) | (data == ord("\r"))
-        edge = is_sep[0] or is_sep[-1]
-        if not edge and not (is_sep[1:] & (is_sep[:-1] | line_end[:-1])).any() and not (is_sep[:-1] & line_end[1:]).any():
-            return sep.decode()
-    return r"\s+"
+    has_tab, has_space = b"\t" in text, b" " in text
+    if has_tab == has_space or text[:1] <= b" " or _adjacent_whitespace(text):
+        return r"\s+"
+    return "\t" if has_tab else " "
+
+
+def _adjacent_whitespace(text: bytes, chunk: int = 1 << 18) -> bool:
+    """Whether two bytes <= 0x20 are next to each other, scanned in cache-sized chunks."""
+    for start in range(0, len(text), chunk):
+        window = np.frombuffer(text, np.uint8, count=min(chunk + 1, len(text) - start), offset=start) <= 32
+        if (window[1:] & window[:-1]).any():
+            return True
+    return False
 
 
 def _read_columns_fast(data: bytes, fmt: LineFormat) -> dict[str, np.ndarray] | None:
@@ -253,7 +258,7 @@ def _read_columns_fast(data: bytes, fmt: LineFormat) -> dict[str, np.ndarray] | 
     text = data
     if text.startswith(b"#") or b"#" in text and _COMMENT_LINES.search(text):
         text = _COMMENT_LINES.sub(b"", text)
-    if not text.strip():
+    if _NOT_BLANK.search(text) is None:
         return None
     sep = _separator(text)
     frame = _pandas_read(text, sep, fmt)
