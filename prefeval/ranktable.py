@@ -12,7 +12,7 @@ ranks are 1-based and the rank column of the file is ignored. ``topk=K`` keeps t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 import numpy as np
@@ -126,7 +126,7 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
     queries = lookup.query_numbers(run.qids)
     judged = queries >= 0
     if not judged.all():
-        run = RunColumns(run.source, run.run_id, run.qids[judged], run.docids[judged], run.scores[judged], run.data)
+        run = replace(run, qids=run.qids[judged], docids=run.docids[judged], scores=run.scores[judged])
         queries = queries[judged]
     doc_codes, unique_docids = pd.factorize(run.docids)
     row_keys = pd.Index(queries * len(unique_docids) + doc_codes)
@@ -229,7 +229,7 @@ def _report_duplicate(run, queries, doc_codes, unique_docids, row_keys: pd.Index
     """A document twice in one query of a run is an error (as in trec_eval), naming both lines."""
     row = int(np.flatnonzero(row_keys.duplicated())[0])
     qid, docid = qrels.qids[queries[row]], unique_docids[doc_codes[row]]
-    lines = find_lines(run.data, {0: qid, 2: docid})
+    lines = find_lines(run.text(), {0: qid, 2: docid})
     first, second = (lines + [None, None])[:2]
     raise InputError(
         run.source,

@@ -32,11 +32,19 @@ def output_stream(path: str | None) -> Iterator[BinaryIO]:
     try:
         with handle:
             yield handle
+        os.chmod(handle.name, _new_file_mode())
         os.replace(handle.name, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(handle.name)
         raise
+
+
+def _new_file_mode() -> int:
+    """The mode an ordinary new file gets (0666 less the umask); temporary files start private."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def write_jsonl(records: Iterable[dict], stream: BinaryIO) -> int:

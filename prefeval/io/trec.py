@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
-from prefeval.io.source import display_name, read_bytes
+from prefeval.io.source import STDIN, display_name, read_bytes
 
 NAN_SPELLINGS = ("nan", "NaN", "NAN", "Nan", "-nan", "+nan")
 _COMMENT_LINES = re.compile(rb"(?m)^[ \t]*#[^\n]*(?:\n|$)")
@@ -119,17 +119,25 @@ class Qrels:
 
 @dataclass(frozen=True)
 class RunColumns:
-    """The three columns of a run that evaluation reads, one row per scored (non-nan) line."""
+    """The three columns of a run that evaluation reads, one row per scored (non-nan) line.
+
+    The file's bytes are not kept (a run can be large); :meth:`text` reads them again for an error
+    message, except from stdin, which cannot be read twice and so is kept in ``stdin_text``.
+    """
 
     source: str
     run_id: str
     qids: np.ndarray
     docids: np.ndarray
     scores: np.ndarray
-    data: bytes
+    path: str
+    stdin_text: bytes | None = None
 
     def __len__(self) -> int:
         return len(self.scores)
+
+    def text(self) -> bytes:
+        return self.stdin_text if self.stdin_text is not None else read_bytes(self.path)
 
 
 def run_id_from_path(path: str) -> str:
@@ -197,7 +205,8 @@ def read_run(path: str) -> RunColumns:
         qids=columns["qid"],
         docids=columns["docid"],
         scores=columns["score"],
-        data=data,
+        path=path,
+        stdin_text=data if path == STDIN else None,
     )
 
 
