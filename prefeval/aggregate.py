@@ -13,18 +13,19 @@ pref_aggregate.py (its keys first, then ``scores``)::
 
 from __future__ import annotations
 
+import os
 from typing import Iterator, Sequence
 
 import numpy as np
 
 from prefeval.errors import InputError, UsageError
-from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
+from prefeval.io.evallines import EvalLines, SampleScores, eval_lines_from_frames, read_eval_lines
 from prefeval.orderings import DEFAULT_DAMPING, QueryOrderings, ordering_by
 from prefeval.sampling import keep_count
 
 
 def aggregate(
-    source: str | EvalLines,
+    source,
     measures: Sequence[str] = (),
     per_query: bool = False,
     summary: bool = True,
@@ -33,14 +34,18 @@ def aggregate(
     seed: int | None = None,
     damping: float = DEFAULT_DAMPING,
 ) -> Iterator[dict]:
-    """Aggregate eval lines (a path, ``-``, or :class:`EvalLines`) into orderings, as records.
+    """Aggregate eval lines into orderings, as records.
+
+    ``source`` is a path (``-`` for stdin) of per-query eval JSON lines; or DataFrames, one or a
+    list, of per-query values as :func:`prefeval.evaluate` and :func:`prefeval.compare` return them
+    (:func:`~prefeval.io.evallines.eval_lines_from_frames`); or :class:`EvalLines`.
 
     Without ``query_fraction``, every sample in the input is aggregated (the first ``num_samples``
     of them when given), keeping its number. With ``query_fraction`` F < 1, ``num_samples`` (default
     1) aggregations are made, each on floor(Q × F) queries (at least one) of sample 0 drawn with
     ``seed``, numbered from 0 (as pref_aggregate.py does).
     """
-    lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
+    lines = _eval_lines(source)
     chosen = _choose_measures(lines, measures)
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
@@ -52,6 +57,14 @@ def aggregate(
             yield from _per_query_records(sample_number, [sample.qids[q] for q in queries], orderings)
         if summary:
             yield _summary_record(lines, sample_number, orderings, damping)
+
+
+def _eval_lines(source) -> EvalLines:
+    if isinstance(source, EvalLines):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        return read_eval_lines(os.fspath(source))
+    return eval_lines_from_frames(source)
 
 
 def _choose_measures(lines: EvalLines, measures: Sequence[str]) -> list[str]:

@@ -15,9 +15,10 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from prefeval.errors import UsageError
-from prefeval.io.trec import Qrels, read_qrels, read_run
+from prefeval.io.inputs import load_qrels, load_runs
+from prefeval.io.trec import Qrels
 from prefeval.measures import Measure, Metric, Preference, select_measures
-from prefeval.positions import Positions, binary_positions, graded_positions
+from prefeval.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranktable import RankTable
 from prefeval.sampling import LABEL_POLICIES, draw_seed, draw_selection
 
@@ -56,6 +57,11 @@ class Evaluation:
     ``samples`` repeats the evaluation with fresh subsampling (``query_fraction``, ``label_fraction``
     with ``label_policy``), numbered from 0; ``seed`` makes the subsampling reproducible (one is drawn,
     and reported in :attr:`notes`, when it is needed and not given).
+
+    ``relevance_level`` L (trec_eval's ``-l``): binary measures (every one whose ``graded`` is false:
+    AP, P@k, RR, the lexicographic preferences, ...) count a document as relevant when its grade is
+    >= L; graded ones (nDCG, graded RPP) keep every positive grade. A query is evaluated, in a
+    sample, only when it has a (selected) document of grade >= L, so that m >= 1 for every measure.
     """
 
     table: RankTable
@@ -65,6 +71,7 @@ class Evaluation:
     label_fraction: float = 1.0
     label_policy: str = "random"
     seed: int | None = None
+    relevance_level: float | None = None
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
@@ -73,6 +80,8 @@ class Evaluation:
         for name, fraction in (("query_fraction", self.query_fraction), ("label_fraction", self.label_fraction)):
             if not 0.0 < fraction <= 1.0:
                 raise UsageError(f"{name} must be in (0, 1], not {fraction}")
+        if self.relevance_level is not None and not self.relevance_level > 0:
+            raise UsageError(f"relevance level must be > 0 (a grade <= 0 is never relevant), not {self.relevance_level}")
         if self.label_policy not in LABEL_POLICIES:
             raise UsageError(f"label policy must be one of {', '.join(LABEL_POLICIES)}")
         if self.table.num_runs < 2 and self.preference_measures and not self.metric_measures:
@@ -85,8 +94,8 @@ class Evaluation:
     @classmethod
     def from_files(
         cls,
-        qrels: str,
-        runs: Sequence[str],
+        qrels,
+        runs,
         measures: Sequence[str | Measure] = (),
         measure_set: str = "none",
         binary_relevance: float | None = None,
@@ -94,16 +103,19 @@ class Evaluation:
         topk: int | None = None,
         **options,
     ) -> "Evaluation":
-        """Read ``qrels`` and the ``runs`` (paths, ``-`` for stdin) and set up the evaluation."""
-        if not runs:
-            raise UsageError("at least one run is needed")
+        """Read ``qrels`` and the ``runs`` and set up the evaluation.
+
+        Inputs may be paths (``-`` for stdin), DataFrames or dicts; ``runs`` a list or a dict
+        ``{name: run}`` (:mod:`prefeval.io.inputs`).
+        """
         if topk is not None and topk < 1:
             raise UsageError("topk must be at least 1")
         chosen = _resolve_measures(measures, measure_set)
-        judgments = read_qrels(qrels, binary_relevance, relevance_floor)
-        table = RankTable.from_runs(judgments, (read_run(path) for path in runs), topk)
+        runs = load_runs(runs, qrels)
+        judgments = load_qrels(qrels, binary_relevance, relevance_floor)
+        table = RankTable.from_runs(judgments, runs, topk)
         evaluation = cls(table=table, measures=chosen, **options)
-        evaluation.notes[:0] = _data_notes(judgments, table)
+        evaluation.notes[:0] = _data_notes(judgments, table, evaluation.relevance_level)
         return evaluation
 
     @property
@@ -136,11 +148,17 @@ class Evaluation:
             selection = draw_selection(self.table, rng, self.query_fraction, self.label_fraction, self.label_policy)
             yield from self._sample_results(sample, selection)
 
-    def _sample_results(self, sample: int, selection) -> Iterator[Block | Summary]:
-        binary = binary_positions(self.table, selection)
+    def _sample_results(self, sample: int, selection: Selection) -> Iterator[Block | Summary]:
+        binary_selection = selection.at_relevance_level(self.table, self.relevance_level)
+        binary = binary_positions(self.table, binary_selection)
+        if binary_selection is selection:
+            every_grade = binary
+        else:
+            selection = Selection(binary_selection.queries, selection.documents)
+            every_grade = binary_positions(self.table, selection)
         graded = graded_positions(self.table, selection) if any(m.graded for m in self.preference_measures) else None
         qids = [self.table.qids[q] for q in selection.queries]
-        metric_values = {m.name: m.compute(binary) for m in self.metric_measures}
+        metric_values = {m.name: m.compute(every_grade if m.graded else binary) for m in self.metric_measures}
         first, second = (np.array(side, dtype=np.int64) for side in zip(*self.pairs)) if self.pairs else (None, None)
         pair_sums = {m.name: 0.0 for m in self.pair_measures}
         for start, stop in _query_blocks(binary, graded, len(self.pairs)):
@@ -198,12 +216,20 @@ def _query_blocks(binary: Positions, graded: Positions | None, num_pairs: int) -
         start = stop
 
 
-def _data_notes(qrels: Qrels, table: RankTable) -> list[str]:
+def _data_notes(qrels: Qrels, table: RankTable, relevance_level: float | None = None) -> list[str]:
     """What the user should know about the data (printed on stderr, never on stdout)."""
     notes = []
     if qrels.dropped_qids:
         shown = ", ".join(qrels.dropped_qids[:5]) + (", ..." if len(qrels.dropped_qids) > 5 else "")
         notes.append(f"{qrels.source}: dropped {len(qrels.dropped_qids)} queries without relevant documents ({shown})")
+    if relevance_level is not None:
+        everything = Selection.everything(table)
+        below = np.setdiff1d(everything.queries, everything.at_relevance_level(table, relevance_level).queries)
+        if len(below):
+            shown = ", ".join(table.qids[q] for q in below[:5]) + (", ..." if len(below) > 5 else "")
+            notes.append(
+                f"{qrels.source}: left out {len(below)} queries without a document of grade >= {relevance_level:g} ({shown})"
+            )
     for run_id, in_run in zip(table.run_ids, table.in_run):
         missing = int((~in_run).sum())
         if missing == table.num_queries:

@@ -21,7 +21,8 @@ Examples:
 @click.option("-R", "--qrels", required=True, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
               help="A measure, or a comma-separated list (repeatable): rpp, invrpp, dcgrpp, lexirecall, "
-                   "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k.")
+                   "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k; "
+                   "trec_eval and ir_measures names too (map, P.10, nDCG@10): see `prefeval measures`.")
 @click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none", show_default=True,
               help="preferences: add the six preference measures; all: add the default list; none: only -m "
                    "(the default list when there is no -m).")
@@ -29,6 +30,9 @@ Examples:
               help="Binary relevance: grade >= GRADE is relevant (1), anything else is not (0).")
 @click.option("-f", "--relevance_floor", "--relevance-floor", type=float, metavar="GRADE",
               help="Grades below GRADE become 0 (non-relevant).")
+@click.option("-l", "--relevance_level", "--relevance-level", type=float, metavar="GRADE",
+              help="Binary measures count grade >= GRADE as relevant (trec_eval -l); graded ones (ndcg, "
+                   "graded RPP) keep every positive grade.")
 @click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write per-query lines.")
 @click.option("-n", "--nosummary", "--no-summary", is_flag=True, help="Do not write the summary lines.")
 @click.option("--topk", type=click.IntRange(min=1), metavar="K", help="Truncate every run to its first K documents.")
@@ -43,7 +47,7 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every random choice (one is drawn and reported if needed).")
 @output_option
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
-def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, query_eval_wanted, nosummary,
+def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted, nosummary,
                  topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, output, runs):
     """Evaluate RUNs against QRELS and write JSON lines: per query (-q) and summary means of every
     pair of runs (preferences, and metric differences) and of every run (metrics)."""
@@ -52,7 +56,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             qrels, runs, measures, measure_set,
             binary_relevance=binary_relevance, relevance_floor=relevance_floor, topk=topk,
             samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
-            label_policy=label_fraction_policy, seed=seed,
+            label_policy=label_fraction_policy, seed=seed, relevance_level=relevance_level,
         )
         for message in evaluation.notes:
             note(message)

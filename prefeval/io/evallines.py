@@ -8,8 +8,11 @@ Per-query pair lines (``"type":"preference"``, with ``runi`` and ``runj``) and m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
+from typing import Iterable, Iterator
 
 import numpy as np
+import pandas as pd
 
 from prefeval.errors import InputError
 from prefeval.io.jsonl import read_jsonl
@@ -84,12 +87,47 @@ class EvalLines:
 
 def read_eval_lines(path: str) -> EvalLines:
     """Read per-query eval lines; an error names the file and line of anything malformed."""
-    source = display_name(path)
+    return eval_lines_from_records(display_name(path), read_jsonl(path))
+
+
+FRAME_SOURCE = "<DataFrame>"
+
+
+def eval_lines_from_frames(frames) -> EvalLines:
+    """Eval lines from DataFrames: what :func:`prefeval.evaluate` and :func:`prefeval.compare` return
+    (per query), or eval JSON lines read by ``pandas.read_json(..., lines=True)``; one frame or several.
+
+    A row with ``runi`` and ``runj`` is a pair line, a row with ``run`` a metric line (a ``type``
+    column, when present, must agree); ``sample`` defaults to 0; an empty (NaN) cell is an absent key,
+    as on a JSON line that lacks it. Errors name the frame's row as ``<DataFrame>:ROW``.
+    """
+    frames = [frames] if isinstance(frames, pd.DataFrame) else list(frames)
+    return eval_lines_from_records(FRAME_SOURCE, chain.from_iterable(_frame_records(frame) for frame in frames))
+
+
+def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, dict]]:
+    present = frame.notna().to_numpy()
+    columns = list(frame.columns)
+    for number, (values, keep) in enumerate(zip(frame.itertuples(index=False, name=None), present), start=1):
+        record = {column: value for column, value, kept in zip(columns, values, keep) if kept}
+        record.setdefault("sample", 0)
+        if "type" not in record:
+            record["type"] = "preference" if "runi" in record else "metric" if "run" in record else None
+        for key, value in record.items():
+            if isinstance(value, np.generic):
+                record[key] = value = value.item()
+            if key == "sample" and isinstance(value, float) and value.is_integer():
+                record[key] = int(value)
+        yield number, record
+
+
+def eval_lines_from_records(source: str, numbered_records: Iterable[tuple[int, dict]]) -> EvalLines:
+    """Gather (line number, record) pairs of eval lines; an error names ``source`` and the line."""
     samples: dict[int, SampleScores] = {}
     measures: dict[str, None] = {}
     metric_names: set[str] = set()
     summary_only = False
-    for number, record in read_jsonl(path):
+    for number, record in numbered_records:
         qid = record.get("qid")
         if qid == "all":
             summary_only = True
