@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prefeval.cli.common import CONTEXT, FRACTION, note, output_option, reported_errors
+from prefeval.cli.common import CONTEXT, FRACTION, INPUT_FILE, note, output_option, reported_errors
 from prefeval.evaluation import Evaluation
 from prefeval.io.jsonl import output_stream, write_jsonl
 from prefeval.measures import MEASURE_SETS
@@ -18,7 +18,7 @@ Examples:
   prefeval eval -R qrels.txt -m ap,ndcg@10,p@5,10 -b 1 run.gz
   prefeval eval -q -R qrels.txt --samples 10 --query_fraction 0.5 --seed 1 runA runB
 """)
-@click.option("-R", "--qrels", required=True, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
+@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
               help="A measure, or a comma-separated list (repeatable): rpp, invrpp, dcgrpp, lexirecall, "
                    "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k; "
@@ -46,7 +46,7 @@ Examples:
               show_default=True, help="random: drop judgments at random; pool: drop first those retrieved by the fewest runs.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every random choice (one is drawn and reported if needed).")
 @output_option
-@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
+@click.argument("runs", nargs=-1, required=True, type=INPUT_FILE, metavar="RUN...")
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted, nosummary,
                  topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, output, runs):
     """Evaluate RUNs against QRELS and write JSON lines: per query (-q) and summary means of every
