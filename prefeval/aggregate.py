@@ -20,6 +20,8 @@ import numpy as np
 
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, eval_lines_from_frames, read_eval_lines
+from prefeval.measures import parse_measures
+from prefeval.measures.names import split_measure_list
 from prefeval.orderings import DEFAULT_DAMPING, QueryOrderings, ordering_by
 from prefeval.sampling import keep_count
 
@@ -68,9 +70,20 @@ def _eval_lines(source) -> EvalLines:
 
 
 def _choose_measures(lines: EvalLines, measures: Sequence[str]) -> list[str]:
+    """The keys asked for by ``-m``: each a key of the eval lines, or any name of its measure
+    (``map`` or ``AP`` for the key ``ap``; lists such as ``p@5,10`` or ``P.5,10``)."""
     if not measures:
         return lines.measures
-    names = [name.strip() for text in measures for name in text.split(",") if name.strip()]
+    names = []
+    for text in measures:
+        tokens = [token for token in split_measure_list(text) if token]
+        if all(token in lines.measures for token in tokens):
+            names += tokens
+            continue
+        try:
+            names += [measure.name for measure in parse_measures([text])]
+        except UsageError:
+            names += tokens
     unknown = [name for name in names if name not in lines.measures]
     if unknown:
         raise UsageError(

@@ -221,3 +221,19 @@ def test_measures_command_lists_json_and_table():
     assert len(lines) == 1 + len(records)
     rbp = next(line for line in lines if line.startswith("rbp"))
     assert "gamma=0.5, k=0" in rbp and "RBP(p=gamma)[@k]" in rbp
+
+
+def test_aggregate_accepts_any_name_of_a_measure_in_the_lines(tmp_path):
+    prefs = tmp_path / "prefs.jsonl"
+    args = ["eval", "-q", "-R", QRELS, "-m", "rpp,ap,p@5,10", "-o", str(prefs), *RUNS]
+    assert CliRunner().invoke(main, args).exit_code == 0
+
+    def keys(*measures):
+        result = CliRunner().invoke(main, ["aggregate", "-P", str(prefs), *(a for m in measures for a in ("-m", m))])
+        assert result.exit_code == 0, result.output
+        return list(orjson.loads(result.stdout))[2:]
+
+    assert keys("map", "P.5,10") == keys("ap", "p@5,10") == keys("AP", "p@5", "P_10") == ["ap", "p@5", "p@10"]
+    result = CliRunner().invoke(main, ["aggregate", "-P", str(prefs), "-m", "ndcg_cut.10"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("prefeval: error: measure(s) ndcg@10 not in ")

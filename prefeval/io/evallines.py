@@ -99,7 +99,8 @@ def eval_lines_from_frames(frames) -> EvalLines:
 
     A row with ``runi`` and ``runj`` is a pair line, a row with ``run`` a metric line (a ``type``
     column, when present, must agree); ``sample`` defaults to 0; an empty (NaN) cell is an absent key,
-    as on a JSON line that lacks it. Errors name the frame's row as ``<DataFrame>:ROW``.
+    as on a JSON line that lacks it. Errors name the row as ``<DataFrame>:ROW`` (1-based, within
+    its frame).
     """
     frames = [frames] if isinstance(frames, pd.DataFrame) else list(frames)
     return eval_lines_from_records(FRAME_SOURCE, chain.from_iterable(_frame_records(frame) for frame in frames))
