@@ -15,7 +15,7 @@ from prefeval.cli import main
 from prefeval.errors import InputError, UsageError
 from prefeval.io.inputs import load_qrels, load_run, named_runs
 
-from conftest import EXAMPLES, write_text
+from conftest import EXAMPLES, ROOT
 
 QRELS = str(EXAMPLES / "qrels.txt")
 NAMES = ("bm25", "dense", "hybrid", "random")
@@ -144,12 +144,15 @@ def test_stdin_for_one_input_still_works(monkeypatch):
     assert frame["run"].unique().tolist() == ["bm25", "stdin"]
 
 
-def test_the_readme_api_example_runs(tmp_path, monkeypatch):
-    qrels = write_text(tmp_path / "qrels.txt", ["q1 0 d1 1", "q1 0 d2 0", "q2 0 d3 2"])
-    del qrels
-    monkeypatch.chdir(tmp_path)
-    frame = pd.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["d1", "d2", "d3"], "score": [0.5, 0.9, 1.0]})
-    metrics = prefeval.evaluate("qrels.txt", {"mine": frame, "theirs": {"q1": {"d1": 2.0}, "q2": {"d9": 1.0}}},
-                                ["map", "P@1"])
+def test_the_readme_example_on_dataframes_and_dicts_runs():
+    readme = (ROOT / "README.md").read_text()
+    block = next(b for b in readme.split("```python\n")[1:] if "prefeval.evaluate(qrels, runs" in b).split("```")[0]
+    namespace: dict = {}
+    exec(block, namespace)
+    metrics, summary = namespace["metrics"], namespace["summary"]
+    assert list(metrics.columns) == ["sample", "run", "qid", "ap", "ndcg@10", "p@10"]
+    # q1: bm25 ranks d2 (grade 0), d1 (1); dense ranks d1 first. q2: bm25 finds d3 first, dense second
     assert metrics.set_index(["run", "qid"])["ap"].to_dict() == {
-        ("mine", "q1"): 0.5, ("mine", "q2"): 1.0, ("theirs", "q1"): 1.0, ("theirs", "q2"): 0.0}
+        ("bm25", "q1"): 0.5, ("bm25", "q2"): 1.0, ("dense", "q1"): 1.0, ("dense", "q2"): 0.5}
+    assert summary["qid"] == "all" and summary["ap"]["mean"] == ["bm25", "dense"]  # tied at 0.75, by name
+    assert summary["ap"]["scores"]["mean"] == {"bm25": 0.75, "dense": 0.75}
