@@ -234,27 +234,29 @@ def _against_qrels(run_qids: pd.Index, qrels: JudgedQrels, errors: list[str], wa
 
 
 def _qid_hint(run_qids: pd.Index, qrels_qids: pd.Index) -> str:
-    """A hint when the ids would match without leading zeros ('051' against '51')."""
-    unpadded = pd.Index(qrels_qids.astype(str).str.lstrip("0"))
-    matches = run_qids[pd.Index(run_qids.astype(str).str.lstrip("0")).isin(unpadded)]
-    if len(matches) == 0:
+    """A hint when the ids would match without leading zeros ('051' against '51'), else examples."""
+    run_bare = pd.Index(run_qids.astype(str).str.lstrip("0"))
+    qrels_bare = pd.Index(qrels_qids.astype(str).str.lstrip("0"))
+    shared = np.flatnonzero(run_bare.isin(qrels_bare))
+    if len(shared) == 0:
         return f" (run ids such as {run_qids[0]!r}, qrels ids such as {qrels_qids[0]!r})"
-    example = matches[0]
-    partner = qrels_qids[unpadded.get_loc(str(example).lstrip("0"))] if unpadded.is_unique else None
-    return f"; the ids differ in zero-padding ({example!r} in the run" + (f", {partner!r} in the qrels)" if partner is not None else ")")
+    run_qid = run_qids[shared[0]]
+    qrels_qid = qrels_qids[np.flatnonzero(qrels_bare == run_bare[shared[0]])[0]]
+    return f"; the ids differ in zero-padding ({run_qid!r} in the run, {qrels_qid!r} in the qrels)"
 
 
 def _duplicates(data: bytes, query_codes, unique_qids, docids, errors: list[str]) -> dict:
     duplicated = pd.MultiIndex.from_arrays([query_codes, docids]).duplicated()
     count = int(duplicated.sum())
-    first = None
-    if count:
-        row = int(np.flatnonzero(duplicated)[0])
-        qid, docid = str(unique_qids[query_codes[row]]), str(docids[row])
-        first = {"qid": qid, "docid": docid, "lines": find_lines(data, {0: qid, 2: docid})[:2]}
-        errors.append(f"{_counted(count, 'document appears', 'documents appear')} twice for a query (first: {docid!r} for query {qid!r}"
-                      + (f", lines {first['lines'][0]} and {first['lines'][1]})" if len(first["lines"]) == 2 else ")"))
-    return {"count": count, "first": first}
+    if not count:
+        return {"count": 0, "first": None}
+    row = int(np.flatnonzero(duplicated)[0])
+    qid, docid = str(unique_qids[query_codes[row]]), str(docids[row])
+    lines = find_lines(data, {0: qid, 2: docid})[:2]
+    where = f", lines {lines[0]} and {lines[1]}" if len(lines) == 2 else ""
+    errors.append(f"{_counted(count, 'document appears', 'documents appear')} twice for a query "
+                  f"(first: {docid!r} for query {qid!r}{where})")
+    return {"count": count, "first": {"qid": qid, "docid": docid, "lines": lines}}
 
 
 def _ties(query_codes, scores, rank, depth, warnings: list[str]) -> dict:

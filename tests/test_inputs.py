@@ -108,7 +108,7 @@ def test_runs_are_named_by_key_file_name_or_position(tmp_path):
 
 @pytest.mark.parametrize("qrels, runs, error, message", [
     (QRELS, {"q101": {"a": 1.0}}, UsageError, "runs look like a single run {qid: {docid: score}}"),
-    (QRELS, {"a": 3}, UsageError, "run 'a' is a int, not a path, DataFrame or dict"),
+    (QRELS, {"a": 3}, UsageError, "run 'a' is of type int, not a path, DataFrame or dict"),
     (QRELS, [], UsageError, "at least one run is needed"),
     ("-", ["-"], UsageError, "standard input (-) can stand for only one"),
     (QRELS, {"r": pd.DataFrame({"qid": ["q101"], "docno": ["a"], "score": [1.0]})}, InputError,
@@ -118,11 +118,11 @@ def test_runs_are_named_by_key_file_name_or_position(tmp_path):
     (QRELS, {"r": pd.DataFrame({"qid": [None], "doc_id": ["a"], "score": [1.0]})}, InputError,
      "<run r>: column 'qid' is missing a value (row 0)"),
     (QRELS, {"r": {"q101": {"a": "high"}}}, InputError, "<run r>: score 'high' of document 'a' in query 'q101' is not a number"),
-    (QRELS, {"r": {"q101": [1.0]}}, InputError, "<run r>: query 'q101' holds a list; expected {qid: {docid: score}}"),
+    (QRELS, {"r": {"q101": [1.0]}}, InputError, "<run r>: query 'q101' holds a value of type list; expected {qid: {docid: score}}"),
     (QRELS, {"r": {}}, InputError, "<run r>: no scored documents"),
     ({"q1": {"a": float("nan")}}, [RUNS[0]], InputError, "<qrels>: the grade of document 'a' is missing (NaN)"),
     ({"q1": {"a": 0}}, [RUNS[0]], InputError, "<qrels>: no query has a relevant document"),
-    ([1, 2], [RUNS[0]], UsageError, "<qrels>: expected a path, a DataFrame or a dict, not a list"),
+    ([1, 2], [RUNS[0]], UsageError, "<qrels>: expected a path, a DataFrame or a dict, not a value of type list"),
 ])
 def test_bad_inputs_are_named_errors(qrels, runs, error, message):
     with pytest.raises(error) as caught:

@@ -67,7 +67,7 @@ def named_runs(runs) -> list[tuple[str | None, Judgments]]:
         for name, run in named:
             if not (_is_path(run) or isinstance(run, (pd.DataFrame, Mapping))):
                 raise UsageError(
-                    f"run {name!r} is a {type(run).__name__}, not a path, DataFrame or dict; to pass one run "
+                    f"run {name!r} is of type {type(run).__name__}, not a path, DataFrame or dict; to pass one run "
                     f"as {{qid: {{docid: score}}}}, name it: {{'name': run}}"
                 )
     else:
@@ -121,7 +121,7 @@ def _columns(value, source: str, number_columns: tuple[str, ...], number_name: s
     elif isinstance(value, Mapping):
         qids, docids, numbers = _dict_columns(value, source, number_name)
     else:
-        raise UsageError(f"{source}: expected a path, a DataFrame or a dict, not a {type(value).__name__}")
+        raise UsageError(f"{source}: expected a path, a DataFrame or a dict, not a value of type {type(value).__name__}")
     if len(numbers) == 0:
         raise InputError(source, "no judgments" if source == QRELS_SOURCE else "no scored documents")
     return _as_text(qids), _as_text(docids), numbers
@@ -154,7 +154,7 @@ def _dict_columns(judgments: Mapping, source: str, number_name: str):
     for qid, documents in zip(judgments, per_query):
         if not isinstance(documents, Mapping):
             raise InputError(
-                source, f"query {qid!r} holds a {type(documents).__name__}; expected {{qid: {{docid: {number_name}}}}}"
+                source, f"query {qid!r} holds a value of type {type(documents).__name__}; expected {{qid: {{docid: {number_name}}}}}"
             )
     counts = np.fromiter((len(documents) for documents in per_query), dtype=np.int64, count=len(per_query))
     total = int(counts.sum())
