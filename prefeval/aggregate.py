@@ -13,18 +13,21 @@ pref_aggregate.py (its keys first, then ``scores``)::
 
 from __future__ import annotations
 
+import os
 from typing import Iterator, Sequence
 
 import numpy as np
 
 from prefeval.errors import InputError, UsageError
-from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
+from prefeval.io.evallines import EvalLines, SampleScores, eval_lines_from_frames, read_eval_lines
+from prefeval.measures import parse_measures
+from prefeval.measures.names import split_measure_list
 from prefeval.orderings import DEFAULT_DAMPING, QueryOrderings, ordering_by
 from prefeval.sampling import keep_count
 
 
 def aggregate(
-    source: str | EvalLines,
+    source,
     measures: Sequence[str] = (),
     per_query: bool = False,
     summary: bool = True,
@@ -33,14 +36,18 @@ def aggregate(
     seed: int | None = None,
     damping: float = DEFAULT_DAMPING,
 ) -> Iterator[dict]:
-    """Aggregate eval lines (a path, ``-``, or :class:`EvalLines`) into orderings, as records.
+    """Aggregate eval lines into orderings, as records.
+
+    ``source`` is a path (``-`` for stdin) of per-query eval JSON lines; or DataFrames, one or a
+    list, of per-query values as :func:`prefeval.evaluate` and :func:`prefeval.compare` return them
+    (:func:`~prefeval.io.evallines.eval_lines_from_frames`); or :class:`EvalLines`.
 
     Without ``query_fraction``, every sample in the input is aggregated (the first ``num_samples``
     of them when given), keeping its number. With ``query_fraction`` F < 1, ``num_samples`` (default
     1) aggregations are made, each on floor(Q × F) queries (at least one) of sample 0 drawn with
     ``seed``, numbered from 0 (as pref_aggregate.py does).
     """
-    lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
+    lines = _eval_lines(source)
     chosen = _choose_measures(lines, measures)
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
@@ -54,10 +61,29 @@ def aggregate(
             yield _summary_record(lines, sample_number, orderings, damping)
 
 
+def _eval_lines(source) -> EvalLines:
+    if isinstance(source, EvalLines):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        return read_eval_lines(os.fspath(source))
+    return eval_lines_from_frames(source)
+
+
 def _choose_measures(lines: EvalLines, measures: Sequence[str]) -> list[str]:
+    """The keys asked for by ``-m``: each a key of the eval lines, or any name of its measure
+    (``map`` or ``AP`` for the key ``ap``; lists such as ``p@5,10`` or ``P.5,10``)."""
     if not measures:
         return lines.measures
-    names = [name.strip() for text in measures for name in text.split(",") if name.strip()]
+    names = []
+    for text in measures:
+        tokens = [token for token in split_measure_list(text) if token]
+        if all(token in lines.measures for token in tokens):
+            names += tokens
+            continue
+        try:
+            names += [measure.name for measure in parse_measures([text])]
+        except UsageError:
+            names += tokens
     unknown = [name for name in names if name not in lines.measures]
     if unknown:
         raise UsageError(

@@ -3,11 +3,16 @@
 >>> import prefeval
 >>> metrics = prefeval.evaluate("qrels.txt", ["runA", "runB"], ["ap", "ndcg@10"])
 >>> prefs = prefeval.compare("qrels.txt", ["runA", "runB"], ["rpp", "lexiprecision"])
->>> orderings = list(prefeval.aggregate("prefs.jsonl"))
+>>> orderings = list(prefeval.aggregate(prefs))
+
+``qrels`` and the runs may be file paths, pandas DataFrames (columns ``query_id``, ``doc_id`` and
+``relevance`` or ``score``, as ir_measures and ranx name them) or dicts ``{qid: {docid: value}}``;
+``runs`` is a list or a dict ``{run name: run}`` (:mod:`prefeval.io.inputs`). Measures may be named as
+prefeval, trec_eval or ir_measures name them (``ap``, ``map``, ``AP``).
 
 Options are those of :meth:`prefeval.evaluation.Evaluation.from_files` (``measure_set``,
-``binary_relevance``, ``relevance_floor``, ``topk``, ``samples``, ``query_fraction``,
-``label_fraction``, ``label_policy``, ``seed``).
+``binary_relevance``, ``relevance_floor``, ``relevance_level``, ``topk``, ``samples``,
+``query_fraction``, ``label_fraction``, ``label_policy``, ``seed``).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import pandas as pd
 from prefeval.evaluation import Block, Evaluation, Summary
 
 
-def evaluate(qrels: str, runs: Sequence[str], measures: Sequence[str] = (), *, per_query: bool = True, **options) -> pd.DataFrame:
+def evaluate(qrels, runs, measures: Sequence[str] = (), *, per_query: bool = True, **options) -> pd.DataFrame:
     """Metric values: columns ``sample, run, qid`` and one per metric, a row per run and query.
 
     With ``per_query=False``, a row per sample and run holds the means over queries (qid ``all``).
@@ -30,9 +35,9 @@ def evaluate(qrels: str, runs: Sequence[str], measures: Sequence[str] = (), *, p
     return _frame(evaluation, "metrics", labels, [m.name for m in evaluation.metric_measures], per_query)
 
 
-def compare(qrels: str, runs: Sequence[str], measures: Sequence[str] = (), *, per_query: bool = True, **options) -> pd.DataFrame:
+def compare(qrels, runs, measures: Sequence[str] = (), *, per_query: bool = True, **options) -> pd.DataFrame:
     """Preferences (metrics as differences): columns ``sample, runi, runj, qid`` and one per measure,
-    a row per pair of runs (in command-line order, i < j) and query.
+    a row per pair of runs (in the order given, i < j) and query.
 
     With ``per_query=False``, a row per sample and pair holds the means over queries (qid ``all``).
     """

@@ -15,11 +15,13 @@ from typing import Callable, Iterator, Sequence, TypeVar
 import numpy as np
 
 from prefeval.errors import UsageError
-from prefeval.io.trec import Qrels, read_qrels
-from prefeval.loading import load_runs
-from prefeval.parallel import fork_map
+from prefeval.io.inputs import load_qrels, named_runs
+from prefeval.io.source import check_stdin_used_once
+from prefeval.io.trec import Qrels
+from prefeval.loading import rank_runs
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.preferences import Comparison
+from prefeval.parallel import fork_map
 from prefeval.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.progress import SILENT, Progress
 from prefeval.ranktable import RankTable
@@ -65,6 +67,11 @@ class Evaluation:
     ``samples`` repeats the evaluation with fresh subsampling (``query_fraction``, ``label_fraction``
     with ``label_policy``), numbered from 0; ``seed`` makes the subsampling reproducible (one is drawn,
     and reported in :attr:`notes`, when it is needed and not given).
+
+    ``relevance_level`` L (trec_eval's ``-l``): binary measures (every one whose ``graded`` is false:
+    AP, P@k, RR, the lexicographic preferences, ...) count a document as relevant when its grade is
+    >= L; graded ones (nDCG, graded RPP) keep every positive grade. A query is evaluated, in a
+    sample, only when it has a (selected) document of grade >= L, so that m >= 1 for every measure.
     """
 
     table: RankTable
@@ -74,6 +81,7 @@ class Evaluation:
     label_fraction: float = 1.0
     label_policy: str = "random"
     seed: int | None = None
+    relevance_level: float | None = None
     notes: list[str] = field(default_factory=list)
     progress: Progress = SILENT
 
@@ -83,6 +91,8 @@ class Evaluation:
         for name, fraction in (("query_fraction", self.query_fraction), ("label_fraction", self.label_fraction)):
             if not 0.0 < fraction <= 1.0:
                 raise UsageError(f"{name} must be in (0, 1], not {fraction}")
+        if self.relevance_level is not None and not self.relevance_level > 0:
+            raise UsageError(f"relevance level must be > 0 (a grade <= 0 is never relevant), not {self.relevance_level}")
         if self.label_policy not in LABEL_POLICIES:
             raise UsageError(f"label policy must be one of {', '.join(LABEL_POLICIES)}")
         if self.table.num_runs < 2 and self.preference_measures and not self.metric_measures:
@@ -95,8 +105,8 @@ class Evaluation:
     @classmethod
     def from_files(
         cls,
-        qrels: str,
-        runs: Sequence[str],
+        qrels,
+        runs,
         measures: Sequence[str | Measure] = (),
         measure_set: str = "none",
         binary_relevance: float | None = None,
@@ -106,17 +116,21 @@ class Evaluation:
         progress: Progress = SILENT,
         **options,
     ) -> "Evaluation":
-        """Read ``qrels`` and the ``runs`` (paths, ``-`` for stdin; parsed in ``jobs`` processes,
-        default one per processor) and set up the evaluation."""
-        if not runs:
-            raise UsageError("at least one run is needed")
+        """Read ``qrels`` and the ``runs`` and set up the evaluation.
+
+        Inputs may be paths (``-`` for stdin), DataFrames or dicts; ``runs`` a list or a dict
+        ``{name: run}`` (:mod:`prefeval.io.inputs`). Runs are parsed in ``jobs`` processes (default:
+        one per processor).
+        """
         if topk is not None and topk < 1:
             raise UsageError("topk must be at least 1")
         chosen = _resolve_measures(measures, measure_set)
-        judgments = read_qrels(qrels, binary_relevance, relevance_floor)
-        table = load_runs(judgments, runs, topk, jobs, progress)
+        named = named_runs(runs)
+        check_stdin_used_once([qrels, *(run for _, run in named)])
+        judgments = load_qrels(qrels, binary_relevance, relevance_floor)
+        table = rank_runs(judgments, named, topk, jobs, progress)
         evaluation = cls(table=table, measures=chosen, progress=progress, **options)
-        evaluation.notes[:0] = _data_notes(judgments, table)
+        evaluation.notes[:0] = _data_notes(judgments, table, evaluation.relevance_level)
         return evaluation
 
     @property
@@ -191,11 +205,20 @@ class SampleEvaluation:
         table = evaluation.table
         self.evaluation = evaluation
         self.number = number
+        # binary measures count grade >= the relevance level; graded ones (ndcg, graded RPP) every
+        # positive grade, on the same queries (those with a document at the level)
+        binary_selection = selection.at_relevance_level(table, evaluation.relevance_level)
+        self.binary = binary_positions(table, binary_selection)
+        if binary_selection is selection:
+            every_grade = self.binary
+        else:
+            selection = Selection(binary_selection.queries, selection.documents)
+            every_grade = binary_positions(table, selection)
         self.qids = [table.qids[q] for q in selection.queries]
-        self.binary = binary_positions(table, selection)
         wants_graded = any(m.graded for m in evaluation.preference_measures)
         self.graded = graded_positions(table, selection) if wants_graded else None
-        self.metric_values = {m.name: m.compute(self.binary) for m in evaluation.metric_measures}
+        self.metric_values = {m.name: m.compute(every_grade if m.graded else self.binary)
+                              for m in evaluation.metric_measures}
         pairs = np.array(evaluation.pairs, dtype=np.int64).reshape(-1, 2)
         self.first, self.second = pairs[:, 0], pairs[:, 1]
 
@@ -265,12 +288,20 @@ def _query_blocks(binary: Positions, graded: Positions | None, num_pairs: int, p
         start = stop
 
 
-def _data_notes(qrels: Qrels, table: RankTable) -> list[str]:
+def _data_notes(qrels: Qrels, table: RankTable, relevance_level: float | None = None) -> list[str]:
     """What the user should know about the data (printed on stderr, never on stdout)."""
     notes = []
     if qrels.dropped_qids:
         shown = ", ".join(qrels.dropped_qids[:5]) + (", ..." if len(qrels.dropped_qids) > 5 else "")
         notes.append(f"{qrels.source}: dropped {len(qrels.dropped_qids)} queries without relevant documents ({shown})")
+    if relevance_level is not None:
+        everything = Selection.everything(table)
+        below = np.setdiff1d(everything.queries, everything.at_relevance_level(table, relevance_level).queries)
+        if len(below):
+            shown = ", ".join(table.qids[q] for q in below[:5]) + (", ..." if len(below) > 5 else "")
+            notes.append(
+                f"{qrels.source}: left out {len(below)} queries without a document of grade >= {relevance_level:g} ({shown})"
+            )
     for run_id, in_run in zip(table.run_ids, table.in_run):
         missing = int((~in_run).sum())
         if missing == table.num_queries:

@@ -1,4 +1,4 @@
-"""Reading run files into a RankTable, several runs at a time in worker processes.
+"""Reading runs into a RankTable, several runs at a time in worker processes.
 
 Parsing a run and ranking it (:func:`prefeval.ranktable.rank_relevant`) is independent of every other
 run, and what comes back from a worker is only the run's RankTable row (the ranks of the relevant
@@ -10,36 +10,40 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from prefeval.io.inputs import Judgments, load_run
 from prefeval.io.source import STDIN
-from prefeval.io.trec import Qrels, read_run
+from prefeval.io.trec import Qrels
 from prefeval.parallel import default_jobs, fork_map
 from prefeval.progress import SILENT, Progress
-from prefeval.ranktable import RankTable, RelevantLookup, rank_relevant
+from prefeval.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
 
 
-def load_runs(
+def rank_runs(
     qrels: Qrels,
-    paths: Sequence[str],
+    runs: Sequence[tuple[str | None, Judgments]],
     topk: int | None = None,
     jobs: int | None = None,
     progress: Progress = SILENT,
 ) -> RankTable:
-    """Parse and rank the run files (in command-line order) against ``qrels``."""
+    """Rank the runs, given as (name, run) as :func:`prefeval.io.inputs.named_runs` lists them,
+    against ``qrels``, in their order."""
     lookup = RelevantLookup(qrels)
 
-    def rank(path: str):
-        return rank_relevant(read_run(path), lookup, topk)
+    def rank(number: int) -> RankedRun:
+        name, run = runs[number]
+        return rank_relevant(load_run(run, name), lookup, topk)
 
-    files = [path for path in paths if path != STDIN]
-    progress.start("parsing runs", len(paths))
+    from_stdin = [n for n, (_, run) in enumerate(runs) if isinstance(run, str) and run == STDIN]
+    elsewhere = [n for n in range(len(runs)) if n not in from_stdin]
+    progress.start("parsing runs", len(runs))
     try:
         ranked = {}
-        for path, run in zip(files, fork_map(rank, files, jobs or default_jobs())):
-            ranked[path] = run
+        for number, run in zip(elsewhere, fork_map(rank, elsewhere, jobs or default_jobs())):
+            ranked[number] = run
             progress.advance()
-        if STDIN in paths:
-            ranked[STDIN] = rank(STDIN)
+        for number in from_stdin:
+            ranked[number] = rank(number)
             progress.advance()
     finally:
         progress.finish()
-    return RankTable.from_ranked(qrels, (ranked[path] for path in paths))
+    return RankTable.from_ranked(qrels, (ranked[number] for number in range(len(runs))))

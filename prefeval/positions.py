@@ -31,6 +31,15 @@ class Selection:
     def everything(cls, table: RankTable) -> "Selection":
         return cls(np.arange(table.num_queries), np.ones(len(table.qrels.docids), dtype=bool))
 
+    def at_relevance_level(self, table: RankTable, level: float | None) -> "Selection":
+        """The selected documents of grade >= ``level``, and the selected queries that keep at least
+        one of them (so that every position vector has m >= 1). ``None``: this selection itself."""
+        if level is None:
+            return self
+        documents = self.documents & (table.qrels.grades >= level)
+        keeps_one = np.bincount(table.qrels.query_of_document[documents], minlength=table.num_queries) > 0
+        return Selection(self.queries[keeps_one[self.queries]], documents)
+
 
 @dataclass(frozen=True)
 class Positions:

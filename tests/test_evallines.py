@@ -23,6 +23,10 @@ def eval_output(**options) -> bytes:
     return b"".join(evaluation_lines(evaluation))
 
 
+def line_by_line(path) -> evallines.EvalLines:
+    return evallines.eval_lines_from_records(str(path), evallines._numbered_records(path.read_bytes().split(b"\n"), str(path)))
+
+
 def assert_same(fast: evallines.EvalLines, slow: evallines.EvalLines) -> None:
     assert fast.measures == slow.measures and fast.metric_names == slow.metric_names
     assert len(fast.samples) == len(slow.samples)
@@ -40,12 +44,12 @@ def assert_same(fast: evallines.EvalLines, slow: evallines.EvalLines) -> None:
 def test_eval_output_takes_the_fast_path(tmp_path, monkeypatch):
     path = tmp_path / "prefs"
     path.write_bytes(eval_output(samples=2, query_fraction=0.8, seed=1))
-    slow = evallines._read_line_by_line(path.read_bytes().split(b"\n"), str(path))
+    slow = line_by_line(path)
 
     def refuse(*args):
         raise AssertionError("fell back to the line-by-line reader")
 
-    monkeypatch.setattr(evallines, "_read_line_by_line", refuse)
+    monkeypatch.setattr(evallines, "eval_lines_from_records", refuse)
     fast = evallines.read_eval_lines(str(path))
     assert_same(fast, slow)
     assert [s.sample for s in fast.samples] == [0, 1]
@@ -75,4 +79,4 @@ def rename(data: bytes, old: bytes, new: bytes) -> bytes:
 def test_fast_and_slow_readers_agree(tmp_path, transform):
     path = tmp_path / "prefs"
     path.write_bytes(transform(eval_output()))
-    assert_same(evallines.read_eval_lines(str(path)), evallines._read_line_by_line(path.read_bytes().split(b"\n"), str(path)))
+    assert_same(evallines.read_eval_lines(str(path)), line_by_line(path))

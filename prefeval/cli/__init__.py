@@ -10,8 +10,10 @@ import click
 
 from prefeval import __version__
 from prefeval.cli.aggregate import aggregate_command
+from prefeval.cli.check import check_command
 from prefeval.cli.common import CONTEXT
 from prefeval.cli.evaluate import eval_command
+from prefeval.cli.measures import measures_command
 
 
 @click.group(context_settings=CONTEXT)
@@ -25,5 +27,5 @@ def main() -> None:
     """
 
 
-for command in (eval_command, aggregate_command):
+for command in (eval_command, aggregate_command, check_command, measures_command):
     main.add_command(command)

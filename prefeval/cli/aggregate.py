@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from prefeval.aggregate import aggregate
-from prefeval.cli.common import CONTEXT, FRACTION, note, output_option, reported_errors
+from prefeval.cli.common import CONTEXT, FRACTION, INPUT_FILE, note, output_option, reported_errors
 from prefeval.io.jsonl import output_stream, write_jsonl
 from prefeval.orderings import DEFAULT_DAMPING
 from prefeval.sampling import draw_seed
@@ -17,7 +17,7 @@ Examples:
   prefeval aggregate -P prefs.jsonl.gz -m rpp -m ap -q
   prefeval aggregate -P prefs.jsonl --query_fraction 0.5 --num_samples 100 --seed 7
 """)
-@click.option("-P", "--prefs", required=True, metavar="PREFS", help="Per-query eval lines (from eval -q; gzip or - for stdin).")
+@click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS", help="Per-query eval lines (from eval -q; gzip or - for stdin).")
 @click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write the per-query orderings.")
 @click.option("-n", "--nosummary", "--no-summary", is_flag=True, help="Do not write the summary orderings.")
 @click.option("-m", "--measure", "--metric", "measures", multiple=True, metavar="MEASURE",

@@ -1,4 +1,10 @@
-"""What every command shares: the click context, error reporting, notes on stderr, output options."""
+"""What every command shares: the click context, error reporting, notes on stderr, output options,
+colour, and plain-text tables.
+
+Colour: only the ``error:`` and ``warning:`` labels are coloured, only when the stream they go to is
+a terminal (click strips styles otherwise), and never when ``NO_COLOR`` is set to anything but the
+empty string (https://no-color.org).
+"""
 
 from __future__ import annotations
 
@@ -8,15 +14,67 @@ import sys
 from typing import Iterator
 
 import click
+import pandas as pd
+from click.shell_completion import CompletionItem
 
 from prefeval.errors import InputError, UsageError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 FRACTION = click.FloatRange(0.0, 1.0, min_open=True)
+LABEL_COLOURS = {"error": "red", "warning": "yellow"}
 
 output_option = click.option(
     "-o", "--output", type=click.Path(dir_okay=False), help="Write to this file (atomically) instead of stdout."
 )
+
+
+class InputFile(click.ParamType):
+    """A file to read, ``-`` for stdin: passed on as given (the library reports what is wrong with
+    it, naming the file), and completed as a file name by the shell."""
+
+    name = "file"
+
+    def convert(self, value, param, ctx) -> str:
+        return os.fspath(value)
+
+    def shell_complete(self, ctx, param, incomplete: str) -> list[CompletionItem]:
+        return [CompletionItem(incomplete, type="file")]
+
+
+INPUT_FILE = InputFile()
+
+
+def colour() -> bool | None:
+    """click's ``color`` argument: False under ``NO_COLOR``; otherwise None (colour on a terminal only)."""
+    return False if os.environ.get("NO_COLOR") else None
+
+
+def label(kind: str) -> str:
+    """``error:`` or ``warning:``, styled (the style is dropped where colour is not wanted)."""
+    return click.style(f"{kind}:", fg=LABEL_COLOURS.get(kind), bold=True)
+
+
+def styled_for(stream, text: str) -> str:
+    """``text`` with its styles kept only when ``stream`` is a terminal and ``NO_COLOR`` is unset."""
+    keep = colour() is not False and getattr(stream, "isatty", lambda: False)()
+    return text if keep else click.unstyle(text)
+
+
+def echo(message: str, err: bool = False) -> None:
+    """Print a line that may hold styled labels, honouring ``NO_COLOR`` and non-terminals."""
+    click.echo(message, err=err, color=colour())
+
+
+def text_table(frame: pd.DataFrame) -> str:
+    """A plain-text table: numbers right-aligned, everything else left-aligned, two spaces apart."""
+    columns = []
+    for name in frame.columns:
+        cells = [str(value) for value in frame[name]]
+        numeric = pd.api.types.is_numeric_dtype(frame[name])
+        width = max(len(cell) for cell in [str(name), *cells])
+        align = str.rjust if numeric else str.ljust
+        columns.append([align(str(name), width), *(align(cell, width) for cell in cells)])
+    return "\n".join("  ".join(row).rstrip() for row in zip(*columns))
 
 
 def note(message: str) -> None:
@@ -31,10 +89,10 @@ def reported_errors() -> Iterator[None]:
     try:
         yield
     except InputError as error:
-        click.echo(f"prefeval: error: {error}", err=True)
+        echo(f"prefeval: {label('error')} {error}", err=True)
         sys.exit(1)
     except UsageError as error:
-        click.echo(f"prefeval: error: {error}", err=True)
+        echo(f"prefeval: {label('error')} {error}", err=True)
         sys.exit(2)
     except BrokenPipeError:
         # the reader of our stdout went away (``| head``): stop quietly

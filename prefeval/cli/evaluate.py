@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from prefeval.cli.common import CONTEXT, FRACTION, note, output_option, reported_errors
+from prefeval.cli.common import CONTEXT, FRACTION, INPUT_FILE, note, output_option, reported_errors
 from prefeval.evaluation import Evaluation
 from prefeval.io.jsonl import output_stream
 from prefeval.measures import MEASURE_SETS
@@ -20,10 +20,11 @@ Examples:
   prefeval eval -R qrels.txt -m ap,ndcg@10,p@5,10 -b 1 run.gz
   prefeval eval -q -R qrels.txt --samples 10 --query_fraction 0.5 --seed 1 runA runB
 """)
-@click.option("-R", "--qrels", required=True, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
+@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
               help="A measure, or a comma-separated list (repeatable): rpp, invrpp, dcgrpp, lexirecall, "
-                   "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k.")
+                   "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k; "
+                   "trec_eval and ir_measures names too (map, P.10, nDCG@10): see `prefeval measures`.")
 @click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none", show_default=True,
               help="preferences: add the six preference measures; all: add the default list; none: only -m "
                    "(the default list when there is no -m).")
@@ -31,6 +32,9 @@ Examples:
               help="Binary relevance: grade >= GRADE is relevant (1), anything else is not (0).")
 @click.option("-f", "--relevance_floor", "--relevance-floor", type=float, metavar="GRADE",
               help="Grades below GRADE become 0 (non-relevant).")
+@click.option("-l", "--relevance_level", "--relevance-level", type=float, metavar="GRADE",
+              help="Binary measures count grade >= GRADE as relevant (trec_eval -l); graded ones (ndcg, "
+                   "graded RPP) keep every positive grade.")
 @click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write per-query lines.")
 @click.option("-n", "--nosummary", "--no-summary", is_flag=True, help="Do not write the summary lines.")
 @click.option("--topk", type=click.IntRange(min=1), metavar="K", help="Truncate every run to its first K documents.")
@@ -46,9 +50,10 @@ Examples:
 @click.option("--jobs", type=click.IntRange(min=1), help="Work in this many processes (default: one per processor).")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr (it is shown only on a terminal anyway).")
 @output_option
-@click.argument("runs", nargs=-1, required=True, metavar="RUN...")
-def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, query_eval_wanted, nosummary,
-                 topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet, output, runs):
+@click.argument("runs", nargs=-1, required=True, type=INPUT_FILE, metavar="RUN...")
+def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
+                 nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
+                 output, runs):
     """Evaluate RUNs against QRELS and write JSON lines: per query (-q) and summary means of every
     pair of runs (preferences, and metric differences) and of every run (metrics)."""
     with reported_errors():
@@ -56,7 +61,8 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             qrels, runs, measures, measure_set,
             binary_relevance=binary_relevance, relevance_floor=relevance_floor, topk=topk,
             samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
-            label_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=Progress.for_terminal(quiet),
+            label_policy=label_fraction_policy, seed=seed, relevance_level=relevance_level, jobs=jobs,
+            progress=Progress.for_terminal(quiet),
         )
         for message in evaluation.notes:
             note(message)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from itertools import chain
+from typing import Iterable, Iterator
 
 import numpy as np
 import orjson
@@ -91,7 +93,7 @@ def read_eval_lines(path: str) -> EvalLines:
     try:
         return _read_regular(lines, source)
     except _Irregular:
-        return _read_line_by_line(lines, source)
+        return eval_lines_from_records(source, _numbered_records(lines, source))
 
 
 def _read_regular(lines: list[bytes], source: str) -> EvalLines:
@@ -199,17 +201,53 @@ def _no_per_query_lines(source: str, summary_only: bool) -> None:
     raise InputError(source, f"no per-query lines: {hint}run `prefeval eval` with -q to write them")
 
 
-def _read_line_by_line(lines: list[bytes], source: str) -> EvalLines:
-    """The general path: lines may have different keys; the first bad line is an error."""
+def _numbered_records(lines: list[bytes], source: str) -> Iterator[tuple[int, dict]]:
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            yield number, _parse_line(line, source, number)
+
+
+FRAME_SOURCE = "<DataFrame>"
+
+
+def eval_lines_from_frames(frames) -> EvalLines:
+    """Eval lines from DataFrames: what :func:`prefeval.evaluate` and :func:`prefeval.compare` return
+    (per query), or eval JSON lines read by ``pandas.read_json(..., lines=True)``; one frame or several.
+
+    A row with ``runi`` and ``runj`` is a pair line, a row with ``run`` a metric line (a ``type``
+    column, when present, must agree); ``sample`` defaults to 0; an empty (NaN) cell is an absent key,
+    as on a JSON line that lacks it. Errors name the row as ``<DataFrame>:ROW`` (1-based, within
+    its frame).
+    """
+    frames = [frames] if isinstance(frames, pd.DataFrame) else list(frames)
+    return eval_lines_from_records(FRAME_SOURCE, chain.from_iterable(_frame_records(frame) for frame in frames))
+
+
+def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, dict]]:
+    present = frame.notna().to_numpy()
+    columns = list(frame.columns)
+    for number, (values, keep) in enumerate(zip(frame.itertuples(index=False, name=None), present), start=1):
+        record = {column: value for column, value, kept in zip(columns, values, keep) if kept}
+        record.setdefault("sample", 0)
+        if "type" not in record:
+            record["type"] = "preference" if "runi" in record else "metric" if "run" in record else None
+        for key, value in record.items():
+            if isinstance(value, np.generic):
+                record[key] = value = value.item()
+            if key == "sample" and isinstance(value, float) and value.is_integer():
+                record[key] = int(value)
+        yield number, record
+
+
+def eval_lines_from_records(source: str, numbered_records: Iterable[tuple[int, dict]]) -> EvalLines:
+    """Gather (line number, record) pairs of eval lines, which may have different keys; an error
+    names ``source`` and the line."""
     pair_rows: list[tuple] = []
     metric_rows: list[tuple] = []
     measures: dict[str, None] = {}
     metric_names: set[str] = set()
     summary_only = False
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        record = _parse_line(line, source, number)
+    for number, record in numbered_records:
         if record.get("qid") == "all":
             summary_only = True
             continue

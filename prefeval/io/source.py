@@ -7,7 +7,7 @@ import os
 import sys
 import zlib
 
-from prefeval.errors import InputError
+from prefeval.errors import InputError, UsageError
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -48,3 +48,9 @@ def read_bytes(path: str) -> bytes:
 def display_name(path: str) -> str:
     """How a source is named in messages: the path as given, or ``<stdin>``."""
     return "<stdin>" if path == STDIN else os.fspath(path)
+
+
+def check_stdin_used_once(paths) -> None:
+    """Standard input can be read only once: ``-`` may stand for one input at most (a usage error)."""
+    if sum(1 for path in paths if isinstance(path, str) and path == STDIN) > 1:
+        raise UsageError("standard input (-) can stand for only one of the input files")

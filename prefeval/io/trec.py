@@ -51,6 +51,10 @@ class LineFormat:
     decimal_comma: bool
     other_kind_hint: str
 
+    def parse_number(self, field: bytes) -> float | None:
+        """The number in a grade or score field, or None when it is not one this format accepts."""
+        return _parse_number(field, self)
+
     def field_count_error(self, found: int) -> str:
         expected = (
             f"{self.min_fields}" if self.min_fields == self.max_fields
@@ -130,14 +134,17 @@ class RunColumns:
     qids: np.ndarray
     docids: np.ndarray
     scores: np.ndarray
-    path: str
+    path: str | None
     stdin_text: bytes | None = None
 
     def __len__(self) -> int:
         return len(self.scores)
 
     def text(self) -> bytes:
-        return self.stdin_text if self.stdin_text is not None else read_bytes(self.path)
+        """The run file's bytes (empty for a run that did not come from a file)."""
+        if self.stdin_text is not None:
+            return self.stdin_text
+        return read_bytes(self.path) if self.path is not None else b""
 
 
 def run_id_from_path(path: str) -> str:
@@ -155,21 +162,31 @@ def read_qrels(
     binary_relevance: float | None = None,
     relevance_floor: float | None = None,
 ) -> Qrels:
-    """Read a qrels file.
+    """Read a qrels file (see :func:`qrels_from_columns` for ``binary_relevance`` and ``relevance_floor``)."""
+    source = display_name(path)
+    columns = read_columns(read_bytes(path), source, QRELS_FORMAT)
+    return qrels_from_columns(source, columns["qid"], columns["docid"], columns["grade"], binary_relevance, relevance_floor)
+
+
+def qrels_from_columns(
+    source: str,
+    qids: np.ndarray,
+    docids: np.ndarray,
+    grades: np.ndarray,
+    binary_relevance: float | None = None,
+    relevance_floor: float | None = None,
+) -> Qrels:
+    """Build :class:`Qrels` from one row per judgment (from a file, a DataFrame or a dict).
 
     ``binary_relevance=G`` maps a grade g to 1 if g >= G else 0; ``relevance_floor=F`` then maps any
     grade below F to 0 (the order of the reference pref_eval.py). Grades <= 0 are non-relevant.
     """
-    source = display_name(path)
-    data = read_bytes(path)
-    columns = read_columns(data, source, QRELS_FORMAT)
-    grades = columns["grade"]
     if binary_relevance is not None:
         grades = (grades >= binary_relevance).astype(np.float64)
     if relevance_floor is not None:
         grades = np.where(grades < relevance_floor, 0.0, grades)
-    query_codes, qids = pd.factorize(columns["qid"])
-    judgments = pd.DataFrame({"query": query_codes, "docid": columns["docid"], "grade": grades})
+    query_codes, qids = pd.factorize(qids)
+    judgments = pd.DataFrame({"query": query_codes, "docid": docids, "grade": grades})
     best = judgments.groupby(["query", "docid"], sort=False)["grade"].max().reset_index()
     relevant = best[best["grade"] > 0]
     relevant = relevant.iloc[np.argsort(relevant["query"].to_numpy(), kind="stable")]

@@ -16,6 +16,7 @@ from typing import ClassVar, Iterable
 import numpy as np
 
 from prefeval.errors import UsageError
+from prefeval.measures.names import split_measure_list, translate
 from prefeval.positions import Positions
 
 METRIC = "metric"
@@ -61,6 +62,10 @@ class Measure(ABC):
     kind: ClassVar[str]
     parameters: ClassVar[tuple[Param, ...]] = ()
     summary: ClassVar[str] = ""
+    graded: ClassVar[bool] = False
+    """True when the measure reads the grades themselves (as gains, or as grade levels for graded
+    RPP): it sees every document of positive grade, whatever the relevance level. False: binary
+    relevance, where a document counts when its grade reaches the relevance level (default: > 0)."""
 
     def __init__(self, *texts: str):
         if len(texts) > len(self.parameters):
@@ -108,8 +113,7 @@ class Preference(Measure):
     """A pairwise comparison of two runs on a query; > 0 means the first run is preferred."""
 
     kind = PREFERENCE
-    graded: ClassVar[bool] = False
-    """True when the measure wants graded positions (a segment per query and grade level)."""
+    # ``graded`` preferences are given graded positions: a segment per query and grade level.
 
     @abstractmethod
     def compare(self, comparison) -> np.ndarray:
@@ -143,17 +147,51 @@ _NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z_]*)(?:@(?P<params>.*))?$")
 def parse_measure(text: str) -> Measure:
     """Turn a name such as ``p@10``, ``rbp@0.8,100`` or ``sgnLP`` into a measure.
 
-    Family names and aliases are case-insensitive. An unknown name is a :class:`UsageError` that
-    lists the valid ones.
+    Family names and aliases are case-insensitive; trec_eval and ir_measures names (``map_cut.10``,
+    ``RBP(p=0.8)``) are translated first (:mod:`prefeval.measures.names`). An unknown name is a
+    :class:`UsageError` that lists the valid ones.
     """
-    match = _NAME.match(text.strip())
+    return _parse_spelled(text, standard_spelling(text))
+
+
+def standard_spelling(text: str) -> str:
+    """prefeval's spelling of a measure name: ``map_cut.10`` -> ``ap@10``, ``RBP(p=0.8)@10`` ->
+    ``rbp@0.8,10``; a prefeval name (or an unknown one) comes back as it is."""
+    text = text.strip()
+    match = _NAME.match(text)
+    if match and match.group("family").lower() in REGISTRY:
+        return text
+    translation = translate(text)
+    if translation is None:
+        return text
+    family = REGISTRY.get(translation.family)
+    if family is None:
+        raise _unknown(text)
+    names = [param.name for param in family.parameters]
+    for key in translation.values:
+        if key not in names:
+            raise UsageError(f"{text}: prefeval's {family.family} has no parameter {key}")
+    given = [names.index(key) for key in translation.values]
+    texts = [translation.values.get(p.name, _number_text(p.default)) for p in family.parameters[: max(given, default=-1) + 1]]
+    return family.family + ("@" + ",".join(texts) if texts else "")
+
+
+def _parse_spelled(text: str, spelled: str) -> Measure:
+    match = _NAME.match(spelled)
     family = REGISTRY.get(match.group("family").lower()) if match else None
     if family is None:
-        raise UsageError(f"unknown measure {text!r}; valid measures: {', '.join(_valid_names())}")
+        raise _unknown(text)
     params = match.group("params")
     if params is not None and not params:
         raise UsageError(f"{text}: parameters expected after '@'")
     return family(*([] if params is None else params.split(",")))
+
+
+def _unknown(text: str) -> UsageError:
+    return UsageError(
+        f"unknown measure {text!r}; valid measures: {', '.join(_valid_names())} "
+        f"(and their trec_eval and ir_measures names: see `prefeval measures`)"
+    )
 
 
 def parse_measures(texts: Iterable[str]) -> list[Measure]:
@@ -161,12 +199,13 @@ def parse_measures(texts: Iterable[str]) -> list[Measure]:
 
     A number after a comma continues the measure before it: as its next parameter while it takes
     more (``rbp@0.8,100``), otherwise as the same family with that parameter (``p@5,10`` is p@5 and
-    p@10, as in trec_eval's ``P.5,10``). Duplicates are dropped, the first occurrence kept.
+    p@10, as in trec_eval's ``P.5,10``). Commas inside parentheses (``RBP(p=0.8,rel=2)``) do not
+    split. Duplicates are dropped, the first occurrence kept.
     """
     measures: list[Measure] = []
     for text in texts:
         previous: tuple[type[Measure], list[str]] | None = None
-        for token in (t.strip() for t in text.split(",")):
+        for token in split_measure_list(text):
             if previous is not None and _is_number(token):
                 family, params = previous
                 if len(params) < len(family.parameters):
@@ -177,19 +216,22 @@ def parse_measures(texts: Iterable[str]) -> list[Measure]:
                     measures.append(family(*params))
                 previous = (family, params)
                 continue
-            measure = parse_measure(token)
+            spelled = standard_spelling(token)
+            measure = _parse_spelled(token, spelled)
             measures.append(measure)
-            params = token.split("@", 1)[1].split(",") if "@" in token else None
+            params = spelled.split("@", 1)[1].split(",") if "@" in spelled else None
             previous = (type(measure), params) if params else None
     return list(dict.fromkeys(measures))
 
 
+def family_syntax(family: type[Measure]) -> str:
+    """How a family is written, its optional parameters in brackets: ``rp``, ``ap[@k]``, ``rbp[@gamma,k]``."""
+    signature = ",".join(param.name for param in family.parameters)
+    return family.family + (f"[@{signature}]" if signature else "")
+
+
 def _valid_names() -> list[str]:
-    names = []
-    for family in families():
-        signature = ",".join(p.name for p in family.parameters)
-        names.append(family.family + (f"[@{signature}]" if signature else ""))
-    return names
+    return [family_syntax(family) for family in families()]
 
 
 def _is_number(text: str) -> bool:

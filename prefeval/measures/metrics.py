@@ -124,11 +124,14 @@ class NDCG(Metric):
     """nDCG@k = DCG@k / ideal DCG@k, with DCG@k = Σ_{i : x_i within k} g_i / log2(x_i + 1).
 
     The gain g_i is the document's grade (trec_eval's default); the ideal list sorts all m relevant
-    grades descending and keeps the first k. Equals trec_eval ``ndcg`` and ``ndcg_cut.k``.
+    grades descending and keeps the first k. Equals trec_eval ``ndcg`` and ``ndcg_cut.k``. Graded: every
+    positive grade is a gain, whatever the relevance level (as in trec_eval, whose ``-l`` does not
+    change ndcg).
     """
 
     family = "ndcg"
     parameters = (CUTOFF,)
+    graded = True
     summary = "normalised discounted cumulative gain, gain = grade (trec_eval ndcg, ndcg_cut.k)"
 
     def compute(self, positions: Positions) -> np.ndarray:

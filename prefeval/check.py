@@ -1,0 +1,331 @@
+"""``prefeval check``: what is wrong, or worth knowing, about qrels and run files, without evaluating.
+
+One report record per file, the qrels first, then each run in the order given. Every record has
+``file``, ``kind`` (``qrels`` or ``run``), ``status`` (``ok``, ``warning`` or ``error``), the figures
+below, and the ``errors`` and ``warnings`` that explain the status, one sentence each.
+
+Qrels: judgment ``lines``; ``queries``; ``judgments`` (distinct query and document pairs);
+``relevant`` (grade > 0); ``grades`` (how many judgments of each grade); ``queries_without_relevant``
+(left out of every evaluation; a warning); ``malformed_lines``.
+
+Runs: ``run`` (its id); scored ``lines``; ``queries``; ``queries_not_in_qrels`` (ignored by ``eval``;
+a warning); ``queries_missing_from_run`` (queries with a relevant document that the run lacks: scored
+as retrieving nothing; a warning); ``duplicate_documents`` (a document twice for a query: an error,
+as in ``eval``); ``ties``; ``depth`` (documents per query: min, median, max); ``unjudged_at_10`` (the
+mean, over the run's queries that are in the qrels, of the fraction of its first 10 documents that
+the qrels do not judge); ``nan_scores`` (lines scored ``nan``, skipped; a warning);
+``malformed_lines``.
+
+``ties`` counts *tie groups*: two or more documents of a query with the same score, which
+trec_eval (and prefeval) order by docid, descending; ``documents`` in them and ``queries`` with
+one. ``across_rank_10`` groups hold ranks both <= 10 and > 10, so which of them count at a cut-off
+of 10 is decided by docid alone (a warning); ``at_depth`` groups hold the query's last document, so
+the run was probably cut inside a tie (common and mostly harmless, so only counted). More than half
+of the documents in tie groups is a warning. A run is *shallow* (a warning) when its median depth
+is less than half of the largest median depth of the runs checked together.
+
+Malformed lines are all counted, not just the first: ``{"count": n, "first": [line numbers],
+"message": "what is wrong with the first"}`` (an error). Files that valid readers accept are scanned
+by the fast reader of :mod:`prefeval.io.trec`; only a file it rejects is scanned again line by
+line, leniently. Errors also: a file that cannot be read or holds no lines, two runs with one id,
+and a run that shares no query with the qrels (with a hint when the ids differ in zero-padding).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from prefeval.errors import InputError
+from prefeval.io.source import check_stdin_used_once, display_name, read_bytes
+from prefeval.io.trec import QRELS_FORMAT, RUN_FORMAT, LineFormat, find_lines, read_columns, run_id_from_path
+from prefeval.ranktable import rank_within_queries
+
+SHOWN = 5
+"""How many line numbers or query ids a record lists (the counts are complete)."""
+TOP = 10
+"""The rank cut-off for ``across_rank_10`` and ``unjudged_at_10``."""
+SHALLOW = 0.5
+"""A run is shallow when its median depth is below this fraction of the deepest run's median."""
+MOSTLY_TIED = 0.5
+"""Warn when more than this fraction of a run's documents are in tie groups."""
+
+OK, WARNING, ERROR = "ok", "warning", "error"
+
+
+def check(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike]) -> list[dict]:
+    """Check ``qrels`` and ``runs`` (paths, ``-`` for stdin once); one record per file (see above)."""
+    qrels, runs = os.fspath(qrels), [os.fspath(run) for run in runs]
+    check_stdin_used_once([qrels, *runs])
+    judged = _check_qrels(qrels)
+    records = [judged.record]
+    run_ids: dict[str, str] = {}
+    for path in runs:
+        records.append(_check_run(path, judged, run_ids))
+    _warn_shallow_runs(records[1:])
+    for record in records:
+        record["status"] = ERROR if record["errors"] else WARNING if record["warnings"] else OK
+    return records
+
+
+def has_errors(records: list[dict]) -> bool:
+    return any(record["status"] == ERROR for record in records)
+
+
+@dataclass
+class Scan:
+    """The columns of a file's well-formed lines, and its malformed lines (count, first few, why)."""
+
+    columns: dict[str, np.ndarray]
+    malformed: int
+    malformed_lines: list[int]
+    first_problem: str | None
+
+    def summary(self) -> dict:
+        return {"count": self.malformed, "first": self.malformed_lines, "message": self.first_problem}
+
+
+def scan(data: bytes, source: str, fmt: LineFormat) -> Scan:
+    """Read ``data`` as ``fmt`` lines, keeping the good lines and counting every bad one."""
+    try:
+        return Scan(read_columns(data, source, fmt), 0, [], None)
+    except InputError:
+        return _scan_leniently(data, fmt)
+
+
+def _scan_leniently(data: bytes, fmt: LineFormat) -> Scan:
+    """Line by line, for a file the strict reader rejected: every line is checked as the strict
+    reader checks it (number of fields, a number where one is expected)."""
+    number_name, number_index = fmt.number_field
+    texts: dict[str, list[str]] = {name: [] for name in fmt.text_fields}
+    numbers: list[float] = []
+    bad_lines: list[int] = []
+    count, first_problem = 0, None
+    for line_number, line in enumerate(data.split(b"\n"), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        problem, number = None, None
+        if not fmt.min_fields <= len(fields) <= fmt.max_fields:
+            problem = fmt.field_count_error(len(fields))
+        else:
+            number = fmt.parse_number(fields[number_index])
+            if number is None:
+                shown = fields[number_index].decode("utf-8", "replace")[:40]
+                problem = f"{number_name} {shown!r} is not a number"
+        if problem is not None:
+            count += 1
+            first_problem = first_problem or problem
+            if len(bad_lines) < SHOWN:
+                bad_lines.append(line_number)
+            continue
+        for name, index in fmt.text_fields.items():
+            texts[name].append(fields[index].decode("utf-8", "surrogateescape"))
+        numbers.append(number)
+    columns = {name: np.array(values, dtype=object) for name, values in texts.items()}
+    columns[number_name] = np.array(numbers, dtype=np.float64)
+    return Scan(columns, count, bad_lines, first_problem)
+
+
+@dataclass
+class JudgedQrels:
+    """What the run checks need from the qrels (None when the qrels could not be read)."""
+
+    record: dict
+    qids: pd.Index | None = None
+    relevant_qids: pd.Index | None = None
+    judged_pairs: pd.MultiIndex | None = None
+
+
+def _check_qrels(path: str) -> JudgedQrels:
+    source = display_name(path)
+    record: dict = {"file": source, "kind": "qrels", "status": OK}
+    try:
+        data = read_bytes(path)
+    except InputError as error:
+        record.update(errors=[error.message], warnings=[])
+        return JudgedQrels(record)
+    read = scan(data, source, QRELS_FORMAT)
+    qids, docids, grades = read.columns["qid"], read.columns["docid"], read.columns["grade"]
+    errors, warnings = [], []
+    _report_malformed(read, QRELS_FORMAT, errors)
+    if len(grades) == 0:
+        errors.append(f"no qrels lines ({QRELS_FORMAT.layout})")
+    pairs = pd.MultiIndex.from_arrays([qids, docids])
+    best = pd.Series(grades).groupby([qids, docids], sort=False).max()
+    query_codes, unique_qids = pd.factorize(qids)
+    has_relevant = np.bincount(query_codes[grades > 0], minlength=len(unique_qids)) > 0
+    without = unique_qids[~has_relevant]
+    if len(without):
+        warnings.append(f"{_counted(len(without), 'query has', 'queries have')} no relevant document (grade > 0), left out of evaluations")
+    if len(grades) and not has_relevant.any():
+        errors.append("no query has a relevant document (grade > 0)")
+    levels, counts = np.unique(best.to_numpy(), return_counts=True)
+    record.update(
+        lines=len(grades),
+        queries=len(unique_qids),
+        judgments=len(best),
+        relevant=int((best.to_numpy() > 0).sum()),
+        grades={_number_text(level): int(count) for level, count in zip(levels, counts)},
+        queries_without_relevant=_listed(without),
+        malformed_lines=read.summary(),
+        errors=errors,
+        warnings=warnings,
+    )
+    return JudgedQrels(record, pd.Index(unique_qids), pd.Index(unique_qids[has_relevant]), pairs.unique())
+
+
+def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
+    source = display_name(path)
+    run_id = run_id_from_path(path)
+    record: dict = {"file": source, "kind": "run", "run": run_id, "status": OK}
+    errors: list[str] = []
+    warnings: list[str] = []
+    if run_id in run_ids:
+        errors.append(f"run id {run_id!r} is also the id of {run_ids[run_id]}; rename one file")
+    run_ids.setdefault(run_id, source)
+    try:
+        data = read_bytes(path)
+    except InputError as error:
+        record.update(errors=[error.message, *errors], warnings=warnings)
+        return record
+    read = scan(data, source, RUN_FORMAT)
+    _report_malformed(read, RUN_FORMAT, errors)
+    scores = read.columns["score"]
+    scored = ~np.isnan(scores)
+    qids, docids, scores = read.columns["qid"][scored], read.columns["docid"][scored], scores[scored]
+    nan_scores = int((~scored).sum())
+    if nan_scores:
+        warnings.append(f"{_counted(nan_scores, 'line is', 'lines are')} scored nan and skipped")
+    if len(scores) == 0:
+        errors.append(f"no scored run lines ({RUN_FORMAT.layout})")
+    query_codes, unique_qids = pd.factorize(qids)
+    unique_qids = pd.Index(unique_qids, dtype=object)
+    record.update(lines=len(scores), queries=len(unique_qids))
+    record.update(_against_qrels(unique_qids, qrels, errors, warnings))
+    record["duplicate_documents"] = _duplicates(data, query_codes, unique_qids, docids, errors)
+    rank = rank_within_queries(query_codes, docids, scores, len(unique_qids))
+    depth = np.bincount(query_codes, minlength=len(unique_qids))
+    record["ties"] = _ties(query_codes, scores, rank, depth, warnings)
+    record["depth"] = (
+        {"min": int(depth.min()), "median": float(np.median(depth)), "max": int(depth.max())} if len(depth) else None
+    )
+    record["unjudged_at_10"] = _unjudged_at_top(qids, docids, rank, qrels)
+    record.update(nan_scores=nan_scores, malformed_lines=read.summary(), errors=errors, warnings=warnings)
+    return record
+
+
+def _against_qrels(run_qids: pd.Index, qrels: JudgedQrels, errors: list[str], warnings: list[str]) -> dict:
+    if qrels.qids is None:
+        return {"queries_not_in_qrels": None, "queries_missing_from_run": None}
+    not_in_qrels = run_qids[~run_qids.isin(qrels.qids)]
+    missing = qrels.relevant_qids[~qrels.relevant_qids.isin(run_qids)]
+    if len(run_qids) and len(not_in_qrels) == len(run_qids):
+        errors.append("no query of the run is in the qrels" + _qid_hint(run_qids, qrels.qids))
+    elif len(not_in_qrels):
+        warnings.append(f"{_counted(len(not_in_qrels), 'query is', 'queries are')} not in the qrels and ignored")
+    if len(missing) and len(not_in_qrels) < len(run_qids):
+        warnings.append(f"{_counted(len(missing), 'query', 'queries')} with relevant documents missing, scored as retrieving nothing")
+    return {"queries_not_in_qrels": _listed(not_in_qrels), "queries_missing_from_run": _listed(missing)}
+
+
+def _qid_hint(run_qids: pd.Index, qrels_qids: pd.Index) -> str:
+    """A hint when the ids would match without leading zeros ('051' against '51'), else examples."""
+    run_bare = pd.Index(run_qids.astype(str).str.lstrip("0"))
+    qrels_bare = pd.Index(qrels_qids.astype(str).str.lstrip("0"))
+    shared = np.flatnonzero(run_bare.isin(qrels_bare))
+    if len(shared) == 0:
+        return f" (run ids such as {run_qids[0]!r}, qrels ids such as {qrels_qids[0]!r})"
+    run_qid = run_qids[shared[0]]
+    qrels_qid = qrels_qids[np.flatnonzero(qrels_bare == run_bare[shared[0]])[0]]
+    return f"; the ids differ in zero-padding ({run_qid!r} in the run, {qrels_qid!r} in the qrels)"
+
+
+def _duplicates(data: bytes, query_codes, unique_qids, docids, errors: list[str]) -> dict:
+    duplicated = pd.MultiIndex.from_arrays([query_codes, docids]).duplicated()
+    count = int(duplicated.sum())
+    if not count:
+        return {"count": 0, "first": None}
+    row = int(np.flatnonzero(duplicated)[0])
+    qid, docid = str(unique_qids[query_codes[row]]), str(docids[row])
+    lines = find_lines(data, {0: qid, 2: docid})[:2]
+    where = f", lines {lines[0]} and {lines[1]}" if len(lines) == 2 else ""
+    errors.append(f"{_counted(count, 'document appears', 'documents appear')} twice for a query "
+                  f"(first: {docid!r} for query {qid!r}{where})")
+    return {"count": count, "first": {"qid": qid, "docid": docid, "lines": lines}}
+
+
+def _ties(query_codes, scores, rank, depth, warnings: list[str]) -> dict:
+    """Tie groups: rows of one query with one score, which occupy consecutive ranks."""
+    order = np.lexsort((rank, query_codes))
+    sorted_query, sorted_score = query_codes[order], scores[order]
+    starts = np.ones(len(order), dtype=bool)
+    starts[1:] = (sorted_query[1:] != sorted_query[:-1]) | (sorted_score[1:] != sorted_score[:-1])
+    first_row = np.flatnonzero(starts)
+    size = np.diff(np.append(first_row, len(order)))
+    tied = size >= 2
+    first_rank = rank[order][first_row][tied]
+    last_rank = first_rank + size[tied] - 1
+    query = sorted_query[first_row][tied]
+    across = int(((first_rank <= TOP) & (last_rank > TOP)).sum())
+    at_depth = int((last_rank == depth[query]).sum())
+    documents = int(size[tied].sum())
+    if documents > MOSTLY_TIED * len(order):
+        warnings.append(f"{documents} of {len(order)} documents share their score with another: docids decide their order")
+    if across:
+        warnings.append(f"{_counted(across, 'tie group straddles', 'tie groups straddle')} rank {TOP}: which tied documents count at cut-off {TOP} is decided by docid")
+    return {
+        "groups": int(tied.sum()),
+        "documents": documents,
+        "queries": int(len(np.unique(query))),
+        "across_rank_10": across,
+        "at_depth": at_depth,
+    }
+
+
+def _unjudged_at_top(qids, docids, rank, qrels: JudgedQrels) -> float | None:
+    if qrels.judged_pairs is None:
+        return None
+    top = (rank <= TOP) & pd.Index(qids).isin(qrels.qids)
+    if not top.any():
+        return None
+    judged = pd.MultiIndex.from_arrays([qids[top], docids[top]]).isin(qrels.judged_pairs)
+    frame = pd.DataFrame({"query": qids[top], "unjudged": ~judged})
+    return float(frame.groupby("query", sort=False)["unjudged"].mean().mean())
+
+
+def _warn_shallow_runs(records: list[dict]) -> None:
+    medians = {id(r): r["depth"]["median"] for r in records if r.get("depth")}
+    if len(medians) < 2:
+        return
+    deepest = max(medians.values())
+    for record in records:
+        median = medians.get(id(record))
+        if median is not None and median < SHALLOW * deepest:
+            record["warnings"].append(
+                f"shallow: a median of {median:g} documents per query, against {deepest:g} for the deepest run; "
+                f"recall and deep cut-offs will be low"
+            )
+
+
+def _report_malformed(read: Scan, fmt: LineFormat, errors: list[str]) -> None:
+    if read.malformed:
+        lines = ", ".join(map(str, read.malformed_lines)) + (", ..." if read.malformed > SHOWN else "")
+        errors.append(f"{_counted(read.malformed, f'malformed {fmt.kind} line', f'malformed {fmt.kind} lines')} (line {lines}); the first: {read.first_problem}")
+
+
+def _listed(values) -> dict:
+    return {"count": int(len(values)), "first": [str(value) for value in values[:SHOWN]]}
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _counted(count: int, singular: str, plural: str) -> str:
+    """``1 query is``, ``3 queries are``."""
+    return f"{count} {singular if count == 1 else plural}"

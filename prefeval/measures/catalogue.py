@@ -1,0 +1,43 @@
+"""The catalogue of measures that ``prefeval measures`` prints: every registered family, described."""
+
+from __future__ import annotations
+
+from prefeval.measures.base import Measure, families, family_syntax
+from prefeval.measures.names import IR_MEASURES, TREC_EVAL, foreign_names
+
+
+def measure_catalogue() -> list[dict]:
+    """One record per measure family, in registration order::
+
+        {"name": "ap", "syntax": "ap[@k]", "kind": "metric", "relevance": "binary", "aliases": [],
+         "parameters": [{"name": "k", "type": "int", "default": 0, "range": "[0, inf]", "meaning": ...}],
+         "trec_eval": ["map", "map_cut.k"], "ir_measures": ["AP", "AP@k"], "description": ...}
+
+    ``relevance`` is ``binary`` (grade >= the relevance level counts) or ``graded`` (every positive
+    grade, as a gain or a grade level); every metric is also valid as a preference (its difference).
+    """
+    return [_describe(family) for family in families()]
+
+
+def _describe(family: type[Measure]) -> dict:
+    others = foreign_names(family.family)
+    return {
+        "name": family.family,
+        "syntax": family_syntax(family),
+        "kind": family.kind,
+        "relevance": "graded" if family.graded else "binary",
+        "aliases": list(family.aliases),
+        "parameters": [
+            {
+                "name": param.name,
+                "type": param.type.__name__,
+                "default": param.default,
+                "range": param.describe_range(),
+                "meaning": param.meaning,
+            }
+            for param in family.parameters
+        ],
+        TREC_EVAL: others[TREC_EVAL],
+        IR_MEASURES: others[IR_MEASURES],
+        "description": family.summary,
+    }

@@ -1,0 +1,165 @@
+"""Measure names of trec_eval and ir_measures, translated into prefeval's.
+
+prefeval spells a measure ``family[@param[,param]]`` (``ap@10``, ``rbp@0.8,100``), case-insensitively,
+so ir_measures' plain names already are prefeval names (``AP@100``, ``nDCG@10``, ``P@10``, ``R@100``,
+``RR@10``, ``Rprec``). This module adds the two other spellings people type:
+
+* trec_eval: ``map``, ``recip_rank``, ``Rprec``, and a name with a cut-off after ``.`` or ``_``
+  (``map_cut.10``, ``map_cut_10``, ``P.10``, ``P_10``, ``ndcg_cut.10``, ``recall.100``,
+  ``success.10``). A list such as ``P.5,10`` is split by :func:`~prefeval.measures.base.parse_measures`
+  into ``P.5`` and ``10``, the number continuing the measure before it.
+* ir_measures with parameters: ``Name(param=value, ...)`` with an optional ``@cutoff``
+  (``RBP(p=0.8)``, ``RBP(p=0.8)@10``). Parameters take ir_measures' defaults where they differ from
+  prefeval's: ``RBP()`` has p = 0.8 (prefeval's ``rbp`` has γ = 0.5).
+
+Deliberately refused, with a message saying what to write instead: a trec_eval cut-off family without
+a cut-off (``map_cut``: trec_eval would expand it to nine default cut-offs), a cut-off on a trec_eval
+measure that has none (``recip_rank.10``), and ir_measures' per-measure relevance level ``rel=`` (use
+``--relevance-level``, which applies to every binary measure). Bare ``P`` and ``recall`` are
+prefeval's ``p`` and ``r`` (cut-off 10 by default), not trec_eval's lists of cut-offs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from prefeval.errors import UsageError
+
+TREC_EVAL = "trec_eval"
+IR_MEASURES = "ir_measures"
+CUTOFF_PARAMETER = "k"
+"""The prefeval parameter that a trec_eval ``.k`` or an ir_measures ``@k`` cut-off sets."""
+
+
+@dataclass(frozen=True)
+class ForeignName:
+    """A measure as another tool names it, and the prefeval family it is.
+
+    ``cutoff``: the name takes a rank cut-off (for trec_eval, requires one). ``parameters`` maps the
+    tool's parameter names to prefeval's; ``defaults`` holds the tool's defaults (by prefeval name)
+    where they differ from prefeval's.
+    """
+
+    tool: str
+    name: str
+    family: str
+    cutoff: bool
+    parameters: dict[str, str] = field(default_factory=dict)
+    defaults: dict[str, str] = field(default_factory=dict)
+
+    def shown(self) -> str:
+        """How the name is written, with placeholders: ``map_cut.k``, ``AP[@k]``, ``RBP(p=gamma)[@k]``."""
+        if self.tool == TREC_EVAL:
+            return f"{self.name}.k" if self.cutoff else self.name
+        params = ",".join(f"{theirs}={ours}" for theirs, ours in self.parameters.items())
+        return self.name + (f"({params})" if params else "") + ("[@k]" if self.cutoff else "")
+
+
+FOREIGN_NAMES: tuple[ForeignName, ...] = (
+    ForeignName(TREC_EVAL, "map", "ap", cutoff=False),
+    ForeignName(TREC_EVAL, "map_cut", "ap", cutoff=True),
+    ForeignName(TREC_EVAL, "ndcg", "ndcg", cutoff=False),
+    ForeignName(TREC_EVAL, "ndcg_cut", "ndcg", cutoff=True),
+    ForeignName(TREC_EVAL, "P", "p", cutoff=True),
+    ForeignName(TREC_EVAL, "recall", "r", cutoff=True),
+    ForeignName(TREC_EVAL, "recip_rank", "rr", cutoff=False),
+    ForeignName(TREC_EVAL, "Rprec", "rp", cutoff=False),
+    ForeignName(TREC_EVAL, "success", "success", cutoff=True),
+    ForeignName(IR_MEASURES, "AP", "ap", cutoff=True),
+    ForeignName(IR_MEASURES, "nDCG", "ndcg", cutoff=True),
+    ForeignName(IR_MEASURES, "P", "p", cutoff=True),
+    ForeignName(IR_MEASURES, "R", "r", cutoff=True),
+    ForeignName(IR_MEASURES, "RR", "rr", cutoff=True),
+    ForeignName(IR_MEASURES, "Rprec", "rp", cutoff=False),
+    ForeignName(IR_MEASURES, "Success", "success", cutoff=True),
+    ForeignName(IR_MEASURES, "RBP", "rbp", cutoff=True, parameters={"p": "gamma"}, defaults={"gamma": "0.8"}),
+)
+"""Every translated name; also what ``prefeval measures`` lists beside each family."""
+
+_BY_TOOL = {
+    tool: {entry.name.lower(): entry for entry in FOREIGN_NAMES if entry.tool == tool}
+    for tool in (TREC_EVAL, IR_MEASURES)
+}
+_TREC_EVAL_NAME = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)(?:[._](?P<cutoff>\d+))?$")
+_IR_MEASURES_NAME = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*)\((?P<args>[^()]*)\)(?:@(?P<cutoff>\d+))?$")
+_ARGUMENT = re.compile(r"""^\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<quote>['"]?)(?P<value>[^'"]*)(?P=quote)\s*$""")
+
+
+@dataclass(frozen=True)
+class Translation:
+    """A prefeval family and the texts of the parameters a foreign name sets, by prefeval name."""
+
+    family: str
+    values: dict[str, str]
+
+
+def translate(text: str) -> Translation | None:
+    """The prefeval measure that a trec_eval or ir_measures name stands for; None if ``text`` is
+    neither. A known name used in a way prefeval refuses is a :class:`UsageError` saying why."""
+    text = text.strip()
+    match = _IR_MEASURES_NAME.match(text)
+    if match and match.group("name").lower() in _BY_TOOL[IR_MEASURES]:
+        return _translate_ir_measures(text, _BY_TOOL[IR_MEASURES][match.group("name").lower()], match)
+    match = _TREC_EVAL_NAME.match(text)
+    if match and match.group("name").lower() in _BY_TOOL[TREC_EVAL]:
+        return _translate_trec_eval(text, _BY_TOOL[TREC_EVAL][match.group("name").lower()], match.group("cutoff"))
+    return None
+
+
+def foreign_names(family: str) -> dict[str, list[str]]:
+    """The names other tools give a prefeval family, by tool: ``{"trec_eval": ["map", "map_cut.k"], ...}``."""
+    found: dict[str, list[str]] = {TREC_EVAL: [], IR_MEASURES: []}
+    for entry in FOREIGN_NAMES:
+        if entry.family == family:
+            found[entry.tool].append(entry.shown())
+    return found
+
+
+def split_measure_list(text: str) -> list[str]:
+    """Split a ``-m`` value on the commas that are not inside parentheses (``RBP(p=0.8,rel=2)``)."""
+    parts, depth, current = [], 0, []
+    for char in text:
+        depth += (char == "(") - (char == ")")
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    parts.append("".join(current))
+    return [part.strip() for part in parts]
+
+
+def _translate_trec_eval(text: str, entry: ForeignName, cutoff: str | None) -> Translation:
+    if entry.cutoff and cutoff is None:
+        raise UsageError(
+            f"{text}: give trec_eval's {entry.name} a cut-off, such as {entry.name}.10 or {entry.name}.5,10 "
+            f"(prefeval does not expand trec_eval's default list of cut-offs)"
+        )
+    if not entry.cutoff and cutoff is not None:
+        raise UsageError(f"{text}: trec_eval's {entry.name} takes no cut-off")
+    return Translation(entry.family, {CUTOFF_PARAMETER: cutoff} if cutoff is not None else {})
+
+
+def _translate_ir_measures(text: str, entry: ForeignName, match: re.Match) -> Translation:
+    values = dict(entry.defaults)
+    arguments = match.group("args")
+    for argument in filter(str.strip, split_measure_list(arguments)) if arguments.strip() else ():
+        parsed = _ARGUMENT.match(argument)
+        if parsed is None:
+            raise UsageError(f"{text}: expected parameters as name=value, found {argument!r}")
+        key = parsed.group("key")
+        if key == "rel":
+            raise UsageError(
+                f"{text}: prefeval has no per-measure relevance level; use -l/--relevance-level "
+                f"{parsed.group('value')}, which applies to every binary measure"
+            )
+        if key not in entry.parameters:
+            known = ", ".join(entry.parameters) or "none"
+            raise UsageError(f"{text}: prefeval's {entry.family} has no counterpart of ir_measures' {key} (supported: {known})")
+        values[entry.parameters[key]] = parsed.group("value")
+    if match.group("cutoff") is not None:
+        if not entry.cutoff:
+            raise UsageError(f"{text}: ir_measures' {entry.name} takes no cut-off")
+        values[CUTOFF_PARAMETER] = match.group("cutoff")
+    return Translation(entry.family, values)

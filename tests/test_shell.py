@@ -1,0 +1,121 @@
+"""Shell ergonomics: help with examples, completion, stdin, and colour only where it belongs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from prefeval.cli import main
+from prefeval.cli.common import styled_for
+
+from conftest import EXAMPLES
+
+QRELS = str(EXAMPLES / "qrels.txt")
+RUN = str(EXAMPLES / "runs" / "bm25")
+ERROR_LABEL = "\x1b[31m\x1b[1merror:\x1b[0m"
+
+
+@pytest.mark.parametrize("command", sorted(main.commands))
+def test_every_command_has_help_with_examples(command):
+    result = CliRunner().invoke(main, [command, "--help"], prog_name="prefeval")
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"Usage: prefeval {command} [OPTIONS]")
+    examples = result.stdout.split("Examples:\n", 1)[1].splitlines()
+    assert examples and all(line.strip().startswith(("prefeval ", "zcat ")) for line in examples if line.strip())
+    assert any(f"prefeval {command}" in line for line in examples)
+    assert CliRunner().invoke(main, [command, "-h"], prog_name="prefeval").stdout == result.stdout
+
+
+def complete(words: str, cword: int) -> list[str]:
+    env = {"_PREFEVAL_COMPLETE": "bash_complete", "COMP_WORDS": words, "COMP_CWORD": str(cword)}
+    result = CliRunner().invoke(main, [], env=env, prog_name="prefeval")
+    assert result.exit_code == 0
+    return result.stdout.splitlines()
+
+
+def test_shell_completion_of_commands_options_and_files():
+    assert complete("prefeval ", 1) == ["plain,aggregate", "plain,check", "plain,eval", "plain,measures"]
+    assert complete("prefeval ch", 1) == ["plain,check"]
+    assert "plain,--relevance-level" in complete("prefeval eval --rel", 2)
+    assert complete("prefeval eval --qrels ", 3) == ["file,"]  # the shell completes file names
+    assert complete("prefeval eval -R q ", 4) == ["file,"]
+    assert complete("prefeval aggregate -P ", 3) == ["file,"]
+    assert complete("prefeval check -R q ", 4) == ["file,"]
+    script = CliRunner().invoke(main, [], env={"_PREFEVAL_COMPLETE": "bash_source"}, prog_name="prefeval")
+    assert "complete -o nosort -F _prefeval_completion prefeval" in script.stdout
+
+
+def test_qrels_from_stdin():
+    with open(QRELS) as handle:
+        result = CliRunner().invoke(main, ["eval", "-R", "-", "-m", "ap", RUN], input=handle.read())
+    assert result.exit_code == 0
+    from_file = CliRunner().invoke(main, ["eval", "-R", QRELS, "-m", "ap", RUN])
+    assert orjson.loads(result.stdout) == orjson.loads(from_file.stdout)
+
+
+def test_stdin_can_stand_for_one_input_only():
+    result = CliRunner().invoke(main, ["eval", "-R", "-", "-"], input="q1 0 a 1\n")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == "prefeval: error: standard input (-) can stand for only one of the input files\n"
+
+
+def test_error_label_is_coloured_on_a_terminal_unless_no_color():
+    on_terminal = CliRunner().invoke(main, ["eval", "-R", "absent", RUN], color=True)
+    assert on_terminal.stderr == f"prefeval: {ERROR_LABEL} absent: no such file\n"
+    no_color = CliRunner().invoke(main, ["eval", "-R", "absent", RUN], color=True, env={"NO_COLOR": "1"})
+    assert no_color.stderr == "prefeval: error: absent: no such file\n"
+    empty_no_color = CliRunner().invoke(main, ["eval", "-R", "absent", RUN], color=True, env={"NO_COLOR": ""})
+    assert empty_no_color.stderr == on_terminal.stderr  # no-color.org: an empty NO_COLOR does not count
+    piped = CliRunner().invoke(main, ["eval", "-R", "absent", RUN])
+    assert piped.stderr == "prefeval: error: absent: no such file\n"
+
+
+class FakeStream:
+    def __init__(self, tty: bool):
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_report_styles_kept_only_for_a_terminal(monkeypatch):
+    text = f"x: {ERROR_LABEL} bad"
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert styled_for(FakeStream(True), text) == text
+    assert styled_for(FakeStream(False), text) == "x: error: bad"
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert styled_for(FakeStream(True), text) == "x: error: bad"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs a Linux pseudo-terminal")
+@pytest.mark.parametrize("no_color", [False, True])
+def test_a_real_terminal_gets_colour_and_no_color_turns_it_off(no_color):
+    import pty
+
+    primary, secondary = pty.openpty()
+    env = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
+    if no_color:
+        env["NO_COLOR"] = "1"
+    try:
+        process = subprocess.run([sys.executable, "-m", "prefeval", "eval", "-R", "absent", RUN],
+                                 stdout=subprocess.PIPE, stderr=secondary, env=env, timeout=60)
+        os.close(secondary)
+        written = b""
+        while True:
+            try:
+                chunk = os.read(primary, 4096)
+            except OSError:  # the terminal is closed once everything is read
+                break
+            if not chunk:
+                break
+            written += chunk
+    finally:
+        os.close(primary)
+    assert process.returncode == 1 and process.stdout == b""
+    assert (b"\x1b[" in written) is not no_color
+    assert b"absent: no such file" in written
