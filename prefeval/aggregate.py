@@ -41,7 +41,7 @@ def aggregate(
     ``seed``, numbered from 0 (as pref_aggregate.py does).
     """
     lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
-    chosen = _choose_measures(lines, measures)
+    chosen = lines.select_measures(measures)
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
     if num_samples is not None and num_samples < 1:
@@ -52,18 +52,6 @@ def aggregate(
             yield from _per_query_records(sample_number, [sample.qids[q] for q in queries], orderings)
         if summary:
             yield _summary_record(lines, sample_number, orderings, damping)
-
-
-def _choose_measures(lines: EvalLines, measures: Sequence[str]) -> list[str]:
-    if not measures:
-        return lines.measures
-    names = [name.strip() for text in measures for name in text.split(",") if name.strip()]
-    unknown = [name for name in names if name not in lines.measures]
-    if unknown:
-        raise UsageError(
-            f"measure(s) {', '.join(unknown)} not in {lines.source}; found: {', '.join(lines.measures)}"
-        )
-    return list(dict.fromkeys(names))
 
 
 def _aggregation_samples(lines: EvalLines, query_fraction: float, num_samples: int | None, seed: int | None):

@@ -12,6 +12,7 @@ from prefeval import __version__
 from prefeval.cli.aggregate import aggregate_command
 from prefeval.cli.common import CONTEXT
 from prefeval.cli.evaluate import eval_command
+from prefeval.cli.significance import significance_command
 
 
 @click.group(context_settings=CONTEXT)
@@ -22,8 +23,9 @@ def main() -> None:
 
     \b
     prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval aggregate -P -
+    prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval significance -P - --seed 1
     """
 
 
-for command in (eval_command, aggregate_command):
+for command in (eval_command, aggregate_command, significance_command):
     main.add_command(command)

@@ -8,10 +8,11 @@ Per-query pair lines (``"type":"preference"``, with ``runi`` and ``runj``) and m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence
 
 import numpy as np
 
-from prefeval.errors import InputError
+from prefeval.errors import InputError, UsageError
 from prefeval.io.jsonl import read_jsonl
 from prefeval.io.source import display_name
 
@@ -67,6 +68,20 @@ class SampleScores:
         seen[query, second] = True
         return np.where(seen, net, np.nan)
 
+    def pair_values(self, measure: str) -> tuple[list[tuple[int, int]], np.ndarray]:
+        """The pairs of runs (run numbers) with values of ``measure``, in order of first appearance,
+        and their (P, Q) per-query values, NaN where a pair has no value on a query."""
+        cells = np.array(self.pairs[measure], dtype=np.float64).reshape(-1, 4)
+        query, first, second = (cells[:, c].astype(np.int64) for c in range(3))
+        keys, first_seen, pair_of_cell = np.unique(first * len(self.runs) + second, return_index=True, return_inverse=True)
+        order = np.argsort(first_seen)
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        values = np.full((len(keys), len(self.qids)), np.nan)
+        values[position[pair_of_cell.ravel()], query] = cells[:, 3]
+        ordered = keys[order]
+        return list(zip((ordered // len(self.runs)).tolist(), (ordered % len(self.runs)).tolist())), values
+
 
 @dataclass
 class EvalLines:
@@ -80,6 +95,17 @@ class EvalLines:
 
     def is_metric(self, measure: str) -> bool:
         return measure in self.metric_names
+
+    def select_measures(self, names: Sequence[str] = ()) -> list[str]:
+        """The measures asked for (``-m``, each may be a comma-separated list), checked against those
+        found; every measure found when none is asked for."""
+        if not names:
+            return self.measures
+        chosen = [name.strip() for text in names for name in text.split(",") if name.strip()]
+        unknown = [name for name in chosen if name not in self.measures]
+        if unknown:
+            raise UsageError(f"measure(s) {', '.join(unknown)} not in {self.source}; found: {', '.join(self.measures)}")
+        return list(dict.fromkeys(chosen))
 
 
 def read_eval_lines(path: str) -> EvalLines:
