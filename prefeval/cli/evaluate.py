@@ -6,9 +6,10 @@ import click
 
 from prefeval.cli.common import CONTEXT, FRACTION, note, output_option, reported_errors
 from prefeval.evaluation import Evaluation
-from prefeval.io.jsonl import output_stream, write_jsonl
+from prefeval.formats import FORMATS
+from prefeval.formats.evaluation import write_evaluation
+from prefeval.io.jsonl import output_stream
 from prefeval.measures import MEASURE_SETS
-from prefeval.records import evaluation_records
 from prefeval.sampling import LABEL_POLICIES
 
 
@@ -17,6 +18,8 @@ Examples:
   prefeval eval -q -R qrels.txt runA runB runC > prefs.jsonl
   prefeval eval -R qrels.txt -m ap,ndcg@10,p@5,10 -b 1 run.gz
   prefeval eval -q -R qrels.txt --samples 10 --query_fraction 0.5 --seed 1 runA runB
+  prefeval eval -q -R qrels.txt -m ap,ndcg@10,p@10 --format tsv run.gz
+  prefeval eval -R qrels.txt -m ap,ndcg@10,rpp --format markdown --baseline runA runA runB runC
 """)
 @click.option("-R", "--qrels", required=True, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
@@ -41,10 +44,15 @@ Examples:
 @click.option("--label_fraction_policy", "--label-fraction-policy", type=click.Choice(LABEL_POLICIES), default="random",
               show_default=True, help="random: drop judgments at random; pool: drop first those retrieved by the fewest runs.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every random choice (one is drawn and reported if needed).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
+              help="jsonl; tsv: trec_eval's text layout; table, markdown, latex: a runs × measures table of means.")
+@click.option("--baseline", metavar="RUN",
+              help="In a table: compare every run with this run id (preferences over it; ↑/↓ where significantly "
+                   "better/worse by a paired t-test with Holm's correction, alpha 0.05).")
 @output_option
 @click.argument("runs", nargs=-1, required=True, metavar="RUN...")
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, query_eval_wanted, nosummary,
-                 topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, output, runs):
+                 topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, fmt, baseline, output, runs):
     """Evaluate RUNs against QRELS and write JSON lines: per query (-q) and summary means of every
     pair of runs (preferences, and metric differences) and of every run (metrics)."""
     with reported_errors():
@@ -57,4 +65,4 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         for message in evaluation.notes:
             note(message)
         with output_stream(output) as stream:
-            write_jsonl(evaluation_records(evaluation, per_query=query_eval_wanted, summary=not nosummary), stream)
+            write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary, baseline=baseline)
