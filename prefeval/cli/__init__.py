@@ -12,6 +12,7 @@ from prefeval import __version__
 from prefeval.cli.aggregate import aggregate_command
 from prefeval.cli.common import CONTEXT
 from prefeval.cli.evaluate import eval_command
+from prefeval.cli.plot import plot_command
 from prefeval.cli.significance import significance_command
 
 
@@ -27,5 +28,5 @@ def main() -> None:
     """
 
 
-for command in (eval_command, aggregate_command, significance_command):
+for command in (eval_command, aggregate_command, significance_command, plot_command):
     main.add_command(command)
