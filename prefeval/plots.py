@@ -39,11 +39,13 @@ from prefeval.io.evallines import EvalLines, read_eval_lines
 from prefeval.io.jsonl import output_stream
 from prefeval.orderings import competition_ranks, kendall_tau
 from prefeval.significance import (
+    CORRECTION_NAMES,
     DEFAULT_ALPHA,
     DEFAULT_BOOTSTRAP,
     DEFAULT_CORRECTION,
     DEFAULT_PERMUTATIONS,
     DEFAULT_TEST,
+    TEST_NAMES,
     pairwise_significance,
 )
 
@@ -160,7 +162,8 @@ def preference_heatmap(request: PlotRequest) -> "Figure":
             axes.text(j, i, value + mark, ha="center", va="center", fontsize=8, color="white" if strong else "black")
     ordered_by = "MC4" if summary["type"] == "preference" else "mean"
     axes.set_title(f"{measure}: mean preference of row over column\n"
-                   f"runs by {ordered_by}; * significant ({request.test}, {request.correction}, alpha {request.alpha})",
+                   f"runs by {ordered_by}; * significant ({TEST_NAMES[request.test]}, {CORRECTION_NAMES[request.correction]}, "
+                   f"alpha {request.alpha})",
                    fontsize=10)
     return figure
 

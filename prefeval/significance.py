@@ -62,6 +62,11 @@ from prefeval.orderings import TIE_TOLERANCE
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
 RANDOM_TESTS = ("randomization", "bootstrap")
+TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
+              "randomization": "randomization test", "bootstrap": "bootstrap test"}
+CORRECTION_NAMES = {"holm": "Holm correction", "bonferroni": "Bonferroni correction",
+                    "bh": "Benjamini-Hochberg correction", "none": "no correction"}
+"""How the tests and corrections are named in tables and figures."""
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 DEFAULT_TEST = "t"
 DEFAULT_CORRECTION = "holm"

@@ -156,7 +156,7 @@ def test_significance_table_marks_and_discriminative_power(tmp_path):
         assert row[2 + ["rpp", "ap"].index(line["measure"])] == f"{line['mean']:.4f}{marker}"
     power = {r["measure"]: r["discriminative_power"] for r in lines if "discriminative_power" in r}
     assert table[8].split()[-2:] == [f"{power['rpp']:.4f}", f"{power['ap']:.4f}"]
-    assert "t test, holm correction, alpha 0.05" in table[-1]
+    assert "(paired t-test, Holm correction, alpha 0.05)" in table[-1]
 
 
 def test_table_renderings_by_hand():

@@ -27,7 +27,14 @@ from prefeval.formats.tables import BETTER, WORSE, Cell, Table, number, render
 from prefeval.formats.trec_eval import trec_eval_lines
 from prefeval.io.jsonl import write_jsonl
 from prefeval.records import evaluation_records
-from prefeval.significance import DEFAULT_ALPHA, DEFAULT_CORRECTION, DEFAULT_TEST, compare_pairs
+from prefeval.significance import (
+    CORRECTION_NAMES,
+    DEFAULT_ALPHA,
+    DEFAULT_CORRECTION,
+    DEFAULT_TEST,
+    TEST_NAMES,
+    compare_pairs,
+)
 
 
 def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl", per_query: bool = False,
@@ -132,6 +139,6 @@ def _notes(metrics: list[str], preferences: list[str], baseline: str | None, num
     if baseline is not None:
         if preferences:
             notes.append(f"Preferences: the run's mean preference over {baseline}.")
-        notes.append(f"↑/↓: significantly better/worse than {baseline} (paired t-test, Holm correction across "
-                     f"the {num_runs - 1} runs compared, alpha {DEFAULT_ALPHA}).")
+        notes.append(f"↑/↓: significantly better/worse than {baseline} ({TEST_NAMES[DEFAULT_TEST]}, "
+                     f"{CORRECTION_NAMES[DEFAULT_CORRECTION]} across the {num_runs - 1} runs compared, alpha {DEFAULT_ALPHA}).")
     return notes

@@ -20,7 +20,7 @@ from typing import BinaryIO, Iterable, Iterator
 from prefeval.formats import check_format, tsv_row, write_lines
 from prefeval.formats.tables import BETTER, WORSE, Cell, Table, number, render
 from prefeval.io.jsonl import write_jsonl
-from prefeval.significance import PAIR_STATISTICS
+from prefeval.significance import CORRECTION_NAMES, PAIR_STATISTICS, TEST_NAMES
 
 TSV_HEADER = ("sample", "runi", "runj", "measure", "test", *PAIR_STATISTICS, "significant")
 
@@ -79,5 +79,6 @@ def _notes(settings: dict | None, baseline: str | None) -> list[str]:
         return []
     than = baseline if baseline is not None else "runj"
     return [f"Cells: mean over queries of the pair's values (> 0: the first run is preferred). "
-            f"↑/↓: significantly better/worse than {than} ({settings['test']} test, {settings['correction']} "
-            f"correction, alpha {settings['alpha']}). Discriminative power: the fraction of pairs that are significant."]
+            f"↑/↓: significantly better/worse than {than} ({TEST_NAMES[settings['test']]}, "
+            f"{CORRECTION_NAMES[settings['correction']]}, alpha {settings['alpha']}). "
+            f"Discriminative power: the fraction of pairs that are significant."]
