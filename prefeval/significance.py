@@ -330,6 +330,8 @@ PAIR_STATISTICS = ("mean", "wins", "losses", "ties", "p", "p_corrected", "ci_low
 
 def _pair_values(lines: EvalLines, sample: SampleScores, measure: str, baseline: str | None):
     """(first run, second run) names and their (P, Q) values: every pair, or those with ``baseline``."""
+    if not sample.pairs:
+        raise InputError(lines.source, f"sample {sample.sample} has no pair lines: significance compares two or more runs")
     if measure not in sample.pairs:
         raise InputError(lines.source, f"sample {sample.sample} has no per-query pair values of {measure}")
     pairs, values = sample.pair_values(measure)

@@ -161,14 +161,14 @@ def test_significance_table_marks_and_discriminative_power(tmp_path):
 
 def test_table_renderings_by_hand():
     table = Table(["run", "ap", "p@10"], [["A_1", Cell("0.5000", BETTER, bold=True), Cell("0.1000")],
-                                         ["B", Cell("0.2500"), Cell("-0.3000", WORSE)]], notes=["a note"])
+                                         ["B", Cell("0.2500"), Cell("-0.3000", WORSE)]], notes=["a note: > 0 ↑"])
     assert render(table, "table") == (
         "run       ap      p@10\n"
         "---  -------  --------\n"
         "A_1  0.5000↑   0.1000\n"
         "B    0.2500   -0.3000↓\n"
         "\n"
-        "a note\n"
+        "a note: > 0 ↑\n"
     )
     assert render(table, "markdown") == (
         "| run | ap | p@10 |\n"
@@ -176,7 +176,7 @@ def test_table_renderings_by_hand():
         "| A_1 | **0.5000**↑ | 0.1000 |\n"
         "| B | 0.2500 | -0.3000↓ |\n"
         "\n"
-        "a note\n"
+        "a note: > 0 ↑\n"
     )
     assert render(table, "latex") == (
         "\\begin{table}\n"
@@ -189,6 +189,6 @@ def test_table_renderings_by_hand():
         "    B & 0.2500 & -0.3000$^{\\downarrow}$ \\\\\n"
         "    \\bottomrule\n"
         "  \\end{tabular}\n"
-        "  \\caption{a note}\n"
+        "  \\caption{a note: \\textgreater{} 0 $^{\\uparrow}$}\n"
         "\\end{table}\n"
     )

@@ -278,3 +278,11 @@ def test_command_errors(prefs, tmp_path):
     result = run("significance", "-P", summary_only, "--seed", "1", "-o", tmp_path / "out.jsonl")
     assert result.exit_code == 1 and "run `prefeval eval` with -q" in result.stderr
     assert not (tmp_path / "out.jsonl").exists() and result.stdout == ""
+
+
+def test_a_single_run_has_nothing_to_compare(tmp_path):
+    single = tmp_path / "single.jsonl"
+    run("eval", "-q", "-R", QRELS, "-m", "ap", "-o", single, RUNS[0])
+    result = run("significance", "-P", single, "--seed", "1")
+    assert result.exit_code == 1
+    assert result.stderr == f"prefeval: error: {single}: sample 0 has no pair lines: significance compares two or more runs\n"

@@ -25,6 +25,7 @@ _MARKERS = {
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
     "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", MISSING: "---",
+    "<": r"\textless{}", ">": r"\textgreater{}",
 }
 
 
