@@ -20,8 +20,6 @@ import numpy as np
 
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, eval_lines_from_frames, read_eval_lines
-from prefeval.measures import parse_measures
-from prefeval.measures.names import split_measure_list
 from prefeval.orderings import DEFAULT_DAMPING, QueryOrderings, ordering_by
 from prefeval.sampling import keep_count
 
@@ -48,7 +46,7 @@ def aggregate(
     ``seed``, numbered from 0 (as pref_aggregate.py does).
     """
     lines = _eval_lines(source)
-    chosen = _choose_measures(lines, measures)
+    chosen = lines.select_measures(measures)
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
     if num_samples is not None and num_samples < 1:
@@ -67,29 +65,6 @@ def _eval_lines(source) -> EvalLines:
     if isinstance(source, (str, os.PathLike)):
         return read_eval_lines(os.fspath(source))
     return eval_lines_from_frames(source)
-
-
-def _choose_measures(lines: EvalLines, measures: Sequence[str]) -> list[str]:
-    """The keys asked for by ``-m``: each a key of the eval lines, or any name of its measure
-    (``map`` or ``AP`` for the key ``ap``; lists such as ``p@5,10`` or ``P.5,10``)."""
-    if not measures:
-        return lines.measures
-    names = []
-    for text in measures:
-        tokens = [token for token in split_measure_list(text) if token]
-        if all(token in lines.measures for token in tokens):
-            names += tokens
-            continue
-        try:
-            names += [measure.name for measure in parse_measures([text])]
-        except UsageError:
-            names += tokens
-    unknown = [name for name in names if name not in lines.measures]
-    if unknown:
-        raise UsageError(
-            f"measure(s) {', '.join(unknown)} not in {lines.source}; found: {', '.join(lines.measures)}"
-        )
-    return list(dict.fromkeys(names))
 
 
 def _aggregation_samples(lines: EvalLines, query_fraction: float, num_samples: int | None, seed: int | None):

@@ -183,3 +183,10 @@ def _tie_ranks(ordering: list[str], scores, runs: list[str]) -> np.ndarray:
         return np.array([position[run] for run in runs], dtype=np.float64)
     values = np.array([scores[run] for run in runs], dtype=np.float64)
     return tie_levels(values[None, :])[0].astype(np.float64)
+
+
+def competition_ranks(scores: dict[str, float]) -> dict[str, int]:
+    """The rank of each run from the scores of :func:`ordering_by` (higher is better): 1 + the number
+    of runs scored strictly higher, so tied runs, which share one exact score, share a rank (1, 1, 3)."""
+    values = np.array(list(scores.values()), dtype=np.float64)
+    return {run: int((values > score).sum()) + 1 for run, score in scores.items()}

@@ -14,6 +14,8 @@ from prefeval.cli.check import check_command
 from prefeval.cli.common import CONTEXT
 from prefeval.cli.evaluate import eval_command
 from prefeval.cli.measures import measures_command
+from prefeval.cli.plot import plot_command
+from prefeval.cli.significance import significance_command
 
 
 @click.group(context_settings=CONTEXT)
@@ -24,8 +26,9 @@ def main() -> None:
 
     \b
     prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval aggregate -P -
+    prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval significance -P - --seed 1
     """
 
 
-for command in (eval_command, aggregate_command, check_command, measures_command):
+for command in (eval_command, aggregate_command, significance_command, plot_command, check_command, measures_command):
     main.add_command(command)

@@ -6,7 +6,9 @@ import click
 
 from prefeval.aggregate import aggregate
 from prefeval.cli.common import CONTEXT, FRACTION, INPUT_FILE, note, output_option, reported_errors
-from prefeval.io.jsonl import output_stream, write_jsonl
+from prefeval.formats import FORMATS
+from prefeval.formats.orderings import write_orderings
+from prefeval.io.jsonl import output_stream
 from prefeval.orderings import DEFAULT_DAMPING
 from prefeval.sampling import draw_seed
 
@@ -16,6 +18,7 @@ Examples:
   prefeval eval -q -R qrels.txt runA runB runC | prefeval aggregate -P -
   prefeval aggregate -P prefs.jsonl.gz -m rpp -m ap -q
   prefeval aggregate -P prefs.jsonl --query_fraction 0.5 --num_samples 100 --seed 7
+  prefeval aggregate -P prefs.jsonl -m rpp,ap --format markdown
 """)
 @click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS", help="Per-query eval lines (from eval -q; gzip or - for stdin).")
 @click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write the per-query orderings.")
@@ -29,8 +32,10 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for the query subsampling.")
 @click.option("--mc4-damping", "--mc4_damping", "damping", type=click.FloatRange(0.0, 1.0, max_open=True),
               default=DEFAULT_DAMPING, show_default=True, help="Teleport probability of the MC4 chain (0: the pure chain).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
+              help="jsonl; tsv: a row per run of every ordering; table, markdown, latex: the rank of each run in each summary ordering.")
 @output_option
-def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, damping, output):
+def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, damping, fmt, output):
     """Order the runs of per-query eval lines: per query (-q), and over queries by MC4 and Borda for
     preferences and by the mean for metrics."""
     with reported_errors():
@@ -40,4 +45,4 @@ def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fract
         records = aggregate(prefs, measures, per_query=query_eval_wanted, summary=not nosummary,
                             query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping)
         with output_stream(output) as stream:
-            write_jsonl(records, stream)
+            write_orderings(records, stream, fmt)

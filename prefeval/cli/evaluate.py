@@ -6,11 +6,12 @@ import click
 
 from prefeval.cli.common import CONTEXT, FRACTION, INPUT_FILE, note, output_option, reported_errors
 from prefeval.evaluation import Evaluation
+from prefeval.formats import FORMATS
+from prefeval.formats.evaluation import write_evaluation
 from prefeval.io.jsonl import output_stream
 from prefeval.measures import MEASURE_SETS
 from prefeval.parallel import default_jobs
 from prefeval.progress import Progress
-from prefeval.records import evaluation_lines
 from prefeval.sampling import LABEL_POLICIES
 
 
@@ -19,6 +20,8 @@ Examples:
   prefeval eval -q -R qrels.txt runA runB runC > prefs.jsonl
   prefeval eval -R qrels.txt -m ap,ndcg@10,p@5,10 -b 1 run.gz
   prefeval eval -q -R qrels.txt --samples 10 --query_fraction 0.5 --seed 1 runA runB
+  prefeval eval -q -R qrels.txt -m ap,ndcg@10,p@10 --format tsv run.gz
+  prefeval eval -R qrels.txt -m ap,ndcg@10,rpp --format markdown --baseline runA runA runB runC
 """)
 @click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
@@ -49,11 +52,16 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for every random choice (one is drawn and reported if needed).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Work in this many processes (default: one per processor).")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr (it is shown only on a terminal anyway).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
+              help="jsonl; tsv: trec_eval's text layout; table, markdown, latex: a runs × measures table of means.")
+@click.option("--baseline", metavar="RUN",
+              help="In a table: compare every run with this run id (preferences over it; ↑/↓ where significantly "
+                   "better/worse by a paired t-test with Holm's correction, alpha 0.05).")
 @output_option
 @click.argument("runs", nargs=-1, required=True, type=INPUT_FILE, metavar="RUN...")
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
-                 output, runs):
+                 fmt, baseline, output, runs):
     """Evaluate RUNs against QRELS and write JSON lines: per query (-q) and summary means of every
     pair of runs (preferences, and metric differences) and of every run (metrics)."""
     with reported_errors():
@@ -67,6 +75,5 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         for message in evaluation.notes:
             note(message)
         with output_stream(output) as stream:
-            chunks = evaluation_lines(evaluation, query_eval_wanted, not nosummary, jobs or default_jobs())
-            for chunk in chunks:
-                stream.write(chunk)
+            write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary,
+                             baseline=baseline, jobs=jobs or default_jobs())

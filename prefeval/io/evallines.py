@@ -16,14 +16,16 @@ import csv
 import io
 from dataclasses import dataclass
 from itertools import chain
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import orjson
 import pandas as pd
 
-from prefeval.errors import InputError
+from prefeval.errors import InputError, UsageError
 from prefeval.io.source import display_name, read_bytes
+from prefeval.measures import parse_measures
+from prefeval.measures.names import split_measure_list
 
 PAIR_KEYS = ("qid", "runi", "runj", "sample", "type")
 METRIC_KEYS = ("qid", "run", "sample", "type")
@@ -67,6 +69,29 @@ class SampleScores:
         seen[query, first] = seen[query, second] = True
         return np.where(seen, net, np.nan)
 
+    def pair_values(self, measure: str) -> tuple[list[tuple[int, int]], np.ndarray]:
+        """The pairs of runs (run numbers) of the pair lines, in order of first appearance, and their
+        (P, Q) per-query values of ``measure``, NaN where a pair has no value on a query: the
+        preference, or for a metric the difference metric(first) − metric(second) of its values on
+        the metric lines (what eval writes on the pair lines)."""
+        keys, first_seen, pair_of_line = np.unique(
+            self.pair_first * len(self.runs) + self.pair_second, return_index=True, return_inverse=True)
+        order = np.argsort(first_seen)
+        position = np.empty(len(order), dtype=np.int64)
+        position[order] = np.arange(len(order))
+        ordered = keys[order]
+        firsts, seconds = ordered // len(self.runs), ordered % len(self.runs)
+        if measure in self.pairs:
+            values = np.full((len(keys), len(self.qids)), np.nan)
+            values[position[pair_of_line.ravel()], self.pair_query] = self.pairs[measure]
+        else:
+            scores = self.metric_scores(measure)
+            values = (scores[:, firsts] - scores[:, seconds]).T
+        return list(zip(firsts.tolist(), seconds.tolist())), values
+
+    def has_values(self, measure: str) -> bool:
+        return measure in self.pairs or measure in self.metrics
+
 
 @dataclass
 class EvalLines:
@@ -80,6 +105,27 @@ class EvalLines:
 
     def is_metric(self, measure: str) -> bool:
         return measure in self.metric_names
+
+    def select_measures(self, names: Sequence[str] = ()) -> list[str]:
+        """The measures asked for (``-m``): each a key of the eval lines, or any name of its measure
+        (``map`` or ``AP`` for the key ``ap``; lists such as ``p@5,10`` or ``P.5,10``). Every
+        measure found when none is asked for."""
+        if not names:
+            return self.measures
+        chosen = []
+        for text in names:
+            tokens = [token for token in split_measure_list(text) if token]
+            if all(token in self.measures for token in tokens):
+                chosen += tokens
+                continue
+            try:
+                chosen += [measure.name for measure in parse_measures([text])]
+            except UsageError:
+                chosen += tokens
+        unknown = [name for name in chosen if name not in self.measures]
+        if unknown:
+            raise UsageError(f"measure(s) {', '.join(unknown)} not in {self.source}; found: {', '.join(self.measures)}")
+        return list(dict.fromkeys(chosen))
 
 
 class _Irregular(Exception):

@@ -1,0 +1,84 @@
+"""``significance --format``: tests as JSON lines, tsv rows, or a pairs × measures table.
+
+tsv: a header, then a row per tested pair and measure, its statistics at full precision::
+
+    sample  runi  runj  measure  test  mean  wins  losses  ties  p  p_corrected  ci_low  ci_high  effect_size  significant
+
+The discriminative power of a measure is the mean of its ``significant`` column.
+
+Table: a row per pair (``runi``, ``runj``; with a baseline, a row per run compared with it), a column
+per measure; a cell is the mean over queries of the pair's values, marked ↑ when the first run is
+significantly better than the second (a positive mean with a corrected p-value below alpha) and ↓
+when it is significantly worse. A last row gives each measure's discriminative power. A leading
+sample column appears when there are several samples.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO, Iterable, Iterator
+
+from prefeval.formats import check_format, tsv_row, write_lines
+from prefeval.formats.tables import BETTER, WORSE, Cell, Table, number, render
+from prefeval.io.jsonl import write_jsonl
+from prefeval.significance import CORRECTION_NAMES, PAIR_STATISTICS, TEST_NAMES
+
+TSV_HEADER = ("sample", "runi", "runj", "measure", "test", *PAIR_STATISTICS, "significant")
+
+
+def write_significance(records: Iterable[dict], stream: BinaryIO, fmt: str = "jsonl", baseline: str | None = None) -> None:
+    """Write the records of :func:`prefeval.significance.pairwise_significance` in format ``fmt``."""
+    check_format(fmt)
+    if fmt == "jsonl":
+        write_jsonl(records, stream)
+    elif fmt == "tsv":
+        write_lines(significance_tsv_lines(records), stream)
+    else:
+        stream.write(render(significance_table(records, baseline), fmt).encode())
+
+
+def significance_tsv_lines(records: Iterable[dict]) -> Iterator[str]:
+    yield "\t".join(TSV_HEADER)
+    for record in records:
+        if "runi" in record:
+            yield tsv_row(record[key] for key in TSV_HEADER)
+
+
+def significance_table(records: Iterable[dict], baseline: str | None = None) -> Table:
+    """The pairs × measures table (see the module docstring); ``baseline`` as given to the tests."""
+    cells: dict[tuple, dict[str, Cell]] = {}
+    power: dict[int, dict[str, Cell]] = {}
+    measures: dict[str, None] = {}
+    settings = None
+    for record in records:
+        measures.setdefault(record["measure"], None)
+        sample = record["sample"]
+        if "runi" in record:
+            marker = (BETTER if record["mean"] > 0 else WORSE) if record["significant"] else ""
+            key = (sample, record["runi"]) if baseline is not None else (sample, record["runi"], record["runj"])
+            cells.setdefault(key, {})[record["measure"]] = number(record["mean"], marker)
+        else:
+            power.setdefault(sample, {})[record["measure"]] = number(record["discriminative_power"])
+            settings = record
+    several = len(power) > 1
+    labels = ["run"] if baseline is not None else ["runi", "runj"]
+    header = (["sample"] if several else []) + labels + list(measures)
+    rows = []
+    for sample in power:
+        for key, by_measure in cells.items():
+            if key[0] == sample:
+                rows.append(([str(sample)] if several else []) + list(key[1:]) +
+                            [by_measure.get(measure, Cell("")) for measure in measures])
+        blank = [""] * (len(labels) - 1)
+        rows.append(([str(sample)] if several else []) + ["discriminative power", *blank] +
+                    [power[sample].get(measure, Cell("")) for measure in measures])
+    return Table(header, rows, labels=len(header) - len(measures), notes=_notes(settings, baseline))
+
+
+def _notes(settings: dict | None, baseline: str | None) -> list[str]:
+    if settings is None:
+        return []
+    than = baseline if baseline is not None else "runj"
+    return [f"Cells: mean over queries of the pair's values (> 0: the first run is preferred). "
+            f"↑/↓: significantly better/worse than {than} ({TEST_NAMES[settings['test']]}, "
+            f"{CORRECTION_NAMES[settings['correction']]}, alpha {settings['alpha']}). "
+            f"Discriminative power: the fraction of pairs that are significant."]

@@ -1,0 +1,235 @@
+"""Figures for papers: ``prefeval plot KIND INPUT -o FILE.png|FILE.svg|FILE.pdf``.
+
+Every kind of plot is one function, registered with :func:`plot_kind` under its name: it reads its
+input (the request's ``source``) and returns a matplotlib figure. :func:`render_plot` saves it. Adding
+a kind means adding one such function here; the command line lists the registry.
+
+matplotlib is an optional dependency (``pip install 'prefeval[plot]'``), imported only when a plot is
+drawn; without it the request fails with one line saying how to install it. Figures are drawn on a
+bare :class:`matplotlib.figure.Figure` (no pyplot, no global state) and saved without dates or random
+ids, so the same input gives the same bytes.
+
+Kinds:
+
+* ``preferences``: reads eval lines (``eval -q``); a heatmap of the mean preference of every run
+  (row) over every other run (column) on one measure (``-m``; default: the first preference in the
+  file, else its first measure), runs ordered by the aggregate ordering (MC4 for a preference, the
+  mean for a metric), and the pairs that differ significantly (``--test``, ``--correction``,
+  ``--alpha``) marked with ``*``.
+* ``orderings``: reads eval lines; how the measures (``-m``; default: every measure in the file)
+  order the runs: a bump chart of each run's rank under every measure (MC4 for preferences, the mean
+  for metrics; ties share a rank) beside the matrix of Kendall's τ (τ-b with ties) between the
+  orderings.
+
+Both plot the first sample of their input.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+import numpy as np
+
+from prefeval.aggregate import aggregate
+from prefeval.errors import UsageError
+from prefeval.io.evallines import EvalLines, read_eval_lines
+from prefeval.io.jsonl import output_stream
+from prefeval.orderings import competition_ranks, kendall_tau
+from prefeval.significance import (
+    CORRECTION_NAMES,
+    DEFAULT_ALPHA,
+    DEFAULT_BOOTSTRAP,
+    DEFAULT_CORRECTION,
+    DEFAULT_PERMUTATIONS,
+    DEFAULT_TEST,
+    TEST_NAMES,
+    pairwise_significance,
+)
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+IMAGE_FORMATS = ("png", "svg", "pdf")
+INSTALL_HINT = "plots need matplotlib: pip install 'prefeval[plot]'"
+ANNOTATED_RUNS = 12
+"""Heatmap cells show their values up to this many runs (beyond, only the significance marks)."""
+
+
+@dataclass(frozen=True)
+class PlotRequest:
+    """What a plot kind is asked to draw: its input and the options of the command."""
+
+    source: str
+    measures: tuple[str, ...] = ()
+    test: str = DEFAULT_TEST
+    correction: str = DEFAULT_CORRECTION
+    alpha: float = DEFAULT_ALPHA
+    permutations: int = DEFAULT_PERMUTATIONS
+    bootstrap: int = DEFAULT_BOOTSTRAP
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class PlotKind:
+    name: str
+    summary: str
+    draw: Callable[[PlotRequest], "Figure"]
+
+
+PLOT_KINDS: dict[str, PlotKind] = {}
+"""Every kind of plot, by name, in registration order."""
+
+
+def plot_kind(name: str, summary: str):
+    """Decorator: register ``draw(request) -> Figure`` as the plot kind ``name``."""
+    def register(draw: Callable[[PlotRequest], "Figure"]):
+        if name in PLOT_KINDS:
+            raise ValueError(f"plot kind {name} registered twice")
+        PLOT_KINDS[name] = PlotKind(name, summary, draw)
+        return draw
+    return register
+
+
+def render_plot(kind: str, request: PlotRequest, output: str) -> None:
+    """Draw the plot ``kind`` and save it to ``output``, in the format its suffix names (atomically)."""
+    suffix = Path(output).suffix.lower().lstrip(".")
+    if suffix not in IMAGE_FORMATS:
+        raise UsageError(f"{output}: the image file must end in {', '.join('.' + f for f in IMAGE_FORMATS)}")
+    if kind not in PLOT_KINDS:
+        raise UsageError(f"unknown plot kind {kind!r}; choose one of {', '.join(PLOT_KINDS)}")
+    matplotlib = _matplotlib()
+    figure = PLOT_KINDS[kind].draw(request)
+    metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[suffix]
+    with matplotlib.rc_context({"svg.hashsalt": "prefeval"}), output_stream(output) as stream:
+        figure.savefig(stream, format=suffix, metadata=metadata)
+
+
+def new_figure(width: float, height: float) -> "Figure":
+    """A bare figure of the given size in inches (matplotlib imported here, and only here)."""
+    _matplotlib()
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+
+
+def _matplotlib():
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError(INSTALL_HINT) from None
+    return matplotlib
+
+
+@plot_kind("preferences", "mean preference between every two runs, significant ones marked (eval -q lines)")
+def preference_heatmap(request: PlotRequest) -> "Figure":
+    lines = read_eval_lines(request.source)
+    measure = _one_measure(lines, request.measures)
+    summary = next(aggregate(lines, [measure]))[measure]
+    runs = summary["mc4" if summary["type"] == "preference" else "mean"]
+    first_sample = lines.samples[0].sample
+    records = itertools.takewhile(
+        lambda record: record["sample"] == first_sample,
+        pairwise_significance(lines, [measure], test=request.test, correction=request.correction, alpha=request.alpha,
+                              permutations=request.permutations, seed=request.seed,
+                              bootstrap=request.bootstrap if request.test == "bootstrap" else None),
+    )
+    position = {run: p for p, run in enumerate(runs)}
+    means = np.full((len(runs), len(runs)), np.nan)
+    significant = np.zeros((len(runs), len(runs)), dtype=bool)
+    for record in records:
+        if "runi" in record and record["runi"] in position and record["runj"] in position:
+            i, j = position[record["runi"]], position[record["runj"]]
+            means[i, j], means[j, i] = record["mean"], -record["mean"]
+            significant[i, j] = significant[j, i] = record["significant"]
+
+    size = 2.5 + 0.42 * len(runs)
+    figure = new_figure(size + 1.2, size)
+    axes = figure.add_subplot()
+    limit = float(np.nanmax(np.abs(means))) if np.isfinite(means).any() else 1.0
+    image = axes.imshow(np.ma.masked_invalid(means), cmap="RdBu", vmin=-(limit or 1.0), vmax=limit or 1.0)
+    figure.colorbar(image, ax=axes, shrink=0.8, label=f"mean {measure} (row over column)")
+    axes.set_xticks(range(len(runs)), runs, rotation=90)
+    axes.set_yticks(range(len(runs)), runs)
+    axes.set_facecolor("0.85")
+    for i, j in zip(*np.nonzero(np.isfinite(means))):
+        value = f"{means[i, j]:.2f}" if len(runs) <= ANNOTATED_RUNS else ""
+        mark = "*" if significant[i, j] else ""
+        if value or mark:
+            strong = abs(means[i, j]) > 0.6 * limit
+            axes.text(j, i, value + mark, ha="center", va="center", fontsize=8, color="white" if strong else "black")
+    ordered_by = "MC4" if summary["type"] == "preference" else "mean"
+    axes.set_title(f"{measure}: mean preference of row over column\n"
+                   f"runs by {ordered_by}; * significant ({TEST_NAMES[request.test]}, {CORRECTION_NAMES[request.correction]}, "
+                   f"alpha {request.alpha})",
+                   fontsize=10)
+    return figure
+
+
+@plot_kind("orderings", "ranks of the runs under each measure, and Kendall's tau (eval -q lines)")
+def ordering_comparison(request: PlotRequest) -> "Figure":
+    lines = read_eval_lines(request.source)
+    measures = lines.select_measures(request.measures)
+    record = next(aggregate(lines, measures))
+    methods = {m: ("mc4" if record[m]["type"] == "preference" else "mean") for m in measures}
+    orderings = [record[m][methods[m]] for m in measures]
+    scores = [record[m]["scores"][methods[m]] for m in measures]
+    ranks = [competition_ranks(s) for s in scores]
+    runs = orderings[0]
+
+    count = len(measures)
+    bump_width, tau_width = 3.0 + 0.8 * max(count, 2), 1.8 + 0.45 * count
+    figure = new_figure(bump_width + tau_width, max(4.0, 1.5 + max(0.3 * len(runs), 0.45 * count)))
+    bump, tau_axes = figure.subplots(1, 2, width_ratios=[bump_width, tau_width])
+    color = {run: f"C{n % 10}" for n, run in enumerate(runs)}
+    style = {run: ["-", "--", ":", "-."][(n // 10) % 4] for n, run in enumerate(runs)}
+    for run in runs:
+        xs = [x for x in range(count) if run in ranks[x]]
+        bump.plot(xs, [ranks[x][run] for x in xs], marker="o", markersize=4, color=color[run], linestyle=style[run], linewidth=1.4)
+    right = bump.twinx()
+    for axes, x, label in ((bump, 0, "{runs}  {rank}"), (right, count - 1, "{rank}  {runs}")):
+        groups = _runs_by_rank(ranks[x])
+        axes.set_ylim(len(runs) + 0.5, 0.5)
+        axes.set_yticks(list(groups), [label.format(runs=", ".join(g), rank=r) for r, g in groups.items()], fontsize=8)
+        for text, group in zip(axes.get_yticklabels(), groups.values()):
+            text.set_color(color.get(group[0], "black") if len(group) == 1 else "black")
+        axes.tick_params(axis="y", length=0)
+        axes.spines[["top", "left", "right"]].set_visible(False)
+    bump.set_xticks(range(count), [f"{m}\n{methods[m]}" for m in measures], fontsize=8)
+    bump.set_xlim(-0.3, count - 1 + 0.3)
+    bump.set_title("rank of each run under each measure (1 = best)", fontsize=10)
+
+    tau = np.full((count, count), np.nan)
+    for a in range(count):
+        for b in range(count):
+            if sorted(orderings[a]) == sorted(orderings[b]):
+                tau[a, b] = kendall_tau(orderings[a], orderings[b], scores[a], scores[b])
+    image = tau_axes.imshow(np.ma.masked_invalid(tau), cmap="viridis", vmin=-1.0, vmax=1.0)
+    for a, b in zip(*np.nonzero(np.isfinite(tau))):
+        tau_axes.text(b, a, f"{tau[a, b]:.2f}", ha="center", va="center", fontsize=8,
+                      color="black" if tau[a, b] > 0.4 else "white")
+    tau_axes.set_xticks(range(count), measures, rotation=90, fontsize=8)
+    tau_axes.set_yticks(range(count), measures, fontsize=8)
+    tau_axes.set_title("Kendall's τ between orderings", fontsize=10)
+    figure.colorbar(image, ax=tau_axes, shrink=0.7)
+    return figure
+
+
+def _runs_by_rank(ranks: dict[str, int]) -> dict[int, list[str]]:
+    """Runs grouped by rank (tied runs share a label), ranks ascending."""
+    groups: dict[int, list[str]] = {}
+    for run, rank in sorted(ranks.items(), key=lambda item: (item[1], item[0])):
+        groups.setdefault(rank, []).append(run)
+    return groups
+
+
+def _one_measure(lines: EvalLines, measures: tuple[str, ...]) -> str:
+    chosen = lines.select_measures(measures) if measures else None
+    if chosen is not None:
+        if len(chosen) != 1:
+            raise UsageError(f"this plot draws one measure; got {', '.join(chosen)}")
+        return chosen[0]
+    preferences = [m for m in lines.measures if not lines.is_metric(m)]
+    return (preferences or lines.measures)[0]

@@ -1,0 +1,354 @@
+"""Is run A really better than run B? Paired tests, corrections, intervals, effect sizes.
+
+Everything here works on the per-query values of pairs of runs for one measure: ``values[p, q]`` is
+the value of pair p on query q, a preference (> 0: the pair's first run is preferred) or a metric
+delta metric(first) − metric(second). Every test is two-sided, of H0: the mean over queries is 0.
+
+Tests (``test``):
+
+* ``t``: the paired t-test, t = mean / (sd / √Q) with the sample sd (Q − 1 degrees of freedom);
+  ``scipy.stats.ttest_1samp(values, 0)``, which equals ``ttest_rel(x, y)`` when values = x − y.
+* ``wilcoxon``: the Wilcoxon signed-rank test, ``scipy.stats.wilcoxon`` with its defaults (zeros
+  dropped; exact distribution for small samples without ties, the normal approximation otherwise).
+* ``sign``: the exact binomial test of wins against losses (ties dropped) with probability 1/2:
+  p = min(1, 2 · P[Bin(w + l, 1/2) <= min(w, l)]), which equals ``scipy.stats.binomtest``.
+* ``randomization``: the paired sign-flip permutation test. The statistic is |Σ_q s_q v_q| over sign
+  vectors s. When 2^Q <= ``permutations`` every sign vector is enumerated and p is exact:
+  p = #{s : |Σ s_q v_q| >= |Σ v_q|} / 2^Q. Otherwise B = ``permutations`` vectors are drawn
+  uniformly and p = (1 + #{b : |Σ s_bq v_q| >= |Σ v_q|}) / (B + 1), which never reports 0
+  (Phipson and Smyth, 2010).
+* ``bootstrap``: the shift-method bootstrap test. With m̄ the mean and m*_b the means of B =
+  ``bootstrap`` resamples of the queries (with replacement), p = (1 + #{b : |m*_b − m̄| >= |m̄|}) /
+  (B + 1): how often the resampled mean, shifted to satisfy H0, lies as far from 0 as the observed one.
+
+Edge cases: values within :data:`~prefeval.orderings.TIE_TOLERANCE` of 0 are ties (exactly 0) for
+every test, the effect size and the counts of wins, losses and ties (the mean keeps them as they are). A pair whose values are all ties has p = 1
+under every test (nothing tells the runs apart). "At least as extreme" comparisons allow the same
+tolerance, so a resample that reproduces the observed statistic always counts.
+
+Corrections (``correction``), across the pairs given, with p_(1) <= ... <= p_(n) sorted and every
+adjusted value capped at 1:
+
+* ``bonferroni``: n · p.
+* ``holm`` (step-down): adjusted p_(i) = max over k <= i of (n − k + 1) · p_(k).
+* ``bh`` (Benjamini-Hochberg, step-up, controls the false discovery rate): adjusted p_(i) = min over
+  k >= i of n · p_(k) / k; ``scipy.stats.false_discovery_control``.
+* ``none``: p.
+
+The confidence interval of the mean is the bootstrap percentile interval at level 1 − alpha: the
+alpha/2 and 1 − alpha/2 quantiles (numpy's linear interpolation) of the B resampled means. The effect
+size is mean / sd with the sample sd (Q − 1); it is 0 when every value is 0 and undefined (NaN,
+written ``null``) when the values are all equal but not 0. A pair is significant when its corrected
+p-value is below alpha; the discriminative power of a measure is the fraction of its pairs that are.
+
+Randomness (sign flips, resamples) comes from one ``numpy.random.Generator`` seeded with ``seed``,
+created afresh for every call of :func:`compare_pairs`, so the results for a measure do not depend on
+which other measures are analysed. The test draws first, then the interval's resamples; with
+``test="bootstrap"`` the test and the interval share the same resamples.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Iterator, Sequence
+
+import numpy as np
+import scipy.stats
+
+from prefeval.errors import InputError, UsageError
+from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
+from prefeval.orderings import TIE_TOLERANCE
+
+TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
+RANDOM_TESTS = ("randomization", "bootstrap")
+TEST_NAMES = {"t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "sign test",
+              "randomization": "randomization test", "bootstrap": "bootstrap test"}
+CORRECTION_NAMES = {"holm": "Holm correction", "bonferroni": "Bonferroni correction",
+                    "bh": "Benjamini-Hochberg correction", "none": "no correction"}
+"""How the tests and corrections are named in tables and figures."""
+CORRECTIONS = ("holm", "bonferroni", "bh", "none")
+DEFAULT_TEST = "t"
+DEFAULT_CORRECTION = "holm"
+DEFAULT_ALPHA = 0.05
+DEFAULT_PERMUTATIONS = 10_000
+DEFAULT_BOOTSTRAP = 10_000
+CHUNK_ELEMENTS = 1 << 22
+"""At most this many (resample × query) weights are held at once."""
+
+
+@dataclass(frozen=True)
+class PairStatistics:
+    """Per pair (arrays of length P): what :func:`compare_pairs` found."""
+
+    mean: np.ndarray
+    wins: np.ndarray
+    losses: np.ndarray
+    ties: np.ndarray
+    p: np.ndarray
+    p_corrected: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+    effect_size: np.ndarray
+    alpha: float
+
+    @property
+    def significant(self) -> np.ndarray:
+        """Corrected p-value below alpha."""
+        return self.p_corrected < self.alpha
+
+    @property
+    def discriminative_power(self) -> float:
+        """The fraction of pairs that are significant (0 for no pairs)."""
+        return float(self.significant.mean()) if len(self.p) else 0.0
+
+
+def compare_pairs(
+    values: np.ndarray,
+    test: str = DEFAULT_TEST,
+    correction: str = DEFAULT_CORRECTION,
+    alpha: float = DEFAULT_ALPHA,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    bootstrap: int | None = DEFAULT_BOOTSTRAP,
+    seed: int | None = None,
+) -> PairStatistics:
+    """Test every pair (row) of ``values`` (P, Q), correct across the pairs, and bound the means.
+
+    ``bootstrap`` is the number of resamples behind the confidence intervals and the bootstrap
+    test; ``None`` skips the intervals (NaN), as when only the p-values are wanted.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.ndim != 2:
+        raise ValueError("values must be a (pairs, queries) array")
+    if test not in TESTS:
+        raise UsageError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
+    if correction not in CORRECTIONS:
+        raise UsageError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
+    if not 0.0 < alpha < 1.0:
+        raise UsageError(f"alpha must be in (0, 1), not {alpha}")
+    if values.shape[1] < 2:
+        raise UsageError(f"significance tests need at least 2 queries, not {values.shape[1]}")
+    if np.isnan(values).any():
+        raise ValueError("values must not hold NaN")
+    if test == "bootstrap" and not bootstrap:
+        raise UsageError("the bootstrap test needs at least one resample")
+    rng = np.random.default_rng(seed)
+    cleaned = np.where(np.abs(values) <= TIE_TOLERANCE, 0.0, values)
+    boot_means = None
+    if test == "randomization":
+        p = randomization_test(cleaned, permutations, rng)
+    elif test == "bootstrap":
+        boot_means = bootstrap_means(cleaned, bootstrap, rng)
+        p = bootstrap_test(cleaned, boot_means)
+    else:
+        p = {"t": t_test, "wilcoxon": wilcoxon_test, "sign": sign_test}[test](cleaned)
+    if bootstrap and boot_means is None:
+        boot_means = bootstrap_means(cleaned, bootstrap, rng)
+    if boot_means is not None:
+        ci_low, ci_high = percentile_interval(boot_means, alpha)
+    else:
+        ci_low = ci_high = np.full(len(values), np.nan)
+    return PairStatistics(
+        mean=values.mean(axis=1),
+        wins=(cleaned > 0).sum(axis=1),
+        losses=(cleaned < 0).sum(axis=1),
+        ties=(cleaned == 0).sum(axis=1),
+        p=p,
+        p_corrected=correct(p, correction),
+        ci_low=ci_low,
+        ci_high=ci_high,
+        effect_size=effect_size(cleaned),
+        alpha=alpha,
+    )
+
+
+def _ties_mean_nothing(p: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """p = 1 for pairs whose values are all 0 (the tests are undefined there, or say so anyway)."""
+    return np.where((values == 0).all(axis=1), 1.0, p)
+
+
+def t_test(values: np.ndarray) -> np.ndarray:
+    """Two-sided paired t-test p-values, one per row (see the module docstring)."""
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        p = scipy.stats.ttest_1samp(values, 0.0, axis=1).pvalue
+    return _ties_mean_nothing(np.asarray(p, dtype=np.float64), values)
+
+
+def wilcoxon_test(values: np.ndarray) -> np.ndarray:
+    """Two-sided Wilcoxon signed-rank p-values, one per row.
+
+    scipy chooses between the exact and the approximate distribution per call, from the ties and
+    zeros of the data, so each pair is tested on its own (a loop over pairs, not over queries).
+    """
+    p = np.ones(len(values))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for row in np.flatnonzero((values != 0).any(axis=1)):
+            p[row] = scipy.stats.wilcoxon(values[row]).pvalue
+    return p
+
+
+def sign_test(values: np.ndarray) -> np.ndarray:
+    """Two-sided exact sign-test p-values: wins against losses, ties dropped."""
+    wins = (values > 0).sum(axis=1)
+    losses = (values < 0).sum(axis=1)
+    p = np.minimum(1.0, 2.0 * scipy.stats.binom.cdf(np.minimum(wins, losses), wins + losses, 0.5))
+    return _ties_mean_nothing(p, values)
+
+
+def randomization_test(values: np.ndarray, permutations: int, rng: np.random.Generator) -> np.ndarray:
+    """Two-sided sign-flip permutation p-values: exact when 2^Q <= ``permutations``, else Monte Carlo."""
+    if permutations < 1:
+        raise UsageError("the randomization test needs at least one permutation")
+    num_queries = values.shape[1]
+    observed = np.abs(values.sum(axis=1)) - TIE_TOLERANCE
+    exact = num_queries < 63 and 2**num_queries <= permutations
+    total = 2**num_queries if exact else permutations
+    at_least_as_extreme = np.zeros(len(values), dtype=np.int64)
+    step = max(1, CHUNK_ELEMENTS // num_queries)
+    for start in range(0, total, step):
+        count = min(step, total - start)
+        if exact:
+            codes = np.arange(start, start + count, dtype=np.int64)
+            signs = 1.0 - 2.0 * ((codes[:, None] >> np.arange(num_queries)) & 1)
+        else:
+            signs = rng.choice(np.array([-1.0, 1.0]), size=(count, num_queries))
+        flipped = np.abs(values @ signs.T)
+        at_least_as_extreme += (flipped >= observed[:, None]).sum(axis=1)
+    p = at_least_as_extreme / total if exact else (at_least_as_extreme + 1) / (permutations + 1)
+    return _ties_mean_nothing(p, values)
+
+
+def bootstrap_means(values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """(P, B) means of B resamples of the queries, drawn with replacement (the same for every pair)."""
+    if resamples < 1:
+        raise UsageError("the bootstrap needs at least one resample")
+    num_queries = values.shape[1]
+    means = np.empty((len(values), resamples))
+    step = max(1, CHUNK_ELEMENTS // num_queries)
+    for start in range(0, resamples, step):
+        count = min(step, resamples - start)
+        drawn = rng.integers(0, num_queries, size=(count, num_queries))
+        cells = (np.arange(count)[:, None] * num_queries + drawn).ravel()
+        weights = np.bincount(cells, minlength=count * num_queries).reshape(count, num_queries)
+        means[:, start:start + count] = values @ weights.T / num_queries
+    return means
+
+
+def bootstrap_test(values: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Two-sided shift-method bootstrap p-values from the resampled ``means`` (P, B)."""
+    observed = values.mean(axis=1)
+    distance = np.abs(means - observed[:, None])
+    at_least_as_extreme = (distance >= np.abs(observed)[:, None] - TIE_TOLERANCE).sum(axis=1)
+    p = (at_least_as_extreme + 1) / (means.shape[1] + 1)
+    return _ties_mean_nothing(p, values)
+
+
+def percentile_interval(means: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """The alpha/2 and 1 − alpha/2 quantiles of each row of resampled ``means``."""
+    low, high = np.quantile(means, [alpha / 2.0, 1.0 - alpha / 2.0], axis=1)
+    return low, high
+
+
+def effect_size(values: np.ndarray) -> np.ndarray:
+    """mean / sd per row (sample sd); 0 where every value is 0, NaN where the sd is 0 otherwise."""
+    mean = values.mean(axis=1)
+    sd = values.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        size = np.where(sd > 0, mean / np.where(sd > 0, sd, 1.0), np.nan)
+    return np.where((values == 0).all(axis=1), 0.0, size)
+
+
+def correct(p: np.ndarray, method: str) -> np.ndarray:
+    """p-values adjusted for multiple comparisons across all of ``p`` (see the module docstring)."""
+    p = np.asarray(p, dtype=np.float64)
+    count = len(p)
+    if method == "none" or count == 0:
+        return p.copy()
+    if method == "bonferroni":
+        return np.minimum(1.0, count * p)
+    if method == "holm":
+        order = np.argsort(p, kind="stable")
+        stepped = np.maximum.accumulate((count - np.arange(count)) * p[order])
+        adjusted = np.empty(count)
+        adjusted[order] = np.minimum(1.0, stepped)
+        return adjusted
+    if method == "bh":
+        return np.asarray(scipy.stats.false_discovery_control(p, method="bh"), dtype=np.float64)
+    raise UsageError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
+
+
+def pairwise_significance(
+    source: str | EvalLines,
+    measures: Sequence[str] = (),
+    test: str = DEFAULT_TEST,
+    correction: str = DEFAULT_CORRECTION,
+    alpha: float = DEFAULT_ALPHA,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    bootstrap: int | None = DEFAULT_BOOTSTRAP,
+    seed: int | None = None,
+    baseline: str | None = None,
+) -> Iterator[dict]:
+    """The records of ``prefeval significance`` for eval lines (a path, ``-``, or :class:`EvalLines`).
+
+    For every sample and measure (every measure found, or ``measures``), each pair of runs on the pair
+    lines is tested (:func:`compare_pairs`), then the discriminative power of the measure follows::
+
+        {"qid":"all","runi":"A","runj":"B","measure":"rpp","test":"t","mean":0.1,"wins":30,"losses":12,
+         "ties":8,"p":0.004,"p_corrected":0.012,"ci_low":0.04,"ci_high":0.16,"effect_size":0.42,
+         "significant":true,"sample":0}
+        {"qid":"all","measure":"rpp","test":"t","correction":"holm","alpha":0.05,
+         "discriminative_power":0.67,"pairs":3,"sample":0}
+
+    With ``baseline``, only the pairs with that run are tested, each written as (other run,
+    baseline) with its values negated where the file has them the other way round (preferences and
+    metric deltas are antisymmetric), and the correction runs across those pairs. ``bootstrap=None``
+    skips the intervals (``null``), for when only the tests are wanted.
+    """
+    lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
+    chosen = lines.select_measures(measures)
+    for sample in lines.samples:
+        for measure in chosen:
+            names, values = _pair_values(lines, sample, measure, baseline)
+            stats = compare_pairs(values, test, correction, alpha, permutations, bootstrap, seed)
+            columns = {key: getattr(stats, key).tolist() for key in PAIR_STATISTICS}
+            significant = stats.significant.tolist()
+            for k, (first, second) in enumerate(names):
+                record = {"qid": "all", "runi": first, "runj": second, "measure": measure, "test": test}
+                record.update({key: column[k] for key, column in columns.items()})
+                record["significant"] = significant[k]
+                record["sample"] = sample.sample
+                yield record
+            yield {"qid": "all", "measure": measure, "test": test, "correction": correction, "alpha": alpha,
+                   "discriminative_power": stats.discriminative_power, "pairs": len(names), "sample": sample.sample}
+
+
+PAIR_STATISTICS = ("mean", "wins", "losses", "ties", "p", "p_corrected", "ci_low", "ci_high", "effect_size")
+"""The statistics of a pair, in the order of its record."""
+
+
+def _pair_values(lines: EvalLines, sample: SampleScores, measure: str, baseline: str | None):
+    """(first run, second run) names and their (P, Q) values: every pair, or those with ``baseline``."""
+    if not len(sample.pair_query):
+        raise InputError(lines.source, f"sample {sample.sample} has no pair lines: significance compares two or more runs")
+    if not sample.has_values(measure):
+        raise InputError(lines.source, f"sample {sample.sample} has no per-query values of {measure}")
+    pairs, values = sample.pair_values(measure)
+    names = [(sample.runs[i], sample.runs[j]) for i, j in pairs]
+    missing = np.argwhere(np.isnan(values))
+    if len(missing):
+        pair, query = missing[0]
+        first, second = names[pair]
+        raise InputError(lines.source, f"sample {sample.sample}: the pair {first}, {second} has no value of "
+                                       f"{measure} on query {sample.qids[query]}")
+    if baseline is not None:
+        if baseline not in sample.runs:
+            raise UsageError(f"baseline {baseline!r} is not a run of {lines.source}; runs: {', '.join(sample.runs)}")
+        keep = [k for k, pair in enumerate(names) if baseline in pair and pair[0] != pair[1]]
+        sign = np.array([-1.0 if names[k][0] == baseline else 1.0 for k in keep])
+        values = values[keep] * sign[:, None] + 0.0  # + 0.0 turns -0.0 into 0.0
+        names = [(names[k][1] if names[k][0] == baseline else names[k][0], baseline) for k in keep]
+    if not names:
+        raise UsageError(f"{lines.source}: no pairs of runs to compare on {measure}")
+    return names, values

@@ -1,0 +1,103 @@
+"""Plots: every registered kind renders a valid image, deterministically, from the right numbers."""
+
+from __future__ import annotations
+
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from prefeval.aggregate import aggregate
+from prefeval.cli import main
+from prefeval.errors import UsageError
+from prefeval.orderings import kendall_tau
+from prefeval.plots import PLOT_KINDS, PlotRequest, render_plot
+from prefeval.significance import pairwise_significance
+
+from conftest import EXAMPLES
+
+pytest.importorskip("matplotlib")
+
+QRELS = str(EXAMPLES / "qrels.txt")
+RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def run(*args, input=None):
+    return CliRunner().invoke(main, [str(a) for a in args], input=input)
+
+
+@pytest.fixture(scope="module")
+def prefs(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("prefs") / "prefs.jsonl"
+    result = run("eval", "-q", "-R", QRELS, "-m", "rpp,lexiprecision,ap,rr", "-o", path, *RUNS)
+    assert result.exit_code == 0, result.output
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", list(PLOT_KINDS))
+def test_every_kind_renders_a_valid_png_and_svg(kind, prefs, tmp_path):
+    png, svg = tmp_path / f"{kind}.png", tmp_path / f"{kind}.svg"
+    assert run("plot", kind, prefs, "-o", png).exit_code == 0
+    result = run("plot", kind, prefs, "-o", svg)
+    assert result.exit_code == 0, result.output
+    data = png.read_bytes()
+    assert data.startswith(PNG_MAGIC) and len(data) > 5000
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")  # the IHDR chunk
+    assert width > 300 and height > 300
+    root = ElementTree.parse(svg).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg" and len(list(root.iter())) > 50
+    again = tmp_path / f"again.{kind}.svg"
+    run("plot", kind, prefs, "-o", again)
+    assert again.read_bytes() == svg.read_bytes()  # no dates, no random ids
+
+
+def test_preference_heatmap_shows_the_mean_preferences_in_mc4_order(prefs):
+    figure = PLOT_KINDS["preferences"].draw(PlotRequest(prefs, ("rpp",)))
+    axes = figure.axes[0]
+    runs = [label.get_text() for label in axes.get_yticklabels()]
+    assert runs == next(aggregate(prefs, ["rpp"]))["rpp"]["mc4"]
+    shown = axes.images[0].get_array()
+    tests = [r for r in pairwise_significance(prefs, ["rpp"], bootstrap=None) if "runi" in r]
+    for test in tests:
+        i, j = runs.index(test["runi"]), runs.index(test["runj"])
+        assert shown[i, j] == pytest.approx(test["mean"]) and shown[j, i] == pytest.approx(-test["mean"])
+    assert np.ma.getmaskarray(shown).diagonal().all()
+    marks = sum(text.get_text().endswith("*") for text in axes.texts)
+    assert marks == 2 * sum(t["significant"] for t in tests) > 0
+
+
+def test_orderings_plot_shows_kendall_tau_between_the_measures(prefs):
+    figure = PLOT_KINDS["orderings"].draw(PlotRequest(prefs, ("rpp", "ap", "rr")))
+    tau_axes = next(axes for axes in figure.axes if axes.images)
+    (summary,) = aggregate(prefs, ["rpp", "ap", "rr"])
+    rpp, rr = summary["rpp"], summary["rr"]
+    expected = kendall_tau(rpp["mc4"], rr["mean"], rpp["scores"]["mc4"], rr["scores"]["mean"])
+    assert tau_axes.images[0].get_array()[0, 2] == pytest.approx(expected)
+    assert tau_axes.images[0].get_array()[1, 1] == 1.0
+    bump = figure.axes[0]
+    assert len(bump.lines) == 4 and [line.get_ydata()[0] for line in bump.lines] == [1, 2, 3, 4]
+
+
+def test_missing_matplotlib_is_one_clear_line(prefs, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes ``import matplotlib`` fail
+    with pytest.raises(UsageError, match=r"pip install 'prefeval\[plot\]'"):
+        render_plot("preferences", PlotRequest(prefs), str(tmp_path / "x.png"))
+    result = run("plot", "preferences", prefs, "-o", tmp_path / "x.png")
+    assert result.exit_code == 2
+    assert result.stderr == "prefeval: error: plots need matplotlib: pip install 'prefeval[plot]'\n"
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_plot_requests_that_cannot_be_met(prefs, tmp_path):
+    result = run("plot", "preferences", prefs, "-o", tmp_path / "x.gif")
+    assert result.exit_code == 2 and "must end in .png, .svg, .pdf" in result.stderr
+    result = run("plot", "preferences", prefs, "-m", "rpp,ap", "-o", tmp_path / "x.png")
+    assert result.exit_code == 2 and "this plot draws one measure" in result.stderr
+    result = run("plot", "preferences", prefs)
+    assert result.exit_code == 2 and "plot needs -o FILE" in result.stderr
+    result = run("plot", "orderings", tmp_path / "missing.jsonl", "-o", tmp_path / "x.png")
+    assert result.exit_code == 1 and "missing.jsonl: no such file" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
