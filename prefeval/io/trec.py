@@ -315,8 +315,9 @@ def _fields_per_line(frame: pd.DataFrame, fmt: LineFormat) -> int | None:
 
 
 def _pandas_read(text: bytes, sep: str, fmt: LineFormat) -> pd.DataFrame | None:
-    """The file's columns as a frame keyed by field index, the number column converted (a decimal
-    comma accepted where the format allows it); None when pandas cannot read it as such."""
+    """The file's columns as a frame keyed by field index, the number column converted; None when
+    pandas cannot read it as such. Plain numbers are tried first (the fastest), then numbers with
+    ``nan`` where the format allows it, then a decimal comma."""
     number_index = fmt.number_field[1]
     if sep == r"\s+":
         names, usecols = None, None
@@ -325,30 +326,31 @@ def _pandas_read(text: bytes, sep: str, fmt: LineFormat) -> pd.DataFrame | None:
         usecols = sorted({*fmt.text_fields.values(), number_index, fmt.max_fields - 1})
     dtypes = {index: object for index in range(fmt.max_fields)}
 
-    def read(number_type) -> pd.DataFrame:
+    def read(number_type, nan: bool) -> pd.DataFrame:
         return pd.read_csv(
             io.BytesIO(text), sep=sep, header=None, names=names, usecols=usecols, index_col=False,
-            dtype={**dtypes, number_index: number_type}, keep_default_na=False,
-            na_values={number_index: list(NAN_SPELLINGS)}, quoting=csv.QUOTE_NONE, engine="c", **_ENCODING,
+            dtype={**dtypes, number_index: number_type}, keep_default_na=False, na_filter=nan,
+            na_values={number_index: list(NAN_SPELLINGS)} if nan else None, quoting=csv.QUOTE_NONE,
+            engine="c", **_ENCODING,
         )
 
-    try:
-        return read(np.float64)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError):
-        return None
-    except ValueError:
-        if not fmt.decimal_comma:
+    attempts = [(np.float64, False)] + [(np.float64, True)] * fmt.nan_allowed + [(object, True)] * fmt.decimal_comma
+    for number_type, nan in attempts:
+        try:
+            frame = read(number_type, nan)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError):
             return None
-    try:
-        frame = read(object)
-    except (ValueError, pd.errors.ParserError):
-        return None
-    raw = frame[number_index].astype(str).str.replace(",", ".", regex=False)
-    numbers = pd.to_numeric(raw, errors="coerce").to_numpy(np.float64)
-    if np.isnan(numbers).any() and not raw[np.isnan(numbers)].isin(NAN_SPELLINGS).all():
-        return None
-    frame[number_index] = numbers
-    return frame
+        except ValueError:
+            continue
+        if number_type is np.float64:
+            return frame
+        raw = frame[number_index].astype(str).str.replace(",", ".", regex=False)
+        numbers = pd.to_numeric(raw, errors="coerce").to_numpy(np.float64)
+        if np.isnan(numbers).any() and not raw[np.isnan(numbers)].isin(NAN_SPELLINGS).all():
+            return None
+        frame[number_index] = numbers
+        return frame
+    return None
 
 
 def _read_columns_slowly(data: bytes, source: str, fmt: LineFormat) -> dict[str, np.ndarray]:
