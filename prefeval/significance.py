@@ -54,7 +54,6 @@ from dataclasses import dataclass
 from typing import Iterator, Sequence
 
 import numpy as np
-import scipy.stats
 
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
@@ -171,7 +170,7 @@ def t_test(values: np.ndarray) -> np.ndarray:
     """Two-sided paired t-test p-values, one per row (see the module docstring)."""
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        p = scipy.stats.ttest_1samp(values, 0.0, axis=1).pvalue
+        p = _scipy_stats().ttest_1samp(values, 0.0, axis=1).pvalue
     return _ties_mean_nothing(np.asarray(p, dtype=np.float64), values)
 
 
@@ -185,7 +184,7 @@ def wilcoxon_test(values: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for row in np.flatnonzero((values != 0).any(axis=1)):
-            p[row] = scipy.stats.wilcoxon(values[row]).pvalue
+            p[row] = _scipy_stats().wilcoxon(values[row]).pvalue
     return p
 
 
@@ -193,7 +192,7 @@ def sign_test(values: np.ndarray) -> np.ndarray:
     """Two-sided exact sign-test p-values: wins against losses, ties dropped."""
     wins = (values > 0).sum(axis=1)
     losses = (values < 0).sum(axis=1)
-    p = np.minimum(1.0, 2.0 * scipy.stats.binom.cdf(np.minimum(wins, losses), wins + losses, 0.5))
+    p = np.minimum(1.0, 2.0 * _scipy_stats().binom.cdf(np.minimum(wins, losses), wins + losses, 0.5))
     return _ties_mean_nothing(p, values)
 
 
@@ -275,7 +274,7 @@ def correct(p: np.ndarray, method: str) -> np.ndarray:
         adjusted[order] = np.minimum(1.0, stepped)
         return adjusted
     if method == "bh":
-        return np.asarray(scipy.stats.false_discovery_control(p, method="bh"), dtype=np.float64)
+        return np.asarray(_scipy_stats().false_discovery_control(p, method="bh"), dtype=np.float64)
     raise UsageError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
 
 
@@ -352,3 +351,10 @@ def _pair_values(lines: EvalLines, sample: SampleScores, measure: str, baseline:
     if not names:
         raise UsageError(f"{lines.source}: no pairs of runs to compare on {measure}")
     return names, values
+
+
+def _scipy_stats():
+    """scipy.stats, imported on first use: it takes longer to import than most commands take to run."""
+    import scipy.stats
+
+    return scipy.stats
