@@ -1,4 +1,5 @@
-"""JSON lines: a batched orjson writer with atomic file output, and a validating reader."""
+"""JSON lines out: a batched orjson writer, and atomic file output (eval lines are read by
+:mod:`prefeval.io.evallines`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,6 @@ import tempfile
 from typing import BinaryIO, Iterable, Iterator
 
 import orjson
-
-from prefeval.errors import InputError
-from prefeval.io.source import display_name, read_bytes
 
 BATCH_LINES = 8192
 
@@ -66,21 +64,3 @@ def _flush(batch: list[bytes], stream: BinaryIO) -> int:
     count = len(batch)
     batch.clear()
     return count
-
-
-def read_jsonl(path: str) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for every non-blank line of ``path`` (gzip and ``-`` accepted).
-
-    A line that is not a JSON object is an :class:`InputError` naming the file and line.
-    """
-    source = display_name(path)
-    for number, line in enumerate(read_bytes(path).split(b"\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError as error:
-            raise InputError(source, f"malformed JSON ({error.args[0] if error.args else error})", number) from None
-        if not isinstance(record, dict):
-            raise InputError(source, "expected a JSON object", number)
-        yield number, record
