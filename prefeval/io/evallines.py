@@ -170,8 +170,8 @@ def _read_regular(lines: list[bytes], source: str) -> EvalLines:
     metric_measures = [key for key in metric_layout if key not in METRIC_KEYS]
     pair_measures = [key for key in pair_layout if key not in PAIR_KEYS]
     preferences = [m for m in pair_measures if m not in metric_measures]
-    pairs = _regular_columns(groups["preference"], pair_layout, "preference", ["qid", "runi", "runj", "sample", *preferences])
-    metrics = _regular_columns(groups["metric"], metric_layout, "metric", ["qid", "run", "sample", *metric_measures])
+    pairs = _regular_columns(groups["preference"], pair_layout, "preference", ("qid", "runi", "runj"), preferences)
+    metrics = _regular_columns(groups["metric"], metric_layout, "metric", ("qid", "run"), metric_measures)
     scores = []
     for sample in sorted(set(pairs["sample"].tolist()) | set(metrics["sample"].tolist())):
         in_pairs, in_metrics = pairs["sample"] == sample, metrics["sample"] == sample
@@ -200,25 +200,28 @@ def _layout(lines: list[bytes], required: tuple[str, ...]) -> list[str]:
 
 _COLON_TO_COMMA = bytes.maketrans(b":", b",")
 _SUMMARY_STARTS = (b'{"qid":"all"', b'{"qid": "all"')
-_LABELS = ("qid", "run", "runi", "runj")
 
 
-def _regular_columns(lines: list[bytes], layout: list[str], kind: str, wanted: list[str]) -> dict[str, np.ndarray]:
-    """The ``wanted`` columns of lines that all have exactly ``layout``'s keys, in its order
-    (labels as object arrays, ``sample`` as integers, measures as floats)."""
+def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: tuple[str, ...],
+                     measures: list[str]) -> dict[str, np.ndarray]:
+    """The label columns (object arrays), ``sample`` (integers) and the measure columns (floats) of
+    lines that all have exactly ``layout``'s keys, in its order."""
+    dtypes_by_key = {**{label: object for label in labels}, "sample": np.int64, **{m: np.float64 for m in measures}}
     if not lines:
-        return {key: np.empty(0, dtype=np.int64 if key == "sample" else object if key in _LABELS else np.float64)
-                for key in wanted}
+        return {key: np.empty(0, dtype=dtype) for key, dtype in dtypes_by_key.items()}
     text = b"\n".join(lines)
     count, width = len(lines), len(layout)
-    # escapes, or a colon or brace inside a string, would not survive the translation
-    if b"\\" in text or text.count(b":") != count * width or text.count(b"{") != count or text.count(b"}") != count:
+    # escapes, or a colon or brace inside a string, would not survive the translation; the quotes
+    # are those of the keys, of the labels and of the type, so labels are strings and measures not
+    quotes = 2 * (width + len(labels) + 1)
+    if (b"\\" in text or text.count(b":") != count * width or text.count(b"{") != count
+            or text.count(b"}") != count or text.count(b'"') != count * quotes):
         raise _Irregular
     value_column = {key: 2 * k + 1 for k, key in enumerate(layout)}
     dtypes = {2 * k: "category" for k in range(width)}
     dtypes[value_column["type"]] = "category"
-    for key in wanted:
-        dtypes[value_column[key]] = np.int64 if key == "sample" else "category" if key in _LABELS else np.float64
+    for key, dtype in dtypes_by_key.items():
+        dtypes[value_column[key]] = "category" if dtype is object else dtype
     try:
         frame = pd.read_csv(
             io.BytesIO(text.translate(_COLON_TO_COMMA, b"{}")), sep=",", header=None, names=range(2 * width),
@@ -233,7 +236,7 @@ def _regular_columns(lines: list[bytes], layout: list[str], kind: str, wanted: l
             raise _Irregular
     if list(frame[value_column["type"]].cat.categories) != [kind]:
         raise _Irregular
-    return {key: _values(frame[value_column[key]]) for key in wanted}
+    return {key: _values(frame[value_column[key]]) for key in dtypes_by_key}
 
 
 def _values(column: pd.Series) -> np.ndarray:
@@ -349,6 +352,9 @@ def _kind(record: dict, source: str, number: int) -> tuple[str, tuple[str, ...]]
         raise InputError(source, f"{kind} line without {', '.join(repr(k) for k in missing)}", number)
     if type(record["sample"]) is not int:
         raise InputError(source, f"'sample' must be an integer, found {record['sample']!r}", number)
+    for label in keys[:-2] if kind == "preference" else keys[:2]:
+        if type(record[label]) not in (str, int):
+            raise InputError(source, f"{label!r} must be a string, found {orjson.dumps(record[label]).decode()}", number)
     return kind, keys
 
 

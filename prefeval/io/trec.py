@@ -288,7 +288,7 @@ def _read_columns_fast(data: bytes, fmt: LineFormat) -> dict[str, np.ndarray] | 
         return None
     sep = _separator(text)
     frame = _pandas_read(text, sep, fmt)
-    if frame is None:
+    if frame is None or not fmt.min_fields <= frame.shape[1] <= fmt.max_fields and sep == r"\s+":
         return None
     fields = _fields_per_line(frame, fmt)
     if fields is None or (sep != r"\s+" and text.count(sep.encode()) != len(frame) * (fields - 1)):
