@@ -43,7 +43,7 @@ import pandas as pd
 from prefeval.errors import InputError
 from prefeval.io.source import check_stdin_used_once, display_name, read_bytes
 from prefeval.io.trec import QRELS_FORMAT, RUN_FORMAT, LineFormat, find_lines, read_columns, run_id_from_path
-from prefeval.ranktable import rank_within_queries
+from prefeval.ranktable import query_id_hint, rank_within_queries
 
 SHOWN = 5
 """How many line numbers or query ids a record lists (the counts are complete)."""
@@ -225,24 +225,12 @@ def _against_qrels(run_qids: pd.Index, qrels: JudgedQrels, errors: list[str], wa
     not_in_qrels = run_qids[~run_qids.isin(qrels.qids)]
     missing = qrels.relevant_qids[~qrels.relevant_qids.isin(run_qids)]
     if len(run_qids) and len(not_in_qrels) == len(run_qids):
-        errors.append("no query of the run is in the qrels" + _qid_hint(run_qids, qrels.qids))
+        errors.append("no query of the run is in the qrels" + query_id_hint(run_qids, qrels.qids))
     elif len(not_in_qrels):
         warnings.append(f"{_counted(len(not_in_qrels), 'query is', 'queries are')} not in the qrels and ignored")
     if len(missing) and len(not_in_qrels) < len(run_qids):
         warnings.append(f"{_counted(len(missing), 'query', 'queries')} with relevant documents missing, scored as retrieving nothing")
     return {"queries_not_in_qrels": _listed(not_in_qrels), "queries_missing_from_run": _listed(missing)}
-
-
-def _qid_hint(run_qids: pd.Index, qrels_qids: pd.Index) -> str:
-    """A hint when the ids would match without leading zeros ('051' against '51'), else examples."""
-    run_bare = pd.Index(run_qids.astype(str).str.lstrip("0"))
-    qrels_bare = pd.Index(qrels_qids.astype(str).str.lstrip("0"))
-    shared = np.flatnonzero(run_bare.isin(qrels_bare))
-    if len(shared) == 0:
-        return f" (run ids such as {run_qids[0]!r}, qrels ids such as {qrels_qids[0]!r})"
-    run_qid = run_qids[shared[0]]
-    qrels_qid = qrels_qids[np.flatnonzero(qrels_bare == run_bare[shared[0]])[0]]
-    return f"; the ids differ in zero-padding ({run_qid!r} in the run, {qrels_qid!r} in the qrels)"
 
 
 def _duplicates(data: bytes, query_codes, unique_qids, docids, errors: list[str]) -> dict:

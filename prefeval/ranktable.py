@@ -120,11 +120,30 @@ class RelevantLookup:
         return row_keys.get_indexer(keys)
 
 
+def query_id_hint(run_qids, qrels_qids) -> str:
+    """Why no query id of a run matches the qrels: a difference in zero-padding ('051' against '51')
+    when that is it, else an example of each."""
+    run_qids, qrels_qids = pd.Index(run_qids).astype(str), pd.Index(qrels_qids).astype(str)
+    run_bare, qrels_bare = pd.Index(run_qids.str.lstrip("0")), pd.Index(qrels_qids.str.lstrip("0"))
+    shared = np.flatnonzero(run_bare.isin(qrels_bare))
+    if len(shared) == 0:
+        return f" (run ids such as {run_qids[0]!r}, qrels ids such as {qrels_qids[0]!r})"
+    run_qid = run_qids[shared[0]]
+    qrels_qid = qrels_qids[np.flatnonzero(qrels_bare == run_bare[shared[0]])[0]]
+    return f"; the ids differ in zero-padding ({run_qid!r} in the run, {qrels_qid!r} in the qrels)"
+
+
 def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None) -> RankedRun:
-    """Reduce one run to its RankTable row: ranks of the relevant documents, documents per query."""
+    """Reduce one run to its RankTable row: ranks of the relevant documents, documents per query.
+
+    A run none of whose query ids is in the qrels is an error (a wrong file, or ids written
+    differently), with a hint."""
     qrels = lookup.qrels
     queries = lookup.query_numbers(run.qids)
     judged = queries >= 0
+    if len(queries) and not judged.any():
+        hint = query_id_hint(pd.unique(np.asarray(run.qids, dtype=object)), qrels.qids)
+        raise InputError(run.source, "no query id of this run is in the qrels" + hint)
     if not judged.all():
         run = replace(run, qids=run.qids[judged], docids=run.docids[judged], scores=run.scores[judged])
         queries = queries[judged]
