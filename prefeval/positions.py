@@ -39,7 +39,11 @@ class Positions:
     Per element (N of them): ``ranks`` and ``grades`` (R × N, sorted by rank within each segment),
     ``index`` (1-based i within the segment), ``ideal`` (the segment's grades sorted descending, the
     same for all runs). Per segment (S): ``start``, ``length`` (m), ``query`` (the column, 0..Q-1,
-    of the segment's query). Per run and query: ``num_retrieved`` (R × Q).
+    of the segment's query). Per run and query (R × Q): ``num_retrieved``, and ``num_items``, the
+    number of items the run's ranking orders (AUC's n): its retrieved documents plus the selected
+    relevant documents it did not retrieve, which rank below everything retrieved; an analysis that
+    ranks a whole catalogue (``prefeval sampled``) sets it to the catalogue size. ``max_grade`` is
+    the largest grade of the whole qrels (pfound's pRel = grade / max_grade), whatever the selection.
     """
 
     ranks: np.ndarray
@@ -50,6 +54,8 @@ class Positions:
     length: np.ndarray
     query: np.ndarray
     num_retrieved: np.ndarray
+    num_items: np.ndarray
+    max_grade: float
 
     @property
     def num_queries(self) -> int:
@@ -103,6 +109,8 @@ class Positions:
             length=self.length[s0:s1],
             query=self.query[s0:s1] - first,
             num_retrieved=self.num_retrieved[:, first:stop],
+            num_items=self.num_items[:, first:stop],
+            max_grade=self.max_grade,
         )
 
 
@@ -160,6 +168,7 @@ def _positions(table: RankTable, selection: Selection, documents: np.ndarray, le
     key = segment * (deepest + 2.0) + np.where(finite, ranks, deepest + 1.0)
     order = np.argsort(key, axis=-1, kind="stable")
     ideal_order = np.lexsort((-grades, segment))
+    num_retrieved = table.num_retrieved[:, selection.queries]
     return Positions(
         ranks=np.take_along_axis(ranks, order, axis=-1),
         grades=grades[order],
@@ -168,5 +177,16 @@ def _positions(table: RankTable, selection: Selection, documents: np.ndarray, le
         start=start,
         length=length.astype(np.int64),
         query=np.asarray(query, dtype=np.int64),
-        num_retrieved=table.num_retrieved[:, selection.queries],
+        num_retrieved=num_retrieved,
+        num_items=num_retrieved + _unretrieved_per_query(table, selection),
+        max_grade=float(table.qrels.grades.max(initial=0.0)),
     )
+
+
+def _unretrieved_per_query(table: RankTable, selection: Selection) -> np.ndarray:
+    """How many selected relevant documents each run did not retrieve, per selected query: (R, Q)."""
+    documents, query = _selected_documents(table, selection)
+    columns = np.arange(len(selection.queries))
+    before = np.zeros((table.num_runs, len(documents) + 1), dtype=np.int64)
+    np.cumsum(~np.isfinite(table.ranks[:, documents]), axis=1, out=before[:, 1:])
+    return before[:, np.searchsorted(query, columns, side="right")] - before[:, np.searchsorted(query, columns)]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from prefeval.measures import metrics, preferences  # noqa: F401  (registers the measures)
+from prefeval.measures import literature, metrics, preferences  # noqa: F401  (registers the measures)
 from prefeval.measures.base import (
     METRIC,
     PREFERENCE,
     REGISTRY,
+    AdditiveMetric,
     Measure,
     Metric,
     Preference,
@@ -49,6 +50,7 @@ __all__ = [
     "PREFERENCE",
     "PREFERENCE_MEASURES",
     "REGISTRY",
+    "AdditiveMetric",
     "Measure",
     "Metric",
     "Preference",
