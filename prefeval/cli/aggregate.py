@@ -16,6 +16,7 @@ Examples:
   prefeval eval -q -R qrels.txt runA runB runC | prefeval aggregate -P -
   prefeval aggregate -P prefs.jsonl.gz -m rpp -m ap -q
   prefeval aggregate -P prefs.jsonl --query_fraction 0.5 --num_samples 100 --seed 7
+  prefeval aggregate -P prefs.jsonl --correlations -n
 """)
 @click.option("-P", "--prefs", required=True, metavar="PREFS", help="Per-query eval lines (from eval -q; gzip or - for stdin).")
 @click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write the per-query orderings.")
@@ -29,8 +30,11 @@ Examples:
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for the query subsampling.")
 @click.option("--mc4-damping", "--mc4_damping", "damping", type=click.FloatRange(0.0, 1.0, max_open=True),
               default=DEFAULT_DAMPING, show_default=True, help="Teleport probability of the MC4 chain (0: the pure chain).")
+@click.option("--correlations", is_flag=True,
+              help="Also write Kendall's tau between the orderings of every two measures (after each summary).")
 @output_option
-def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, damping, output):
+def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, damping,
+                      correlations, output):
     """Order the runs of per-query eval lines: per query (-q), and over queries by MC4 and Borda for
     preferences and by the mean for metrics."""
     with reported_errors():
@@ -38,6 +42,7 @@ def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fract
             seed = draw_seed()
             note(f"no --seed given; drew seed {seed} (pass --seed {seed} to repeat)")
         records = aggregate(prefs, measures, per_query=query_eval_wanted, summary=not nosummary,
-                            query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping)
+                            query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping,
+                            correlations=correlations)
         with output_stream(output) as stream:
             write_jsonl(records, stream)
