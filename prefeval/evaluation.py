@@ -103,7 +103,7 @@ class Evaluation:
         judgments = read_qrels(qrels, binary_relevance, relevance_floor)
         table = RankTable.from_runs(judgments, (read_run(path) for path in runs), topk)
         evaluation = cls(table=table, measures=chosen, **options)
-        evaluation.notes[:0] = _data_notes(judgments, table)
+        evaluation.notes[:0] = data_notes(judgments, table)
         return evaluation
 
     @property
@@ -184,27 +184,18 @@ def _resolve_measures(measures: Sequence[str | Measure], measure_set: str) -> li
 
 def _query_blocks(binary: Positions, graded: Positions | None, num_pairs: int) -> Iterator[tuple[int, int]]:
     """Consecutive query ranges whose pair × element comparisons fit in :data:`BLOCK_ELEMENTS`."""
-    num_queries = binary.num_queries
     widest = graded if graded is not None else binary
-    elements_before = np.zeros(num_queries + 1, dtype=np.int64)
-    np.add.at(elements_before, widest.query + 1, widest.length)
-    elements_before = np.cumsum(elements_before)
-    per_block = max(BLOCK_ELEMENTS // max(num_pairs, 1), 1)
-    start = 0
-    while start < num_queries:
-        stop = int(np.searchsorted(elements_before, elements_before[start] + per_block, side="right")) - 1
-        stop = min(max(stop, start + 1), num_queries)
-        yield start, stop
-        start = stop
+    return widest.query_blocks(max(BLOCK_ELEMENTS // max(num_pairs, 1), 1))
 
 
-def _data_notes(qrels: Qrels, table: RankTable) -> list[str]:
+def data_notes(qrels: Qrels, table: RankTable | None = None) -> list[str]:
     """What the user should know about the data (printed on stderr, never on stdout)."""
     notes = []
     if qrels.dropped_qids:
         shown = ", ".join(qrels.dropped_qids[:5]) + (", ..." if len(qrels.dropped_qids) > 5 else "")
         notes.append(f"{qrels.source}: dropped {len(qrels.dropped_qids)} queries without relevant documents ({shown})")
-    for run_id, in_run in zip(table.run_ids, table.in_run):
+    runs = zip(table.run_ids, table.in_run) if table is not None else ()
+    for run_id, in_run in runs:
         missing = int((~in_run).sum())
         if missing == table.num_queries:
             notes.append(f"run {run_id}: no query of the qrels is in this run; check the query ids")

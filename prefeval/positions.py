@@ -14,6 +14,7 @@ Unretrieved documents have rank ``inf`` and sort last, which gives MEASURES.md's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
@@ -94,6 +95,19 @@ class Positions:
         first_segment = np.searchsorted(self.query, np.arange(self.num_queries))
         weighted = np.add.reduceat(per_segment * self.length, first_segment, axis=-1)
         return weighted / np.add.reduceat(self.length, first_segment)
+
+    def query_blocks(self, max_elements: int) -> Iterator[tuple[int, int]]:
+        """Consecutive query ranges (first, stop) holding at most ``max_elements`` elements each (a
+        query with more makes a block of its own), to bound the memory of work done per block."""
+        elements_before = np.zeros(self.num_queries + 1, dtype=np.int64)
+        np.add.at(elements_before, self.query + 1, self.length)
+        elements_before = np.cumsum(elements_before)
+        first = 0
+        while first < self.num_queries:
+            stop = int(np.searchsorted(elements_before, elements_before[first] + max_elements, side="right")) - 1
+            stop = min(max(stop, first + 1), self.num_queries)
+            yield first, stop
+            first = stop
 
     def query_block(self, first: int, stop: int) -> "Positions":
         """The positions of queries ``first..stop-1`` only (views, no copies of the big arrays)."""

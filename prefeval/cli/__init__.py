@@ -12,6 +12,7 @@ from prefeval import __version__
 from prefeval.cli.aggregate import aggregate_command
 from prefeval.cli.common import CONTEXT
 from prefeval.cli.evaluate import eval_command
+from prefeval.cli.sampled import sampled_command
 
 
 @click.group(context_settings=CONTEXT)
@@ -25,5 +26,5 @@ def main() -> None:
     """
 
 
-for command in (eval_command, aggregate_command):
+for command in (eval_command, aggregate_command, sampled_command):
     main.add_command(command)
