@@ -12,6 +12,7 @@ from prefeval import __version__
 from prefeval.cli.aggregate import aggregate_command
 from prefeval.cli.common import CONTEXT
 from prefeval.cli.evaluate import eval_command
+from prefeval.cli.null import null_command
 from prefeval.cli.sampled import sampled_command
 
 
@@ -26,5 +27,5 @@ def main() -> None:
     """
 
 
-for command in (eval_command, aggregate_command, sampled_command):
+for command in (eval_command, aggregate_command, sampled_command, null_command):
     main.add_command(command)
