@@ -37,8 +37,10 @@ a random order of the grades), scored by the metrics' own code. The q-quantile o
 smallest value v with at least q·D of them <= v (numpy's ``inverted_cdf``), the definition scipy's
 ``ppf`` uses for the exact ones.
 
-A run's observed value is the one ``prefeval eval`` gives; it is *above the null* when it exceeds the
-threshold by more than 1e-9 (the tie tolerance of :mod:`prefeval.orderings`).
+A run's observed value is the one ``prefeval eval`` gives, except that with ``num_items`` AUC counts
+the whole catalogue (its unretrieved relevant documents at the bottom, as MEASURES.md defines it). It
+is *above the null* when it exceeds the threshold by more than 1e-9 (the tie tolerance of
+:mod:`prefeval.orderings`).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ from prefeval.montecarlo import uniform_subsets
 from prefeval.orderings import TIE_TOLERANCE
 from prefeval.positions import Positions, Selection, binary_positions
 from prefeval.ranktable import RankTable
+from prefeval.sampled import check_catalogue
 from prefeval.sampling import draw_seed
 
 DEFAULT_MEASURES = ("ap", "ndcg", "rr", "rp", "p@10", "r@10")
@@ -117,6 +120,8 @@ class NullEvaluation:
             raise UsageError("draws must be at least 1")
         if self.num_items is None and self.qrels.num_judged is None:
             raise UsageError("the number of items per query is unknown: give num_items")
+        if self.table is not None and self.num_items is not None:
+            check_catalogue(self.table, self.num_items)
         short = np.flatnonzero(self.items < self.qrels.num_relevant)
         if len(short):
             q = short[0]
@@ -163,8 +168,11 @@ class NullEvaluation:
         return values
 
     def observed(self) -> dict[str, np.ndarray]:
-        """The runs' values (R, Q) per metric, as ``prefeval eval`` computes them."""
+        """The runs' values (R, Q) per metric, as ``prefeval eval`` computes them; with ``num_items``,
+        AUC counts the whole catalogue (MEASURES.md), unretrieved relevant documents at its bottom."""
         positions = binary_positions(self.table, Selection.everything(self.table))
+        if self.num_items is not None:
+            positions = dataclasses.replace(positions, num_items=np.full_like(positions.num_items, self.num_items))
         return {measure.name: measure.compute(positions) for measure in self.measures}
 
     def _simulate(self, measures: list[AdditiveMetric], setting: "_Setting") -> dict[str, tuple[np.ndarray, np.ndarray]]:

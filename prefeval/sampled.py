@@ -172,14 +172,7 @@ class SampledEvaluation:
 
     def _check_catalogue(self) -> None:
         table, n = self.table, self.num_items
-        needed = table.num_retrieved + unretrieved_counts(table)
-        if (needed > n).any():
-            r, q = np.argwhere(needed > n)[0]
-            raise UsageError(
-                f"--num-items {n} is smaller than what run {table.run_ids[r]} ranks for query {table.qids[q]}: "
-                f"{table.num_retrieved[r, q]} retrieved documents and {needed[r, q] - table.num_retrieved[r, q]} "
-                "unretrieved relevant ones"
-            )
+        check_catalogue(table, n)
         irrelevant = n - table.qrels.num_relevant
         fewest = int(np.argmin(irrelevant))
         qid, m = table.qids[fewest], table.qrels.num_relevant[fewest]
@@ -190,6 +183,19 @@ class SampledEvaluation:
                 f"sample size {max(self.sample_sizes)} is larger than the {irrelevant[fewest]} irrelevant items of "
                 f"query {qid} (--num-items {n} minus {m} relevant); sample with replacement or fewer"
             )
+
+
+def check_catalogue(table: RankTable, num_items: int) -> None:
+    """A catalogue of ``num_items`` must hold what every run ranks for every query: its retrieved
+    documents and its unretrieved relevant ones (a :class:`UsageError` otherwise)."""
+    needed = table.num_retrieved + unretrieved_counts(table)
+    if (needed > num_items).any():
+        r, q = np.argwhere(needed > num_items)[0]
+        raise UsageError(
+            f"--num-items {num_items} is smaller than what run {table.run_ids[r]} ranks for query {table.qids[q]}: "
+            f"{table.num_retrieved[r, q]} retrieved documents and {needed[r, q] - table.num_retrieved[r, q]} "
+            "unretrieved relevant ones"
+        )
 
 
 def unretrieved_counts(table: RankTable) -> np.ndarray:

@@ -220,3 +220,17 @@ def test_cli_seed_note_only_when_drawing():
     bad = run("null", "-R", QRELS, "--num-items", 3)
     assert bad.exit_code == 2 and bad.stderr.startswith("prefeval: error: --num-items 3 is smaller than the")
     assert "Examples:" in run("null", "--help").stdout
+
+
+def test_auc_of_runs_counts_the_catalogue_when_one_is_given():
+    # relevant at 2 and unretrieved; 5 retrieved: eval's AUC has 6 items, the catalogue 40
+    table = table_from_positions([[[2, math.inf]]])
+    table = dataclasses.replace(table, num_retrieved=np.array([[5]]))
+    qrels = dataclasses.replace(table.qrels, num_judged=np.array([6]))
+    measures = select_additive_metrics(["auc"], (), "null")
+    judged = NullEvaluation(qrels=qrels, measures=measures, table=table, seed=0, draws=10)
+    assert judged.observed()["auc"][0, 0] == pytest.approx((4 - 1) / (2 * 4))
+    catalogue = NullEvaluation(qrels=qrels, measures=measures, table=table, num_items=40, seed=0, draws=10)
+    assert catalogue.observed()["auc"][0, 0] == pytest.approx((38 - 1) / (2 * 38))
+    with pytest.raises(UsageError, match="--num-items 5 is smaller than what run run0 ranks"):
+        NullEvaluation(qrels=qrels, measures=measures, table=table, num_items=5, seed=0, draws=10)
