@@ -21,7 +21,8 @@ Examples:
 @click.option("-R", "--qrels", required=True, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
               help="A measure, or a comma-separated list (repeatable): rpp, invrpp, dcgrpp, lexirecall, "
-                   "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k.")
+                   "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k, "
+                   "auc, f@k[,beta], success@k, dcg[@k], ndcg_exp[@k], cg[@k], pfound[@k[,pbreak]].")
 @click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none", show_default=True,
               help="preferences: add the six preference measures; all: add the default list; none: only -m "
                    "(the default list when there is no -m).")
