@@ -97,7 +97,8 @@ class NullValues:
 
 @dataclass
 class NullEvaluation:
-    """The null distributions of ``measures`` for the queries of ``qrels``, and optionally runs to test.
+    """The null distributions of ``measures`` (additive metrics or their names; the default list when
+    empty) for the queries of ``qrels``, and optionally runs (a :class:`RankTable`) to test.
 
     ``num_items`` sets the catalogue size N of every query (default: the query's judged documents);
     ``quantile`` is q; ``draws`` and ``seed`` drive the Monte Carlo part (a seed is drawn, and noted,
@@ -105,7 +106,7 @@ class NullEvaluation:
     """
 
     qrels: Qrels
-    measures: list[AdditiveMetric]
+    measures: Sequence[str | AdditiveMetric]
     num_items: int | None = None
     quantile: float = DEFAULT_QUANTILE
     draws: int = DEFAULT_DRAWS
@@ -114,6 +115,7 @@ class NullEvaluation:
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
+        self.measures = select_additive_metrics(self.measures, DEFAULT_MEASURES, "null")
         if not 0.0 < self.quantile < 1.0:
             raise UsageError(f"the quantile must be in (0, 1), not {self.quantile}")
         if self.draws < 1:
@@ -135,7 +137,7 @@ class NullEvaluation:
     def from_files(cls, qrels: str, runs: Sequence[str] = (), measures: Sequence[str | Measure] = (),
                    **options) -> "NullEvaluation":
         """Read ``qrels`` and the ``runs`` to test, if any (paths, ``-`` for stdin)."""
-        chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "null")
+        chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "null")  # bad names fail before reading
         judgments = read_qrels(qrels)
         table = RankTable.from_runs(judgments, (read_run(path) for path in runs)) if runs else None
         evaluation = cls(qrels=judgments, measures=chosen, table=table, **options)
@@ -151,7 +153,7 @@ class NullEvaluation:
 
     def null_values(self) -> list[NullValues]:
         """Each metric's expected value and threshold on every query."""
-        setting = _Setting.of(self.qrels, self.items)
+        setting = NullSetting.of(self.qrels, self.items)
         simulated = self._simulate([m for m in self.measures if _needs_draws(m)], setting)
         values = []
         for measure in self.measures:
@@ -175,7 +177,7 @@ class NullEvaluation:
             positions = dataclasses.replace(positions, num_items=np.full_like(positions.num_items, self.num_items))
         return {measure.name: measure.compute(positions) for measure in self.measures}
 
-    def _simulate(self, measures: list[AdditiveMetric], setting: "_Setting") -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def _simulate(self, measures: list[AdditiveMetric], setting: "NullSetting") -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """(mean, q-quantile) per query of each metric over ``draws`` random rankings."""
         if not measures:
             return {}
@@ -210,15 +212,16 @@ def random_rankings(rng: np.random.Generator, block: Positions, items: np.ndarra
 
 
 @dataclass(frozen=True)
-class _Setting:
-    """What the closed forms need: m and N per query, and the qrels as positions (nothing retrieved)."""
+class NullSetting:
+    """What the closed forms need: m and N per query, and the qrels as positions of one run that
+    retrieves nothing (for the grades, their ideal order and the segments)."""
 
     relevant: np.ndarray
     items: np.ndarray
     positions: Positions
 
     @classmethod
-    def of(cls, qrels: Qrels, items: np.ndarray) -> "_Setting":
+    def of(cls, qrels: Qrels, items: np.ndarray) -> "NullSetting":
         table = RankTable(qrels=qrels, run_ids=["qrels"], ranks=np.full((1, len(qrels.docids)), np.inf),
                           num_retrieved=np.zeros((1, qrels.num_queries), dtype=np.int64),
                           in_run=np.zeros((1, qrels.num_queries), dtype=bool))
@@ -239,7 +242,7 @@ def _needs_draws(measure: AdditiveMetric) -> bool:
 HIT_MEASURES = (Precision, Recall, RPrecision, FMeasure)
 
 
-def _hits(measure: AdditiveMetric, setting: _Setting) -> tuple[np.ndarray, np.ndarray]:
+def _hits(measure: AdditiveMetric, setting: NullSetting) -> tuple[np.ndarray, np.ndarray]:
     """(k', scale): the metric is scale × H_k' with H_k' ~ Hypergeometric(N, m, k')."""
     m, n = setting.relevant, setting.items
     if isinstance(measure, RPrecision):
@@ -271,7 +274,7 @@ def first_rank_distribution(relevant: np.ndarray, items: np.ndarray) -> tuple[np
     return np.broadcast_to(x, inside.shape), np.where(inside, np.exp(log_p), 0.0)
 
 
-def _first_rank_statistics(measure: AdditiveMetric, setting: _Setting, q: float | None) -> tuple[np.ndarray, np.ndarray | None]:
+def _first_rank_statistics(measure: AdditiveMetric, setting: NullSetting, q: float | None) -> tuple[np.ndarray, np.ndarray | None]:
     """(mean, q-quantile or None without q) per query of a function of X_1, over blocks of queries
     (to bound memory)."""
     support = setting.items - setting.relevant + 1
@@ -304,7 +307,7 @@ def discrete_quantile(values: np.ndarray, probabilities: np.ndarray, q: float) -
 
 # --- expectations and quantiles -------------------------------------------------------------------
 
-def exact_expectation(measure: AdditiveMetric, setting: _Setting) -> np.ndarray | None:
+def exact_expectation(measure: AdditiveMetric, setting: NullSetting) -> np.ndarray | None:
     """The exact E[metric] under a random ranking, per query, or None when there is no closed form."""
     m, n = setting.relevant.astype(np.float64), setting.items.astype(np.float64)
     if isinstance(measure, HIT_MEASURES):
@@ -327,7 +330,7 @@ def exact_expectation(measure: AdditiveMetric, setting: _Setting) -> np.ndarray 
     return None
 
 
-def _expected_gain(measure: AdditiveMetric, setting: _Setting) -> np.ndarray:
+def _expected_gain(measure: AdditiveMetric, setting: NullSetting) -> np.ndarray:
     positions, k = setting.positions, measure.param("k")
     depth = setting.depth(k)
     gains = np.exp2(positions.ideal) - 1.0 if isinstance(measure, ExponentialNDCG) else positions.ideal
@@ -341,7 +344,7 @@ def _expected_gain(measure: AdditiveMetric, setting: _Setting) -> np.ndarray:
     return expected
 
 
-def exact_quantile(measure: AdditiveMetric, setting: _Setting, q: float) -> np.ndarray | None:
+def exact_quantile(measure: AdditiveMetric, setting: NullSetting, q: float) -> np.ndarray | None:
     """The exact q-quantile of the metric under a random ranking, per query, or None."""
     if isinstance(measure, HIT_MEASURES):
         depth, scale = _hits(measure, setting)

@@ -192,12 +192,12 @@ def _positions(table: RankTable, selection: Selection, documents: np.ndarray, le
         length=length.astype(np.int64),
         query=np.asarray(query, dtype=np.int64),
         num_retrieved=num_retrieved,
-        num_items=num_retrieved + _unretrieved_per_query(table, selection),
+        num_items=num_retrieved + unretrieved_per_query(table, selection),
         max_grade=float(table.qrels.grades.max(initial=0.0)),
     )
 
 
-def _unretrieved_per_query(table: RankTable, selection: Selection) -> np.ndarray:
+def unretrieved_per_query(table: RankTable, selection: Selection) -> np.ndarray:
     """How many selected relevant documents each run did not retrieve, per selected query: (R, Q)."""
     documents, query = _selected_documents(table, selection)
     columns = np.arange(len(selection.queries))

@@ -76,7 +76,7 @@ from prefeval.io.trec import read_qrels, read_run
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.montecarlo import counts_in_intervals
 from prefeval.orderings import discordant_pairs, kendall_tau, ordering_by
-from prefeval.positions import Positions, Selection, binary_positions
+from prefeval.positions import Positions, Selection, binary_positions, unretrieved_per_query
 from prefeval.ranktable import RankTable
 from prefeval.sampling import draw_seed
 
@@ -110,13 +110,13 @@ class SampledValues:
 class SampledEvaluation:
     """Runs ranked against qrels in a catalogue of ``num_items`` items, and the sampled analysis to run.
 
-    ``sample_sizes`` are the numbers M of sampled irrelevant items; ``replacement`` chooses how they
+    ``measures`` are additive metrics or their names (the default list when empty). ``sample_sizes`` are the numbers M of sampled irrelevant items; ``replacement`` chooses how they
     are drawn; ``unretrieved`` places the unretrieved relevant items (module docstring); ``draws`` > 0
     adds that many seeded Monte Carlo samplings (a seed is drawn, and noted, when none is given).
     """
 
     table: RankTable
-    measures: list[AdditiveMetric]
+    measures: Sequence[str | AdditiveMetric]
     num_items: int
     sample_sizes: list[int] = field(default_factory=lambda: [DEFAULT_SAMPLE_SIZE])
     replacement: bool = False
@@ -126,6 +126,7 @@ class SampledEvaluation:
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
+        self.measures = select_additive_metrics(self.measures, DEFAULT_MEASURES, "sampled")
         if self.unretrieved not in UNRETRIEVED_POLICIES:
             raise UsageError(f"the unretrieved policy must be one of {', '.join(UNRETRIEVED_POLICIES)}")
         if self.draws == 1 or self.draws < 0:
@@ -146,7 +147,7 @@ class SampledEvaluation:
         """Read ``qrels`` and the ``runs`` (paths, ``-`` for stdin) and set up the analysis."""
         if not runs:
             raise UsageError("at least one run is needed")
-        chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "sampled")
+        chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "sampled")  # bad names fail before reading
         judgments = read_qrels(qrels)
         table = RankTable.from_runs(judgments, (read_run(path) for path in runs))
         evaluation = cls(table=table, measures=chosen, num_items=num_items, **options)
@@ -188,7 +189,7 @@ class SampledEvaluation:
 def check_catalogue(table: RankTable, num_items: int) -> None:
     """A catalogue of ``num_items`` must hold what every run ranks for every query: its retrieved
     documents and its unretrieved relevant ones (a :class:`UsageError` otherwise)."""
-    needed = table.num_retrieved + unretrieved_counts(table)
+    needed = table.num_retrieved + unretrieved_per_query(table, Selection.everything(table))
     if (needed > num_items).any():
         r, q = np.argwhere(needed > num_items)[0]
         raise UsageError(
@@ -196,13 +197,6 @@ def check_catalogue(table: RankTable, num_items: int) -> None:
             f"{table.num_retrieved[r, q]} retrieved documents and {needed[r, q] - table.num_retrieved[r, q]} "
             "unretrieved relevant ones"
         )
-
-
-def unretrieved_counts(table: RankTable) -> np.ndarray:
-    """u[r, q]: the relevant documents of query q that run r did not retrieve."""
-    before = np.zeros((table.num_runs, table.ranks.shape[1] + 1), dtype=np.int64)
-    np.cumsum(~np.isfinite(table.ranks), axis=1, out=before[:, 1:])
-    return np.diff(before[:, table.qrels.offsets], axis=1)
 
 
 def complete_rankings(table: RankTable, num_items: int, policy: str = "worst") -> RankTable:
@@ -219,7 +213,7 @@ def complete_rankings(table: RankTable, num_items: int, policy: str = "worst") -
     group = run * qrels.num_queries + query
     place = np.arange(len(group)) - np.searchsorted(group, group)
     if policy == "worst":
-        counts = unretrieved_counts(table)
+        counts = unretrieved_per_query(table, Selection.everything(table))
         rank = num_items - counts[run, query] + place + 1
     else:
         rank = table.num_retrieved[run, query] + place + 1

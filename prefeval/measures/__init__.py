@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Sequence
 
 from prefeval.errors import UsageError
-
 from prefeval.measures import literature, metrics, preferences  # noqa: F401  (registers the measures)
 from prefeval.measures.base import (
     METRIC,
