@@ -9,6 +9,11 @@ pref_aggregate.py (its keys first, then ``scores``)::
     {"qid":"all","sample":0,"rpp":{"type":"preference","mc4":["A","B"],"borda":["A","B"],
         "scores":{"mc4":{"A":0.9,"B":0.1},"borda":{"A":2.0,"B":1.0}}},
      "ap":{"type":"metric","mean":["A","B"],"scores":{"mean":{"A":0.3,"B":0.2}}}}
+
+With ``correlations``, each sample's summary is followed by Kendall's τ between the system orderings
+of every two measures, for every pair of their methods (τ-b when there are ties)::
+
+    {"qid":"all","sample":0,"measure_a":"rpp","measure_b":"ap","method_a":"mc4","method_b":"mean","kendall_tau":1.0}
 """
 
 from __future__ import annotations
@@ -19,8 +24,13 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from prefeval.errors import InputError, UsageError
-from prefeval.io.evallines import EvalLines, SampleScores, eval_lines_from_frames, read_eval_lines
-from prefeval.orderings import DEFAULT_DAMPING, QueryOrderings, ordering_by
+from prefeval.io.evallines import (
+    EvalLines,
+    SampleScores,
+    eval_lines_from_frames,
+    read_eval_lines,
+)
+from prefeval.orderings import DEFAULT_DAMPING, QueryOrderings, kendall_tau, ordering_by
 from prefeval.sampling import keep_count
 
 
@@ -33,6 +43,7 @@ def aggregate(
     num_samples: int | None = None,
     seed: int | None = None,
     damping: float = DEFAULT_DAMPING,
+    correlations: bool = False,
 ) -> Iterator[dict]:
     """Aggregate eval lines into orderings, as records.
 
@@ -43,7 +54,8 @@ def aggregate(
     Without ``query_fraction``, every sample in the input is aggregated (the first ``num_samples``
     of them when given), keeping its number. With ``query_fraction`` F < 1, ``num_samples`` (default
     1) aggregations are made, each on floor(Q × F) queries (at least one) of sample 0 drawn with
-    ``seed``, numbered from 0 (as pref_aggregate.py does).
+    ``seed``, numbered from 0 (as pref_aggregate.py does). ``correlations`` adds, after each
+    sample's summary (written or not), the records of :func:`correlation_records`.
     """
     lines = _eval_lines(source)
     chosen = lines.select_measures(measures)
@@ -55,8 +67,41 @@ def aggregate(
         orderings = {m: _query_orderings(lines, sample, m, queries) for m in chosen}
         if per_query:
             yield from _per_query_records(sample_number, [sample.qids[q] for q in queries], orderings)
-        if summary:
-            yield _summary_record(lines, sample_number, orderings, damping)
+        if summary or correlations:
+            record = _summary_record(lines, sample_number, orderings, damping)
+            if summary:
+                yield record
+            if correlations:
+                yield from correlation_records(record)
+
+
+def correlation_records(summary: dict) -> Iterator[dict]:
+    """Kendall's τ (τ-b with ties) between the orderings of every two measures of a summary record,
+    for every method of the first (``mean``; ``mc4``, ``borda``) and every method of the second,
+    measures in the order of the record. Runs missing from either ordering are left out; with fewer
+    than two runs in common the τ is None."""
+    measures = [name for name, entry in summary.items() if isinstance(entry, dict)]
+    for i, measure_a in enumerate(measures):
+        for measure_b in measures[i + 1:]:
+            entry_a, entry_b = summary[measure_a], summary[measure_b]
+            for method_a in _methods(entry_a):
+                for method_b in _methods(entry_b):
+                    yield {"qid": "all", "sample": summary["sample"], "measure_a": measure_a, "measure_b": measure_b,
+                           "method_a": method_a, "method_b": method_b,
+                           "kendall_tau": _ordering_tau(entry_a, method_a, entry_b, method_b)}
+
+
+def _methods(entry: dict) -> list[str]:
+    return [key for key in entry if key not in ("type", "scores")]
+
+
+def _ordering_tau(entry_a: dict, method_a: str, entry_b: dict, method_b: str) -> float | None:
+    common = set(entry_a[method_a]) & set(entry_b[method_b])
+    if len(common) < 2:
+        return None
+    order_a = [run for run in entry_a[method_a] if run in common]
+    order_b = [run for run in entry_b[method_b] if run in common]
+    return kendall_tau(order_a, order_b, entry_a["scores"][method_a], entry_b["scores"][method_b])
 
 
 def _eval_lines(source) -> EvalLines:

@@ -42,7 +42,14 @@ import pandas as pd
 
 from prefeval.errors import InputError
 from prefeval.io.source import check_stdin_used_once, display_name, read_bytes
-from prefeval.io.trec import QRELS_FORMAT, RUN_FORMAT, LineFormat, find_lines, read_columns, run_id_from_path
+from prefeval.io.trec import (
+    QRELS_FORMAT,
+    RUN_FORMAT,
+    LineFormat,
+    find_lines,
+    read_columns,
+    run_id_from_path,
+)
 from prefeval.ranktable import query_id_hint, rank_within_queries
 
 SHOWN = 5

@@ -130,7 +130,7 @@ class Evaluation:
         judgments = load_qrels(qrels, binary_relevance, relevance_floor)
         table = rank_runs(judgments, named, topk, jobs, progress)
         evaluation = cls(table=table, measures=chosen, progress=progress, **options)
-        evaluation.notes[:0] = _data_notes(judgments, table, evaluation.relevance_level)
+        evaluation.notes[:0] = data_notes(judgments, table, evaluation.relevance_level)
         return evaluation
 
     @property
@@ -274,27 +274,18 @@ def _resolve_measures(measures: Sequence[str | Measure], measure_set: str) -> li
 
 
 def _query_blocks(binary: Positions, graded: Positions | None, num_pairs: int, parts: int) -> Iterator[tuple[int, int]]:
-    num_queries = binary.num_queries
     widest = graded if graded is not None else binary
-    elements_before = np.zeros(num_queries + 1, dtype=np.int64)
-    np.add.at(elements_before, widest.query + 1, widest.length)
-    elements_before = np.cumsum(elements_before)
-    per_block = max(min(BLOCK_ELEMENTS // max(num_pairs, 1), -(-int(elements_before[-1]) // parts)), 1)
-    start = 0
-    while start < num_queries:
-        stop = int(np.searchsorted(elements_before, elements_before[start] + per_block, side="right")) - 1
-        stop = min(max(stop, start + 1), num_queries)
-        yield start, stop
-        start = stop
+    at_least_parts = -(-int(widest.length.sum()) // parts)
+    return widest.query_blocks(max(min(BLOCK_ELEMENTS // max(num_pairs, 1), at_least_parts), 1))
 
 
-def _data_notes(qrels: Qrels, table: RankTable, relevance_level: float | None = None) -> list[str]:
+def data_notes(qrels: Qrels, table: RankTable | None = None, relevance_level: float | None = None) -> list[str]:
     """What the user should know about the data (printed on stderr, never on stdout)."""
     notes = []
     if qrels.dropped_qids:
         shown = ", ".join(qrels.dropped_qids[:5]) + (", ..." if len(qrels.dropped_qids) > 5 else "")
         notes.append(f"{qrels.source}: dropped {len(qrels.dropped_qids)} queries without relevant documents ({shown})")
-    if relevance_level is not None:
+    if relevance_level is not None and table is not None:
         everything = Selection.everything(table)
         below = np.setdiff1d(everything.queries, everything.at_relevance_level(table, relevance_level).queries)
         if len(below):
@@ -302,7 +293,8 @@ def _data_notes(qrels: Qrels, table: RankTable, relevance_level: float | None = 
             notes.append(
                 f"{qrels.source}: left out {len(below)} queries without a document of grade >= {relevance_level:g} ({shown})"
             )
-    for run_id, in_run in zip(table.run_ids, table.in_run):
+    runs = zip(table.run_ids, table.in_run) if table is not None else ()
+    for run_id, in_run in runs:
         missing = int((~in_run).sum())
         if missing == table.num_queries:
             notes.append(f"run {run_id}: no query of the qrels is in this run; check the query ids")

@@ -177,6 +177,22 @@ def kendall_tau(first: list[str], second: list[str], first_scores=None, second_s
     return float(concordant_minus_discordant / denominator) if denominator > 0 else 0.0
 
 
+def discordant_pairs(first_scores: dict[str, float], second_scores: dict[str, float]) -> list[tuple[str, str]]:
+    """The pairs of runs (a, b) that the first scores order a above b and the second b above a.
+
+    Scores within the tolerance tie (as in :func:`tie_levels`), and a pair tied on either side is not
+    discordant. Pairs come in the order of the first ordering (:func:`ordering_by`): by a, then b.
+    """
+    runs = sorted(first_scores)
+    if sorted(second_scores) != runs:
+        raise ValueError("the two sets of scores must cover the same runs")
+    order, _ = ordering_by(np.array([first_scores[run] for run in runs]), runs)
+    first = _tie_ranks(order, first_scores, order)
+    second = _tie_ranks(order, second_scores, order)
+    above, below = np.nonzero((first[:, None] < first[None, :]) & (second[:, None] > second[None, :]))
+    return [(order[a], order[b]) for a, b in zip(above.tolist(), below.tolist())]
+
+
 def _tie_ranks(ordering: list[str], scores, runs: list[str]) -> np.ndarray:
     if scores is None:
         position = {run: p for p, run in enumerate(ordering)}

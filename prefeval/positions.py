@@ -14,6 +14,7 @@ Unretrieved documents have rank ``inf`` and sort last, which gives MEASURES.md's
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
@@ -48,7 +49,11 @@ class Positions:
     Per element (N of them): ``ranks`` and ``grades`` (R × N, sorted by rank within each segment),
     ``index`` (1-based i within the segment), ``ideal`` (the segment's grades sorted descending, the
     same for all runs). Per segment (S): ``start``, ``length`` (m), ``query`` (the column, 0..Q-1,
-    of the segment's query). Per run and query: ``num_retrieved`` (R × Q).
+    of the segment's query). Per run and query (R × Q): ``num_retrieved``, and ``num_items``, the
+    number of items the run's ranking orders (AUC's n): its retrieved documents plus the selected
+    relevant documents it did not retrieve, which rank below everything retrieved; an analysis that
+    ranks a whole catalogue (``prefeval sampled``) sets it to the catalogue size. ``max_grade`` is
+    the largest grade of the whole qrels (pfound's pRel = grade / max_grade), whatever the selection.
     """
 
     ranks: np.ndarray
@@ -59,6 +64,8 @@ class Positions:
     length: np.ndarray
     query: np.ndarray
     num_retrieved: np.ndarray
+    num_items: np.ndarray
+    max_grade: float
 
     @property
     def num_queries(self) -> int:
@@ -98,6 +105,19 @@ class Positions:
         weighted = np.add.reduceat(per_segment * self.length, first_segment, axis=-1)
         return weighted / np.add.reduceat(self.length, first_segment)
 
+    def query_blocks(self, max_elements: int) -> Iterator[tuple[int, int]]:
+        """Consecutive query ranges (first, stop) holding at most ``max_elements`` elements each (a
+        query with more makes a block of its own), to bound the memory of work done per block."""
+        elements_before = np.zeros(self.num_queries + 1, dtype=np.int64)
+        np.add.at(elements_before, self.query + 1, self.length)
+        elements_before = np.cumsum(elements_before)
+        first = 0
+        while first < self.num_queries:
+            stop = int(np.searchsorted(elements_before, elements_before[first] + max_elements, side="right")) - 1
+            stop = min(max(stop, first + 1), self.num_queries)
+            yield first, stop
+            first = stop
+
     def query_block(self, first: int, stop: int) -> "Positions":
         """The positions of queries ``first..stop-1`` only (views, no copies of the big arrays)."""
         s0, s1 = np.searchsorted(self.query, [first, stop])
@@ -112,6 +132,8 @@ class Positions:
             length=self.length[s0:s1],
             query=self.query[s0:s1] - first,
             num_retrieved=self.num_retrieved[:, first:stop],
+            num_items=self.num_items[:, first:stop],
+            max_grade=self.max_grade,
         )
 
 
@@ -169,6 +191,7 @@ def _positions(table: RankTable, selection: Selection, documents: np.ndarray, le
     key = segment * (deepest + 2.0) + np.where(finite, ranks, deepest + 1.0)
     order = np.argsort(key, axis=-1, kind="stable")
     ideal_order = np.lexsort((-grades, segment))
+    num_retrieved = table.num_retrieved[:, selection.queries]
     return Positions(
         ranks=np.take_along_axis(ranks, order, axis=-1),
         grades=grades[order],
@@ -177,5 +200,16 @@ def _positions(table: RankTable, selection: Selection, documents: np.ndarray, le
         start=start,
         length=length.astype(np.int64),
         query=np.asarray(query, dtype=np.int64),
-        num_retrieved=table.num_retrieved[:, selection.queries],
+        num_retrieved=num_retrieved,
+        num_items=num_retrieved + unretrieved_per_query(table, selection),
+        max_grade=float(table.qrels.grades.max(initial=0.0)),
     )
+
+
+def unretrieved_per_query(table: RankTable, selection: Selection) -> np.ndarray:
+    """How many selected relevant documents each run did not retrieve, per selected query: (R, Q)."""
+    documents, query = _selected_documents(table, selection)
+    columns = np.arange(len(selection.queries))
+    before = np.zeros((table.num_runs, len(documents) + 1), dtype=np.int64)
+    np.cumsum(~np.isfinite(table.ranks[:, documents]), axis=1, out=before[:, 1:])
+    return before[:, np.searchsorted(query, columns, side="right")] - before[:, np.searchsorted(query, columns)]

@@ -13,7 +13,7 @@ import prefeval
 from prefeval.cli import main
 from prefeval.errors import UsageError
 from prefeval.evaluation import Block, Evaluation
-from prefeval.measures import REGISTRY, families, parse_measure, parse_measures
+from prefeval.measures import families, parse_measure, parse_measures
 from prefeval.measures.catalogue import measure_catalogue
 from prefeval.measures.names import FOREIGN_NAMES, split_measure_list
 
@@ -67,8 +67,6 @@ def test_foreign_names_translate_to_prefeval_measures(text, expected):
 
 @pytest.mark.parametrize("text", ["success.10", "success_10", "Success@10"])
 def test_success_names(text):
-    if "success" not in REGISTRY:
-        pytest.skip("no success measure is registered yet (success@k comes with issue 4)")
     assert names(text) == ["success@10"]
 
 
@@ -96,8 +94,6 @@ def test_commas_inside_parentheses_do_not_split():
 
 def test_every_foreign_name_parses_to_its_family():
     for entry in FOREIGN_NAMES:
-        if entry.family not in REGISTRY:
-            continue  # success: registered by issue 4
         written = entry.shown().replace(".k", ".10").replace("[@k]", "@10").replace("=gamma", "=0.7")
         assert type(parse_measure(written)).family == entry.family, written
 

@@ -39,14 +39,16 @@ def complete(words: str, cword: int) -> list[str]:
 
 
 def test_shell_completion_of_commands_options_and_files():
-    assert complete("prefeval ", 1) == ["plain,aggregate", "plain,check", "plain,eval", "plain,measures", "plain,plot",
-                                        "plain,significance"]
+    assert complete("prefeval ", 1) == ["plain,aggregate", "plain,check", "plain,eval", "plain,measures", "plain,null",
+                                        "plain,plot", "plain,sampled", "plain,significance"]
     assert complete("prefeval ch", 1) == ["plain,check"]
     assert "plain,--relevance-level" in complete("prefeval eval --rel", 2)
     assert complete("prefeval eval --qrels ", 3) == ["file,"]  # the shell completes file names
     assert complete("prefeval eval -R q ", 4) == ["file,"]
     assert complete("prefeval aggregate -P ", 3) == ["file,"]
     assert complete("prefeval significance -P ", 3) == ["file,"]
+    assert complete("prefeval sampled -R ", 3) == ["file,"]
+    assert complete("prefeval null -R q ", 4) == ["file,"]
     assert complete("prefeval plot preferences ", 3) == ["file,"]
     assert complete("prefeval check -R q ", 4) == ["file,"]
     script = CliRunner().invoke(main, [], env={"_PREFEVAL_COMPLETE": "bash_source"}, prog_name="prefeval")

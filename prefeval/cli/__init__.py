@@ -14,7 +14,9 @@ from prefeval.cli.check import check_command
 from prefeval.cli.common import CONTEXT
 from prefeval.cli.evaluate import eval_command
 from prefeval.cli.measures import measures_command
+from prefeval.cli.null import null_command
 from prefeval.cli.plot import plot_command
+from prefeval.cli.sampled import sampled_command
 from prefeval.cli.significance import significance_command
 
 
@@ -30,5 +32,6 @@ def main() -> None:
     """
 
 
-for command in (eval_command, aggregate_command, significance_command, plot_command, check_command, measures_command):
+for command in (eval_command, aggregate_command, significance_command, plot_command, sampled_command, null_command,
+                check_command, measures_command):
     main.add_command(command)

@@ -5,7 +5,15 @@ from __future__ import annotations
 import click
 
 from prefeval.aggregate import aggregate
-from prefeval.cli.common import CONTEXT, FRACTION, INPUT_FILE, note, output_option, reported_errors
+from prefeval.cli.common import (
+    CONTEXT,
+    FRACTION,
+    INPUT_FILE,
+    note,
+    output_option,
+    reported_errors,
+)
+from prefeval.errors import UsageError
 from prefeval.formats import FORMATS
 from prefeval.formats.orderings import write_orderings
 from prefeval.io.jsonl import output_stream
@@ -19,6 +27,7 @@ Examples:
   prefeval aggregate -P prefs.jsonl.gz -m rpp -m ap -q
   prefeval aggregate -P prefs.jsonl --query_fraction 0.5 --num_samples 100 --seed 7
   prefeval aggregate -P prefs.jsonl -m rpp,ap --format markdown
+  prefeval aggregate -P prefs.jsonl --correlations -n
 """)
 @click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS", help="Per-query eval lines (from eval -q; gzip or - for stdin).")
 @click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write the per-query orderings.")
@@ -34,15 +43,21 @@ Examples:
               default=DEFAULT_DAMPING, show_default=True, help="Teleport probability of the MC4 chain (0: the pure chain).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
               help="jsonl; tsv: a row per run of every ordering; table, markdown, latex: the rank of each run in each summary ordering.")
+@click.option("--correlations", is_flag=True,
+              help="Also write Kendall's tau between the orderings of every two measures (after each summary; JSON lines).")
 @output_option
-def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, damping, fmt, output):
+def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, damping, fmt,
+                      correlations, output):
     """Order the runs of per-query eval lines: per query (-q), and over queries by MC4 and Borda for
     preferences and by the mean for metrics."""
     with reported_errors():
+        if correlations and fmt != "jsonl":
+            raise UsageError("--correlations writes JSON lines: use --format jsonl")
         if query_fraction < 1.0 and seed is None:
             seed = draw_seed()
             note(f"no --seed given; drew seed {seed} (pass --seed {seed} to repeat)")
         records = aggregate(prefs, measures, per_query=query_eval_wanted, summary=not nosummary,
-                            query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping)
+                            query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping,
+                            correlations=correlations)
         with output_stream(output) as stream:
             write_orderings(records, stream, fmt)

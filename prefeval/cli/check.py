@@ -6,7 +6,15 @@ import click
 import pandas as pd
 
 from prefeval.check import check, has_errors
-from prefeval.cli.common import CONTEXT, INPUT_FILE, label, output_option, reported_errors, styled_for, text_table
+from prefeval.cli.common import (
+    CONTEXT,
+    INPUT_FILE,
+    label,
+    output_option,
+    reported_errors,
+    styled_for,
+    text_table,
+)
 from prefeval.io.jsonl import output_stream, write_jsonl
 
 FORMATS = ("jsonl", "table")

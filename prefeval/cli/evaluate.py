@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import click
 
-from prefeval.cli.common import CONTEXT, FRACTION, INPUT_FILE, note, output_option, reported_errors
+from prefeval.cli.common import (
+    CONTEXT,
+    FRACTION,
+    INPUT_FILE,
+    note,
+    output_option,
+    reported_errors,
+)
 from prefeval.evaluation import Evaluation
 from prefeval.formats import FORMATS
 from prefeval.formats.evaluation import write_evaluation
@@ -26,8 +33,9 @@ Examples:
 @click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
               help="A measure, or a comma-separated list (repeatable): rpp, invrpp, dcgrpp, lexirecall, "
-                   "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k; "
-                   "trec_eval and ir_measures names too (map, P.10, nDCG@10): see `prefeval measures`.")
+                   "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k, auc, "
+                   "f@k[,beta], success@k, dcg[@k], ndcg_exp[@k], cg[@k], pfound[@k[,pbreak]]; trec_eval and "
+                   "ir_measures names too (map, P.10, nDCG@10): see `prefeval measures`.")
 @click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none", show_default=True,
               help="preferences: add the six preference measures; all: add the default list; none: only -m "
                    "(the default list when there is no -m).")

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from prefeval.cli.common import CONTEXT, INPUT_FILE, note, output_option, reported_errors
+from prefeval.cli.common import (
+    CONTEXT,
+    INPUT_FILE,
+    note,
+    output_option,
+    reported_errors,
+)
 from prefeval.formats import FORMATS
 from prefeval.formats.significance import write_significance
 from prefeval.io.jsonl import output_stream

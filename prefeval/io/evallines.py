@@ -163,6 +163,8 @@ def _read_regular(lines: list[bytes], source: str) -> EvalLines:
             groups["metric"].append(line)
         elif line.strip():
             raise _Irregular
+    metrics_first = bool(groups["metric"]) and (
+        not groups["preference"] or lines.index(groups["metric"][0]) < lines.index(groups["preference"][0]))
     if not groups["preference"] and not groups["metric"]:
         _no_per_query_lines(source, summary_only=summary_lines > 0)
     pair_layout = _layout(groups["preference"], PAIR_KEYS)
@@ -182,7 +184,8 @@ def _read_regular(lines: list[bytes], source: str) -> EvalLines:
             metric_labels=[metrics[key][in_metrics] for key in ("qid", "run")],
             metric_values={m: metrics[m][in_metrics] for m in metric_measures},
         ))
-    return EvalLines(source, scores, list(dict.fromkeys(pair_measures + metric_measures)), set(metric_measures))
+    in_file_order = metric_measures + pair_measures if metrics_first else pair_measures + metric_measures
+    return EvalLines(source, scores, list(dict.fromkeys(in_file_order)), set(metric_measures))
 
 
 def _layout(lines: list[bytes], required: tuple[str, ...]) -> list[str]:

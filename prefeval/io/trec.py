@@ -97,6 +97,8 @@ class Qrels:
     least one relevant document (grade > 0 after ``binary_relevance`` / ``relevance_floor``) are
     kept, the others are listed in ``dropped_qids``. The relevant documents of query ``q`` are
     ``docids[offsets[q]:offsets[q + 1]]``, in order of first appearance, with their ``grades``.
+    ``num_judged[q]`` counts the documents judged for query ``q``, whatever their grade (None when
+    the qrels were not read from judgments, as in some tests).
     """
 
     source: str
@@ -105,6 +107,7 @@ class Qrels:
     offsets: np.ndarray
     docids: np.ndarray
     grades: np.ndarray
+    num_judged: np.ndarray | None = None
 
     @property
     def num_queries(self) -> int:
@@ -205,6 +208,7 @@ def qrels_from_columns(
         offsets=offsets,
         docids=relevant["docid"].to_numpy(dtype=object),
         grades=relevant["grade"].to_numpy(dtype=np.float64),
+        num_judged=np.bincount(best["query"].to_numpy(), minlength=len(qids))[kept].astype(np.int64),
     )
 
 

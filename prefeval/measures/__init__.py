@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from prefeval.measures import metrics, preferences  # noqa: F401  (registers the measures)
+from prefeval.errors import UsageError
+from prefeval.measures import literature, metrics, preferences  # noqa: F401  (registers the measures)
 from prefeval.measures.base import (
     METRIC,
     PREFERENCE,
     REGISTRY,
+    AdditiveMetric,
     Measure,
     Metric,
     Preference,
@@ -42,6 +44,19 @@ def select_measures(names: Sequence[str] = (), measure_set: str = "none") -> lis
     return list(dict.fromkeys(chosen + parse_measures(extra)))
 
 
+def select_additive_metrics(names: Sequence[str | Measure], defaults: Sequence[str], command: str) -> list[AdditiveMetric]:
+    """The metrics asked for by ``-m NAMES`` (measure objects pass through; ``defaults`` without any)
+    for an analysis over random ranks, which needs sums over relevant documents (``command`` names
+    the analysis in the error about anything else)."""
+    measures = [name for name in names if isinstance(name, Measure)]
+    measures += parse_measures([name for name in names if not isinstance(name, Measure)] or ([] if measures else defaults))
+    for measure in measures:
+        if not isinstance(measure, AdditiveMetric):
+            kind = "a preference" if not measure.is_metric else "not a sum over relevant documents"
+            raise UsageError(f"{command} needs metrics that are sums over relevant documents; {measure.name} is {kind}")
+    return list(dict.fromkeys(measures))
+
+
 __all__ = [
     "DEFAULT_MEASURES",
     "MEASURE_SETS",
@@ -49,11 +64,13 @@ __all__ = [
     "PREFERENCE",
     "PREFERENCE_MEASURES",
     "REGISTRY",
+    "AdditiveMetric",
     "Measure",
     "Metric",
     "Preference",
     "families",
     "parse_measure",
     "parse_measures",
+    "select_additive_metrics",
     "select_measures",
 ]

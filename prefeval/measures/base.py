@@ -109,6 +109,29 @@ class Metric(Measure):
         """Values for all runs and queries: (R, Q), from one-segment-per-query positions."""
 
 
+class AdditiveMetric(Metric):
+    """A metric that adds up one share per relevant document: value = Σ_i share_i(x_i).
+
+    The share of the i-th relevant document may depend on its rank x_i, its index i, its grade and
+    on the query and run (m, the ideal grades, the number retrieved or ranked, the grades of the
+    documents ranked above it), but not on the ranks of the other relevant documents. Every metric of
+    prefeval is of this kind. It is what makes expectations over random ranks exact finite sums:
+    E[value] = Σ_i Σ_x P(x_i = x) · share_i(x) (:mod:`prefeval.sampled`).
+    """
+
+    def compute(self, positions: Positions) -> np.ndarray:
+        return positions.segment_sum(self.shares(positions, positions.ranks))
+
+    @abstractmethod
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        """Each relevant document's share of the metric when it sits at rank ``ranks``.
+
+        ``ranks`` is shaped like ``positions.ranks`` (R × N), possibly with leading axes (…, R, N)
+        that broadcast; an ``inf`` rank (not retrieved) has share 0. Everything else (index,
+        grades, segments, counts) is read from ``positions``.
+        """
+
+
 class Preference(Measure):
     """A pairwise comparison of two runs on a query; > 0 means the first run is preferred."""
 

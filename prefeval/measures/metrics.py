@@ -4,13 +4,16 @@ Notation (MEASURES.md): x = (x_1 <= ... <= x_m) are the ranks of the query's m r
 the run, inf for those it did not retrieve; i is the 1-based index into x. "Within k" means
 x_i <= k, and k = 0 means no cut-off (every finite x_i counts). Every metric receives
 one-segment-per-query positions and returns an (R, Q) array.
+
+Every metric here is additive (:class:`~prefeval.measures.base.AdditiveMetric`): it is written as
+the share of each relevant document, given its rank, and the value is the sum of the shares.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from prefeval.measures.base import Metric, Param, register
+from prefeval.measures.base import AdditiveMetric, Param, register
 from prefeval.positions import Positions
 
 CUTOFF = Param("k", int, 0, low=0, meaning="rank cut-off; 0 means none")
@@ -22,27 +25,32 @@ def within(ranks: np.ndarray, k: int) -> np.ndarray:
     return np.isfinite(ranks) if k == 0 else ranks <= k
 
 
-def relevant_within(positions: Positions, k: int) -> np.ndarray:
-    """#{i : x_i within k}, per run and query."""
-    return positions.segment_sum(within(positions.ranks, k).astype(np.float64))
+def per_document(positions: Positions, per_query: np.ndarray) -> np.ndarray:
+    """A per-query value (Q,) or per-run-and-query value (R, Q), repeated for each relevant document."""
+    return positions.per_element(per_query)
+
+
+def ideal_dcg(positions: Positions, gains: np.ndarray, k: int) -> np.ndarray:
+    """Per query: Σ_{i within k} gain(ideal_i) / log2(i + 1), the grades sorted descending."""
+    ranks = positions.index
+    return positions.segment_sum(np.where(within(ranks, k), gains / np.log2(ranks + 1.0), 0.0))
 
 
 @register
-class AveragePrecision(Metric):
+class AveragePrecision(AdditiveMetric):
     """AP@k = (1/m) Σ_{i : x_i within k} i / x_i. Equals trec_eval ``map`` and ``map_cut.k``."""
 
     family = "ap"
     parameters = (CUTOFF,)
     summary = "average precision (trec_eval map, map_cut.k)"
 
-    def compute(self, positions: Positions) -> np.ndarray:
-        x = positions.ranks
-        terms = np.where(within(x, self.param("k")), positions.index / x, 0.0)
-        return positions.segment_sum(terms) / positions.length
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        m = per_document(positions, positions.length)
+        return np.where(within(ranks, self.param("k")), positions.index / ranks, 0.0) / m
 
 
 @register
-class RankBiasedPrecision(Metric):
+class RankBiasedPrecision(AdditiveMetric):
     """RBP@γ,k = (1 − γ) Σ_{i : x_i within k} γ^(x_i − 1) (Moffat and Zobel, 2008); γ = 0.5 by default."""
 
     family = "rbp"
@@ -52,29 +60,29 @@ class RankBiasedPrecision(Metric):
     )
     summary = "rank-biased precision"
 
-    def compute(self, positions: Positions) -> np.ndarray:
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
         gamma = self.param("gamma")
-        x = positions.ranks
-        terms = np.where(within(x, self.param("k")), (1.0 - gamma) * gamma ** (x - 1.0), 0.0)
-        return positions.segment_sum(terms)
+        return np.where(within(ranks, self.param("k")), (1.0 - gamma) * gamma ** (ranks - 1.0), 0.0)
 
 
 @register
-class ReciprocalRank(Metric):
-    """RR@k = 1 / x_1, or 0 when x_1 is not within k. Equals trec_eval ``recip_rank`` (k = 0)."""
+class ReciprocalRank(AdditiveMetric):
+    """RR@k = 1 / x_1, or 0 when x_1 is not within k. Equals trec_eval ``recip_rank`` (k = 0).
+
+    As a sum of shares: only the first relevant document (i = 1) has one, 1 / x_1.
+    """
 
     family = "rr"
     aliases = ("mrr",)
     parameters = (CUTOFF,)
     summary = "reciprocal rank of the first relevant document (trec_eval recip_rank)"
 
-    def compute(self, positions: Positions) -> np.ndarray:
-        first = positions.first(positions.ranks)
-        return np.where(within(first, self.param("k")), 1.0 / first, 0.0)
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return np.where((positions.index == 1) & within(ranks, self.param("k")), 1.0 / ranks, 0.0)
 
 
 @register
-class Precision(Metric):
+class Precision(AdditiveMetric):
     """P@k = #{i : x_i <= k} / k. Equals trec_eval ``P.k``; a run shorter than k is not padded.
 
     k = 0 gives the precision of the whole list, relevant retrieved / retrieved (0 for an empty list).
@@ -84,17 +92,17 @@ class Precision(Metric):
     parameters = (DEPTH,)
     summary = "precision at k (trec_eval P.k)"
 
-    def compute(self, positions: Positions) -> np.ndarray:
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
         k = self.param("k")
-        hits = relevant_within(positions, k)
+        hits = within(ranks, k).astype(np.float64)
         if k > 0:
             return hits / k
-        retrieved = positions.num_retrieved
-        return np.divide(hits, retrieved, out=np.zeros_like(hits), where=retrieved > 0)
+        retrieved = per_document(positions, positions.num_retrieved)
+        return np.divide(hits, retrieved, out=np.zeros(np.broadcast_shapes(hits.shape, retrieved.shape)), where=retrieved > 0)
 
 
 @register
-class Recall(Metric):
+class Recall(AdditiveMetric):
     """R@k = #{i : x_i <= k} / m. Equals trec_eval ``recall.k``; k = 0 gives recall of the whole list."""
 
     family = "r"
@@ -102,25 +110,25 @@ class Recall(Metric):
     parameters = (DEPTH,)
     summary = "recall at k (trec_eval recall.k)"
 
-    def compute(self, positions: Positions) -> np.ndarray:
-        return relevant_within(positions, self.param("k")) / positions.length
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return within(ranks, self.param("k")) / per_document(positions, positions.length)
 
 
 @register
-class RPrecision(Metric):
+class RPrecision(AdditiveMetric):
     """RP = P@m = #{i : x_i <= m} / m. Equals trec_eval ``Rprec``."""
 
     family = "rp"
     aliases = ("rprec",)
     summary = "R-precision (trec_eval Rprec)"
 
-    def compute(self, positions: Positions) -> np.ndarray:
-        m = positions.per_element(positions.length)
-        return positions.segment_sum((positions.ranks <= m).astype(np.float64)) / positions.length
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        m = per_document(positions, positions.length)
+        return (ranks <= m) / m
 
 
 @register
-class NDCG(Metric):
+class NDCG(AdditiveMetric):
     """nDCG@k = DCG@k / ideal DCG@k, with DCG@k = Σ_{i : x_i within k} g_i / log2(x_i + 1).
 
     The gain g_i is the document's grade (trec_eval's default); the ideal list sorts all m relevant
@@ -134,10 +142,7 @@ class NDCG(Metric):
     graded = True
     summary = "normalised discounted cumulative gain, gain = grade (trec_eval ndcg, ndcg_cut.k)"
 
-    def compute(self, positions: Positions) -> np.ndarray:
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
         k = self.param("k")
-        x = positions.ranks
-        gains = np.where(within(x, k), positions.grades / np.log2(x + 1.0), 0.0)
-        ideal_ranks = positions.index
-        ideal = np.where(within(ideal_ranks, k), positions.ideal / np.log2(ideal_ranks + 1.0), 0.0)
-        return positions.segment_sum(gains) / positions.segment_sum(ideal)
+        ideal = per_document(positions, ideal_dcg(positions, positions.ideal, k))
+        return np.where(within(ranks, k), positions.grades / np.log2(ranks + 1.0), 0.0) / ideal
