@@ -5,7 +5,8 @@ relevant on average (Poisson, at least one) with grades 1..``max_grade``, and a 
 ``judged_nonrelevant`` of the others judged non-relevant. Each of ``runs`` runs returns ``depth``
 documents per query from the candidates (shared by all runs, so runs overlap and retrieve the same
 relevant documents at different ranks), scored by skill × grade plus noise; a fraction
-``tied_runs`` of the runs round their scores to one decimal, which ties many of them. Docids are
+``tied_runs`` of the runs round their scores to one decimal, which ties many of them, and list
+equal scores by docid ascending, as robust03's runs do (trec_eval's order is descending). Docids are
 TREC-like and distinct per query, or, with ``catalogue`` N (recommender style), item ids drawn from
 one catalogue of N items. Files are written space-separated, one line per document.
 """
@@ -34,7 +35,7 @@ class Collection:
     @property
     def name(self) -> str:
         items = f"-{self.catalogue}items" if self.catalogue else ""
-        return f"synthetic-{self.runs}runs-{self.queries}q-{self.depth}d{items}-seed{self.seed}"
+        return f"synthetic-v2-{self.runs}runs-{self.queries}q-{self.depth}d{items}-seed{self.seed}"
 
     @property
     def lines(self) -> int:
@@ -68,9 +69,11 @@ def write_collection(collection: Collection, folder: str) -> tuple[str, list[str
     for r, path in enumerate(run_paths):
         skill = rng.uniform(0.5, 3.0)
         scores = skill * grades + rng.normal(0.0, 1.0, grades.shape)
-        top = np.argsort(-scores, axis=1)[:, : collection.depth]
-        top_scores = np.take_along_axis(scores, top, axis=1).ravel()
         decimals = 1 if r < round(collection.tied_runs * collection.runs) else 6
+        scores = np.round(scores, decimals)
+        # by score descending, equal scores by docid ascending (as robust03's runs list them)
+        top = np.lexsort((items, -scores), axis=1)[:, : collection.depth]
+        top_scores = np.take_along_axis(scores, top, axis=1).ravel()
         q_index = np.repeat(np.arange(collection.queries), collection.depth)
         ranks = np.tile(np.arange(1, collection.depth + 1), collection.queries)
         _write_rows(path, q_index, items[q_index, top.ravel()], np.round(top_scores, decimals), ranks, f"run{r:03d}")

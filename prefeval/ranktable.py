@@ -97,11 +97,16 @@ class RankedRun:
 
 
 class RelevantLookup:
-    """Maps a run's rows to the qrels' numbering of queries and of relevant documents."""
+    """Maps a run's rows to the qrels' numbering of queries and of relevant documents.
+
+    The hash tables of the qrels' query ids and relevant docids are built once, for all runs.
+    """
 
     def __init__(self, qrels: Qrels):
         self.qrels = qrels
         self.query_index = pd.Index(qrels.qids, dtype=object)
+        self._docid_of_relevant, docids = pd.factorize(qrels.docids)
+        self.docid_index = pd.Index(docids, dtype=object)
 
     def query_numbers(self, qids: np.ndarray) -> np.ndarray:
         """The qrels' number of each qid, -1 for queries the qrels do not have."""
@@ -114,9 +119,12 @@ class RelevantLookup:
         ``row_keys`` holds, per row, query × len(unique_docids) + the docid's code in
         ``unique_docids``; its hash table (built to find duplicates) answers every lookup.
         """
-        qrels = self.qrels
-        codes = pd.Index(unique_docids, dtype=object).get_indexer(qrels.docids)
-        keys = np.where(codes >= 0, qrels.query_of_document * len(unique_docids) + codes, -1)
+        # the code, in the run, of every docid that is relevant somewhere (-1: the run lacks it)
+        known = self.docid_index.get_indexer(unique_docids)
+        code_of_docid = np.full(len(self.docid_index), -1, dtype=np.int64)
+        code_of_docid[known[known >= 0]] = np.flatnonzero(known >= 0)
+        codes = code_of_docid[self._docid_of_relevant]
+        keys = np.where(codes >= 0, self.qrels.query_of_document * len(unique_docids) + codes, -1)
         return row_keys.get_indexer(keys)
 
 
