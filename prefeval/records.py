@@ -16,7 +16,7 @@ the pieces of all lines are joined in one call, so writing costs little more tha
 
 from __future__ import annotations
 
-import operator
+from functools import lru_cache
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -54,41 +54,43 @@ def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, 
     qids = np.array([_json(qid) for qid in block.qids], dtype=object)
     runs = np.array(run_ids, dtype=object)
     sample = str(block.sample).encode()
-    pair_lines = metric_lines = []
+    rows = []
     if block.preferences:
         first, second = (np.array(side) for side in zip(*pairs))
-        pair_lines = _lines(
+        rows.append(_cells(
             [b'{"qid":', np.repeat(qids, num_pairs), b',"runi":', np.tile(runs[first], num_queries),
              b',"runj":', np.tile(runs[second], num_queries), b',"sample":' + sample + b',"type":"preference"'],
             {name: values.T for name, values in block.preferences.items()},
-        )
+        ))
     if block.metrics:
-        metric_lines = _lines(
+        rows.append(_cells(
             [b'{"qid":', np.repeat(qids, num_runs), b',"run":', np.tile(runs, num_queries),
              b',"sample":' + sample + b',"type":"metric"'],
             {name: values.T for name, values in block.metrics.items()},
-        )
-    if not metric_lines or not pair_lines:
-        return b"".join(pair_lines or metric_lines)
-    return b"".join(_pick(pair_lines + metric_lines, _query_order(num_queries, num_runs, pairs)))
+        ))
+    if len(rows) == 2:  # pair and metric lines interleaved: per query, each run's pairs, then its metrics
+        rows = [_stack_rows(rows)[_query_order(num_queries, num_runs, pairs)]]
+    return b"".join(rows[0].ravel().tolist()) if rows else b""
 
 
 def _summary_lines(summary: Summary, run_ids: list[bytes], pairs: list[tuple[int, int]]) -> bytes:
     runs = np.array(run_ids, dtype=object)
     sample = str(summary.sample).encode()
-    lines = []
+    rows = []
     if summary.preferences:
         first, second = (np.array(side) for side in zip(*pairs))
-        lines += _lines([b'{"qid":"all","runi":', runs[first], b',"runj":', runs[second], b',"sample":' + sample],
-                        summary.preferences)
+        rows.append(_cells([b'{"qid":"all","runi":', runs[first], b',"runj":', runs[second], b',"sample":' + sample],
+                           summary.preferences))
     if summary.metrics:
-        lines += _lines([b'{"qid":"all","run":', runs, b',"sample":' + sample + b',"type":"metric"'], summary.metrics)
-    return b"".join(lines)
+        rows.append(_cells([b'{"qid":"all","run":', runs, b',"sample":' + sample + b',"type":"metric"'],
+                           summary.metrics))
+    return b"".join(_stack_rows(rows).ravel().tolist()) if rows else b""
 
 
-def _lines(head: Sequence[bytes | np.ndarray], columns: dict[str, np.ndarray]) -> list[bytes]:
-    """One JSON line per row: the ``head`` pieces (constant bytes, or one piece per row), then
-    ``"name":value`` for every column (values in row order after flattening), then ``}``."""
+def _cells(head: Sequence[bytes | np.ndarray], columns: dict[str, np.ndarray]) -> np.ndarray:
+    """The pieces of one JSON line per row, as a (rows, pieces) object array of bytes: the ``head``
+    pieces (constant bytes, or one piece per row), ``"name":value`` for every column (values in row
+    order after flattening), and ``}`` with the line end."""
     pieces = list(head)
     for name, values in columns.items():
         pieces += [b"," + _json(name) + b":", _json_numbers(values)]
@@ -97,30 +99,36 @@ def _lines(head: Sequence[bytes | np.ndarray], columns: dict[str, np.ndarray]) -
     cells = np.empty((rows, len(pieces)), dtype=object)
     for column, piece in enumerate(pieces):
         cells[:, column] = piece
-    return b"".join(cells.ravel().tolist()).splitlines(keepends=True)
+    return cells
 
 
-def _query_order(num_queries: int, num_runs: int, pairs: list[tuple[int, int]]) -> list[int]:
-    """Positions in ``pair_lines + metric_lines`` in output order: per query, each run's pairs and
-    then its metric line."""
-    num_pairs = len(pairs)
-    template = []
-    pair = 0
+def _stack_rows(cells: list[np.ndarray]) -> np.ndarray:
+    """Stack the rows of cell arrays, padding the narrower ones with empty pieces."""
+    width = max(c.shape[1] for c in cells)
+    padded = [np.hstack([c, np.full((len(c), width - c.shape[1]), b"", dtype=object)]) for c in cells]
+    return np.vstack(padded)
+
+
+@lru_cache(maxsize=16)
+def _template(num_runs: int, pairs: tuple[tuple[int, int], ...]) -> np.ndarray:
+    """One query's lines in output order, as (is a metric line, index among its kind)."""
+    template, pair = [], 0
     for run in range(num_runs):
-        while pair < num_pairs and pairs[pair][0] == run:
-            template.append(pair)
+        while pair < len(pairs) and pairs[pair][0] == run:
+            template.append((0, pair))
             pair += 1
-        template.append(num_queries * num_pairs + run)
-    template = np.array(template)
-    is_metric = template >= num_queries * num_pairs
+        template.append((1, run))
+    return np.array(template)
+
+
+def _query_order(num_queries: int, num_runs: int, pairs: list[tuple[int, int]]) -> np.ndarray:
+    """Rows of ``pair cells + metric cells`` in output order: per query, each run's pairs and then
+    its metric line."""
+    num_pairs = len(pairs)
+    is_metric, index = _template(num_runs, tuple(pairs)).T
     query = np.arange(num_queries)[:, None]
-    order = template[None, :] + np.where(is_metric, query * num_runs, query * num_pairs)
-    return order.ravel().tolist()
-
-
-def _pick(items: list[bytes], order: list[int]) -> list[bytes]:
-    picked = operator.itemgetter(*order)(items)
-    return list(picked) if len(order) > 1 else [picked]
+    order = np.where(is_metric, num_queries * num_pairs + query * num_runs, query * num_pairs) + index
+    return order.ravel()
 
 
 def _json(value: str) -> bytes:
