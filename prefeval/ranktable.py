@@ -128,11 +128,14 @@ class RelevantLookup:
         return row_keys.get_indexer(keys)
 
 
+_LEADING_ZEROS = r"(?<![0-9])0+(?=[0-9])"
+
+
 def query_id_hint(run_qids, qrels_qids) -> str:
-    """Why no query id of a run matches the qrels: a difference in zero-padding ('051' against '51')
-    when that is it, else an example of each."""
+    """Why no query id of a run matches the qrels: a difference in zero-padding ('051' against '51',
+    'q0101' against 'q101') when that is it, else an example of each."""
     run_qids, qrels_qids = pd.Index(run_qids).astype(str), pd.Index(qrels_qids).astype(str)
-    run_bare, qrels_bare = pd.Index(run_qids.str.lstrip("0")), pd.Index(qrels_qids.str.lstrip("0"))
+    run_bare, qrels_bare = (pd.Index(ids.str.replace(_LEADING_ZEROS, "", regex=True)) for ids in (run_qids, qrels_qids))
     shared = np.flatnonzero(run_bare.isin(qrels_bare))
     if len(shared) == 0:
         return f" (run ids such as {run_qids[0]!r}, qrels ids such as {qrels_qids[0]!r})"
