@@ -21,7 +21,16 @@ Kinds:
   for metrics; ties share a rank) beside the matrix of Kendall's τ (τ-b with ties) between the
   orderings.
 
-Both plot the first sample of their input.
+* ``sampled``: reads the lines of ``prefeval sampled``; for one metric (``-m``; default the first),
+  each run's expected sampled value against the sample size M (log scale), its exact value as a
+  dotted line, and beside it Kendall's τ between the exact and the sampled orderings of the runs for
+  every metric of the input.
+* ``null``: reads the lines of ``prefeval null``; for one metric, the queries sorted by their
+  expected value under a random ranking, the band from that expectation to the ``--quantile``
+  threshold, and each run's observed values as dots; with runs, beside it the fraction of queries on
+  which each run is above the threshold.
+
+The first two plot the first sample of their input.
 """
 
 from __future__ import annotations
@@ -34,9 +43,10 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 
 from prefeval.aggregate import aggregate
-from prefeval.errors import UsageError
+from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, read_eval_lines
-from prefeval.io.jsonl import output_stream
+from prefeval.io.jsonl import output_stream, read_records
+from prefeval.io.source import display_name
 from prefeval.orderings import competition_ranks, kendall_tau
 from prefeval.significance import (
     CORRECTION_NAMES,
@@ -233,3 +243,129 @@ def _one_measure(lines: EvalLines, measures: tuple[str, ...]) -> str:
         return chosen[0]
     preferences = [m for m in lines.measures if not lines.is_metric(m)]
     return (preferences or lines.measures)[0]
+
+
+@plot_kind("sampled", "exact metric against its expected sampled value, by sample size (prefeval sampled lines)")
+def sampled_metrics(request: PlotRequest) -> "Figure":
+    means, consistency = _sampled_lines(request.source)
+    measures = list(dict.fromkeys(record["measure"] for record in means))
+    measure = _only_one(request.measures, measures)
+    runs = list(dict.fromkeys(record["run"] for record in means))
+    sizes = sorted({record["sample_size"] for record in means})
+    figure = new_figure(10.0, 4.5)
+    values_axes, tau_axes = figure.subplots(1, 2, width_ratios=[3, 2])
+    for n, run in enumerate(runs):
+        mine = sorted((r for r in means if r["run"] == run and r["measure"] == measure), key=lambda r: r["sample_size"])
+        color, style = f"C{n % 10}", ["-", "--", ":", "-."][(n // 10) % 4]
+        values_axes.plot([r["sample_size"] for r in mine], [r["sampled"] for r in mine], marker="o", markersize=4,
+                         color=color, linestyle=style, label=run)
+        values_axes.axhline(mine[0]["exact"], color=color, linestyle=":", linewidth=0.8)
+    values_axes.set_xscale("log")
+    values_axes.set_xlabel("sampled irrelevant items per relevant item (M)")
+    values_axes.set_ylabel(f"mean {measure}")
+    values_axes.set_title(f"{measure}: expected sampled value (markers) and exact value (dotted)", fontsize=10)
+    if len(runs) <= 20:
+        values_axes.legend(fontsize=7, ncol=2)
+    for n, name in enumerate(measures):
+        lines = sorted((r for r in consistency if r["measure"] == name), key=lambda r: r["sample_size"])
+        tau_axes.plot([r["sample_size"] for r in lines], [r["kendall_tau"] for r in lines], marker="o", markersize=4,
+                      color=f"C{n % 10}", linewidth=2.2 if name == measure else 1.0, label=name)
+    tau_axes.set_xscale("log")
+    tau_axes.set_ylim(-1.05, 1.05)
+    tau_axes.axhline(1.0, color="0.6", linewidth=0.6)
+    tau_axes.set_xlabel("M")
+    tau_axes.set_ylabel("Kendall's τ")
+    tau_axes.set_title("ordering of the runs: exact against sampled", fontsize=10)
+    tau_axes.legend(fontsize=7)
+    for axes in (values_axes, tau_axes):
+        axes.set_xticks(sizes, [str(size) for size in sizes])
+    return figure
+
+
+@plot_kind("null", "observed values against each query's random-ranking expectation and threshold (prefeval null lines)")
+def null_baselines(request: PlotRequest) -> "Figure":
+    queries, observed, summaries = _null_lines(request.source)
+    measures = list(dict.fromkeys(record["measure"] for record in queries))
+    measure = _only_one(request.measures, measures)
+    nulls = sorted((r for r in queries if r["measure"] == measure), key=lambda r: (r["expected"], r["threshold"]))
+    position = {record["qid"]: x for x, record in enumerate(nulls)}
+    runs = list(dict.fromkeys(record["run"] for record in observed))
+    figure = new_figure(11.0 if runs else 8.0, 4.5)
+    if runs:
+        query_axes, run_axes = figure.subplots(1, 2, width_ratios=[3, 1])
+    else:
+        query_axes, run_axes = figure.subplots(), None
+    xs = np.arange(len(nulls))
+    expected = np.array([r["expected"] for r in nulls])
+    threshold = np.array([r["threshold"] for r in nulls])
+    quantile = nulls[0]["quantile"] if nulls else 0.95
+    query_axes.fill_between(xs, expected, threshold, color="0.8", step="mid", label=f"expected to {quantile:g} quantile")
+    query_axes.plot(xs, expected, color="0.3", linewidth=1.0, drawstyle="steps-mid", label="expected under random ranking")
+    query_axes.plot(xs, threshold, color="0.3", linewidth=1.0, linestyle="--", drawstyle="steps-mid", label="threshold")
+    for n, run in enumerate(runs):
+        mine = [r for r in observed if r["run"] == run and r["measure"] == measure and r["qid"] in position]
+        query_axes.scatter([position[r["qid"]] for r in mine], [r["value"] for r in mine], s=10, color=f"C{n % 10}",
+                           label=run, zorder=3)
+    query_axes.set_xlabel("queries, by expected value under random ranking")
+    query_axes.set_ylabel(measure)
+    query_axes.set_title(f"{measure}: observed values against the random-ranking null", fontsize=10)
+    query_axes.legend(fontsize=7)
+    if run_axes is not None:
+        fractions = {r["run"]: r["fraction_above_null"] for r in summaries if r["measure"] == measure}
+        run_axes.barh(range(len(runs)), [fractions.get(run, np.nan) for run in runs],
+                      color=[f"C{n % 10}" for n in range(len(runs))])
+        run_axes.set_yticks(range(len(runs)), runs, fontsize=8)
+        run_axes.invert_yaxis()
+        run_axes.set_xlim(0, 1)
+        run_axes.set_xlabel("fraction of queries above the threshold")
+        run_axes.set_title("above the null", fontsize=10)
+    return figure
+
+
+def _sampled_lines(source: str) -> tuple[list[dict], list[dict]]:
+    """The per-run means and the consistency lines of ``prefeval sampled`` output."""
+    means, consistency = [], []
+    for number, record in read_records(source):
+        if record.get("qid") != "all":
+            continue
+        if "run" in record and _has(record, ("measure", "sample_size", "exact", "sampled")):
+            means.append(record)
+        elif _has(record, ("measure", "sample_size", "kendall_tau")):
+            consistency.append(record)
+        else:
+            raise InputError(display_name(source), "not a line of prefeval sampled", number)
+    if not means:
+        raise InputError(display_name(source), "no per-run lines of prefeval sampled")
+    return means, consistency
+
+
+def _null_lines(source: str) -> tuple[list[dict], list[dict], list[dict]]:
+    """The per-query null lines, the per-query observed values and the per-run summaries of
+    ``prefeval null`` output."""
+    queries, observed, summaries = [], [], []
+    for number, record in read_records(source):
+        if _has(record, ("qid", "measure", "expected", "threshold", "quantile")):
+            queries.append(record)
+        elif _has(record, ("qid", "run", "measure", "value", "above_null")):
+            observed.append(record)
+        elif _has(record, ("qid", "run", "measure", "value", "fraction_above_null")):
+            summaries.append(record)
+        else:
+            raise InputError(display_name(source), "not a line of prefeval null", number)
+    if not queries:
+        raise InputError(display_name(source), "no per-query lines of prefeval null")
+    return queries, observed, summaries
+
+
+def _has(record: dict, keys: tuple[str, ...]) -> bool:
+    return all(key in record for key in keys)
+
+
+def _only_one(asked: tuple[str, ...], available: list[str]) -> str:
+    """The one measure asked for (``-m``), else the first available."""
+    names = [name.strip() for text in asked for name in text.split(",") if name.strip()]
+    if len(names) > 1:
+        raise UsageError(f"this plot draws one measure; got {', '.join(names)}")
+    if names and names[0] not in available:
+        raise UsageError(f"measure {names[0]} is not in the input; found: {', '.join(available)}")
+    return names[0] if names else available[0]

@@ -10,6 +10,7 @@ import pytest
 
 from prefeval.evaluation import Evaluation
 from prefeval.io import evallines
+from prefeval.io.jsonl import numbered_records
 from prefeval.records import evaluation_lines
 
 from conftest import EXAMPLES
@@ -24,7 +25,7 @@ def eval_output(**options) -> bytes:
 
 
 def line_by_line(path) -> evallines.EvalLines:
-    return evallines.eval_lines_from_records(str(path), evallines._numbered_records(path.read_bytes().split(b"\n"), str(path)))
+    return evallines.eval_lines_from_records(str(path), numbered_records(path.read_bytes().split(b"\n"), str(path)))
 
 
 def assert_same(fast: evallines.EvalLines, slow: evallines.EvalLines) -> None:

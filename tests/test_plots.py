@@ -37,9 +37,33 @@ def prefs(tmp_path_factory) -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("kind", list(PLOT_KINDS))
-def test_every_kind_renders_a_valid_png_and_svg(kind, prefs, tmp_path):
+@pytest.fixture(scope="module")
+def sampled_lines(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("sampled") / "sampled.jsonl"
+    result = run("sampled", "-R", QRELS, "--num-items", 300, "--sample-size", 5, "--sample-size", 20,
+                 "--sample-size", 80, "-m", "ap,rr,auc", "-o", path, *RUNS)
+    assert result.exit_code == 0, result.output
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def null_lines(tmp_path_factory) -> str:
+    path = tmp_path_factory.mktemp("null") / "null.jsonl"
+    result = run("null", "-R", QRELS, "-m", "ap,p@10", "--draws", 200, "--seed", 1, "-o", path, *RUNS)
+    assert result.exit_code == 0, result.output
+    return str(path)
+
+
+@pytest.fixture
+def plot_input(request, prefs, sampled_lines, null_lines):
+    """The input each kind reads: eval lines, or the lines of the command it plots."""
+    return {"sampled": sampled_lines, "null": null_lines}.get(request.param, prefs)
+
+
+@pytest.mark.parametrize("kind, plot_input", [(kind, kind) for kind in PLOT_KINDS], indirect=["plot_input"])
+def test_every_kind_renders_a_valid_png_and_svg(kind, plot_input, tmp_path):
     png, svg = tmp_path / f"{kind}.png", tmp_path / f"{kind}.svg"
+    prefs = plot_input
     assert run("plot", kind, prefs, "-o", png).exit_code == 0
     result = run("plot", kind, prefs, "-o", svg)
     assert result.exit_code == 0, result.output
@@ -101,3 +125,27 @@ def test_plot_requests_that_cannot_be_met(prefs, tmp_path):
     result = run("plot", "orderings", tmp_path / "missing.jsonl", "-o", tmp_path / "x.png")
     assert result.exit_code == 1 and "missing.jsonl: no such file" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_sampled_plot_draws_every_run_and_the_consistency_of_every_metric(sampled_lines):
+    figure = PLOT_KINDS["sampled"].draw(PlotRequest(sampled_lines, ("rr",)))
+    values_axes, tau_axes = figure.axes[:2]
+    assert [line.get_label() for line in values_axes.get_lines() if not line.get_label().startswith("_")] == \
+        ["bm25", "dense", "hybrid", "random"]
+    assert [line.get_label() for line in tau_axes.get_lines() if not line.get_label().startswith("_")] == ["ap", "rr", "auc"]
+    sizes = [int(float(x)) for x in values_axes.get_lines()[0].get_xdata()]
+    assert sizes == [5, 20, 80]
+
+
+def test_null_plot_draws_the_queries_and_the_fraction_above_the_null(null_lines):
+    import orjson
+
+    figure = PLOT_KINDS["null"].draw(PlotRequest(null_lines, ("p@10",)))
+    query_axes, run_axes = figure.axes[:2]
+    fractions = {r["run"]: r["fraction_above_null"] for r in map(orjson.loads, open(null_lines, "rb"))
+                 if r.get("qid") == "all" and r["measure"] == "p@10"}
+    bars = [patch.get_width() for patch in run_axes.patches]
+    assert bars == pytest.approx([fractions[run] for run in ("bm25", "dense", "hybrid", "random")])
+    assert len(query_axes.collections) >= 4  # the band and a scatter per run
+    with pytest.raises(UsageError, match="one measure"):
+        PLOT_KINDS["null"].draw(PlotRequest(null_lines, ("ap", "p@10")))

@@ -23,6 +23,7 @@ import orjson
 import pandas as pd
 
 from prefeval.errors import InputError, UsageError
+from prefeval.io.jsonl import numbered_records
 from prefeval.io.source import display_name, read_bytes
 from prefeval.measures import parse_measures
 from prefeval.measures.names import split_measure_list
@@ -139,30 +140,26 @@ def read_eval_lines(path: str) -> EvalLines:
     try:
         return _read_regular(lines, source)
     except _Irregular:
-        return eval_lines_from_records(source, _numbered_records(lines, source))
+        return eval_lines_from_records(source, numbered_records(lines, source))
 
 
 def _read_regular(lines: list[bytes], source: str) -> EvalLines:
     """The fast path, for files laid out as eval (or pref_eval.py) writes them: every per-query pair
     line has the same keys in the same order, and every metric line too.
 
-    Such lines are flat JSON objects of strings and numbers; with their colons made commas and their
-    braces dropped, they are CSV rows of key, value, key, value ... that pandas' C tokeniser reads
+    Such lines are flat JSON objects of strings and numbers; without their braces and with their
+    colons made commas, they are CSV rows of key, value, key, value ... that pandas' C tokeniser reads
     column by column, converting only the values needed. Every assumption is checked (no escapes,
-    exactly one colon per key and one pair of braces per line, every key column holding its one
-    key, every value of its type) and any surprise sends the file to the line-by-line reader.
+    braces around each line, quotes only around keys and labels, no comma or colon in a label, the
+    key before every value read being its key, every value of its type) and any surprise sends the
+    file to the line-by-line reader.
     """
-    groups: dict[str, list[bytes]] = {"preference": [], "metric": []}
-    summary_lines = 0
-    for line in lines:
-        if line.startswith(_SUMMARY_STARTS):
-            summary_lines += 1
-        elif b'"runi"' in line:
-            groups["preference"].append(line)
-        elif b'"run"' in line:
-            groups["metric"].append(line)
-        elif line.strip():
-            raise _Irregular
+    per_query = [line for line in lines if not line.startswith(_SUMMARY_STARTS)]
+    groups = {"preference": [line for line in per_query if b'"runi"' in line]}
+    groups["metric"] = [line for line in per_query if b'"runi"' not in line and b'"run"' in line]
+    summary_lines = len(lines) - len(per_query)
+    if len(groups["preference"]) + len(groups["metric"]) != len(per_query) - sum(not line.strip() for line in per_query):
+        raise _Irregular
     metrics_first = bool(groups["metric"]) and (
         not groups["preference"] or lines.index(groups["metric"][0]) < lines.index(groups["preference"][0]))
     if not groups["preference"] and not groups["metric"]:
@@ -212,51 +209,51 @@ def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: t
     dtypes_by_key = {**{label: object for label in labels}, "sample": np.int64, **{m: np.float64 for m in measures}}
     if not lines:
         return {key: np.empty(0, dtype=dtype) for key, dtype in dtypes_by_key.items()}
-    text = b"\n".join(lines)
-    count, width = len(lines), len(layout)
-    # escapes, or a colon or brace inside a string, would not survive the translation; the quotes
-    # are those of the keys, of the labels and of the type, so labels are strings and measures not
-    quotes = 2 * (width + len(labels) + 1)
-    if (b"\\" in text or text.count(b":") != count * width or text.count(b"{") != count
-            or text.count(b"}") != count or text.count(b'"') != count * quotes):
+    if not all(line[:1] == b"{" and line[-1:] == b"}" for line in lines):
+        raise _Irregular
+    # the keys after the last one read are cut off each line (eval writes metric differences last)
+    width = 1 + max(layout.index(key) for key in (*dtypes_by_key, "type"))
+    if width == len(layout):
+        text = b"\n".join(line[1:-1] for line in lines)
+    else:
+        marker = orjson.dumps(layout[width]) + b":"
+        ends = [line.find(marker) for line in lines]
+        if min(ends) < 0:
+            raise _Irregular
+        separator = len(lines[0][:ends[0]]) - len(lines[0][:ends[0]].rstrip(b", "))
+        text = b"\n".join(line[1:end - separator] for line, end in zip(lines, ends))
+    # the quotes are those of the keys, the labels and the type: labels are strings, measures not
+    if b"\\" in text or text.count(b'"') != len(lines) * 2 * (width + len(labels) + 1):
         raise _Irregular
     value_column = {key: 2 * k + 1 for k, key in enumerate(layout)}
-    dtypes = {2 * k: "category" for k in range(width)}
+    read = {*dtypes_by_key, "type"}
+    dtypes = {value_column[key] - 1: "category" for key in read}  # the key before each value read
     dtypes[value_column["type"]] = "category"
     for key, dtype in dtypes_by_key.items():
-        dtypes[value_column[key]] = "category" if dtype is object else dtype
+        dtypes[value_column[key]] = dtype  # labels as text: as categories, '01' and '1' could both become 1
     try:
         frame = pd.read_csv(
-            io.BytesIO(text.translate(_COLON_TO_COMMA, b"{}")), sep=",", header=None, names=range(2 * width),
+            io.BytesIO(text.translate(_COLON_TO_COMMA)), sep=",", header=None, names=range(2 * width),
             usecols=sorted(dtypes), dtype=dtypes, skipinitialspace=True, quoting=csv.QUOTE_MINIMAL,
             doublequote=False, keep_default_na=False, na_filter=False, engine="c",
             encoding="utf-8", encoding_errors="surrogateescape",
         )
     except (ValueError, pd.errors.ParserError):
         raise _Irregular from None
-    for k, key in enumerate(layout):
-        if list(frame[2 * k].cat.categories) != [key]:
+    for key in read:
+        if list(frame[value_column[key] - 1].cat.categories) != [key]:
             raise _Irregular
     if list(frame[value_column["type"]].cat.categories) != [kind]:
         raise _Irregular
-    return {key: _values(frame[value_column[key]]) for key in dtypes_by_key}
-
-
-def _values(column: pd.Series) -> np.ndarray:
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        return np.asarray(column.cat.categories, dtype=object)[column.cat.codes.to_numpy()]
-    return column.to_numpy()
+    columns = {key: frame[value_column[key]].to_numpy() for key in dtypes_by_key}
+    if any("," in label for key in labels for label in pd.unique(columns[key])):
+        raise _Irregular  # a comma, or a colon the translation turned into one
+    return columns
 
 
 def _no_per_query_lines(source: str, summary_only: bool) -> None:
     hint = "it holds only summary lines; " if summary_only else ""
     raise InputError(source, f"no per-query lines: {hint}run `prefeval eval` with -q to write them")
-
-
-def _numbered_records(lines: list[bytes], source: str) -> Iterator[tuple[int, dict]]:
-    for number, line in enumerate(lines, start=1):
-        if line.strip():
-            yield number, _parse_line(line, source, number)
 
 
 FRAME_SOURCE = "<DataFrame>"
@@ -291,7 +288,7 @@ def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, dict]]:
         yield number, record
 
 
-def eval_lines_from_records(source: str, numbered_records: Iterable[tuple[int, dict]]) -> EvalLines:
+def eval_lines_from_records(source: str, records: Iterable[tuple[int, dict]]) -> EvalLines:
     """Gather (line number, record) pairs of eval lines, which may have different keys; an error
     names ``source`` and the line."""
     pair_rows: list[tuple] = []
@@ -299,7 +296,7 @@ def eval_lines_from_records(source: str, numbered_records: Iterable[tuple[int, d
     measures: dict[str, None] = {}
     metric_names: set[str] = set()
     summary_only = False
-    for number, record in numbered_records:
+    for number, record in records:
         if record.get("qid") == "all":
             summary_only = True
             continue
@@ -333,16 +330,6 @@ def eval_lines_from_records(source: str, numbered_records: Iterable[tuple[int, d
             metric_values={m: np.array([r[3].get(m, np.nan) for r in metrics], dtype=np.float64) for m in metric_measures},
         ))
     return EvalLines(source, scores, list(measures), metric_names)
-
-
-def _parse_line(line: bytes, source: str, number: int) -> dict:
-    try:
-        record = orjson.loads(line)
-    except orjson.JSONDecodeError as error:
-        raise InputError(source, f"malformed JSON ({error.args[0] if error.args else error})", number) from None
-    if not isinstance(record, dict):
-        raise InputError(source, "expected a JSON object", number)
-    return record
 
 
 def _kind(record: dict, source: str, number: int) -> tuple[str, tuple[str, ...]]:

@@ -1,5 +1,4 @@
-"""JSON lines out: a batched orjson writer, and atomic file output (eval lines are read by
-:mod:`prefeval.io.evallines`)."""
+"""JSON lines: a batched orjson writer with atomic file output, and a validating record reader."""
 
 from __future__ import annotations
 
@@ -10,6 +9,9 @@ import tempfile
 from typing import BinaryIO, Iterable, Iterator
 
 import orjson
+
+from prefeval.errors import InputError
+from prefeval.io.source import display_name, read_bytes
 
 BATCH_LINES = 8192
 
@@ -64,3 +66,23 @@ def _flush(batch: list[bytes], stream: BinaryIO) -> int:
     count = len(batch)
     batch.clear()
     return count
+
+
+def read_records(path: str) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every non-blank line of ``path`` (gzip and ``-`` accepted)."""
+    return numbered_records(read_bytes(path).split(b"\n"), display_name(path))
+
+
+def numbered_records(lines: Iterable[bytes], source: str) -> Iterator[tuple[int, dict]]:
+    """(line number, object) for every non-blank line; a line that is not a JSON object is an
+    :class:`InputError` naming ``source`` and the line."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError as error:
+            raise InputError(source, f"malformed JSON ({error.args[0] if error.args else error})", number) from None
+        if not isinstance(record, dict):
+            raise InputError(source, "expected a JSON object", number)
+        yield number, record
