@@ -1,5 +1,5 @@
 #!/bin/sh
-# Render the README's example figures (docs/plot-*.png) from the 17 robust03 runs.
+# Render the README's example figures (docs/plot-*.png) from the 17 robust03 runs: one per plot kind.
 # Needs prefeval[plot] installed and the shared data ($PREFEVAL_SHARED_DATA, else ../shared/data).
 # The images are then reduced to a 128-colour palette with Pillow (installed with matplotlib), which
 # keeps them a few tens of KB for the repository; prefeval itself writes full-colour PNGs.
@@ -13,6 +13,11 @@ prefeval eval -q -R "$data/qrels.txt" -m rpp,dcgrpp,lexiprecision,lexirecall,ap,
   "$data"/runs/input.*.gz -o "$work/robust03.prefs.jsonl"
 prefeval plot preferences "$work/robust03.prefs.jsonl" -m rpp -o "$work/plot-preferences.png"
 prefeval plot orderings "$work/robust03.prefs.jsonl" -o "$work/plot-orderings.png"
+prefeval sampled -R "$data/qrels.txt" --num-items 50000 --sample-size 10 --sample-size 100 --sample-size 1000 \
+  -m ap,ndcg,rr,r@10,auc "$data"/runs/input.*.gz -o "$work/robust03.sampled.jsonl"
+prefeval plot sampled "$work/robust03.sampled.jsonl" -m ap -o "$work/plot-sampled.png"
+prefeval null -R "$data/qrels.txt" -m ap,p@10 --seed 1 "$data"/runs/input.*.gz -o "$work/robust03.null.jsonl"
+prefeval plot null "$work/robust03.null.jsonl" -m p@10 -o "$work/plot-null.png"
 
 python - "$work" docs <<'PYTHON'
 import sys
@@ -21,7 +26,7 @@ from pathlib import Path
 from PIL import Image
 
 source, target = map(Path, sys.argv[1:])
-for name in ("plot-preferences.png", "plot-orderings.png"):
+for name in ("plot-preferences.png", "plot-orderings.png", "plot-sampled.png", "plot-null.png"):
     image = Image.open(source / name).convert("RGB").quantize(128, method=Image.Quantize.MEDIANCUT)
     image.save(target / name, optimize=True)
     print(target / name, (target / name).stat().st_size, "bytes")

@@ -261,7 +261,7 @@ def sampled_metrics(request: PlotRequest) -> "Figure":
                          color=color, linestyle=style, label=run)
         values_axes.axhline(mine[0]["exact"], color=color, linestyle=":", linewidth=0.8)
     values_axes.set_xscale("log")
-    values_axes.set_xlabel("sampled irrelevant items per relevant item (M)")
+    values_axes.set_xlabel("sampled irrelevant items (M)")
     values_axes.set_ylabel(f"mean {measure}")
     values_axes.set_title(f"{measure}: expected sampled value (markers) and exact value (dotted)", fontsize=10)
     if len(runs) <= 20:
@@ -317,8 +317,8 @@ def null_baselines(request: PlotRequest) -> "Figure":
         run_axes.set_yticks(range(len(runs)), runs, fontsize=8)
         run_axes.invert_yaxis()
         run_axes.set_xlim(0, 1)
-        run_axes.set_xlabel("fraction of queries above the threshold")
-        run_axes.set_title("above the null", fontsize=10)
+        run_axes.set_xlabel("fraction of queries")
+        run_axes.set_title("above the threshold", fontsize=10)
     return figure
 
 
