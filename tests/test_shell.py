@@ -10,7 +10,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from prefeval.cli import main
+from prefeval.cli import COMMANDS, main
 from prefeval.cli.common import styled_for
 
 from conftest import EXAMPLES
@@ -20,7 +20,12 @@ RUN = str(EXAMPLES / "runs" / "bm25")
 ERROR_LABEL = "\x1b[31m\x1b[1merror:\x1b[0m"
 
 
-@pytest.mark.parametrize("command", sorted(main.commands))
+def test_every_command_is_listed_and_importable():
+    assert sorted(main.list_commands(None)) == sorted(COMMANDS)
+    assert all(main.get_command(None, name).name == name for name in COMMANDS)
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_every_command_has_help_with_examples(command):
     result = CliRunner().invoke(main, [command, "--help"], prog_name="prefeval")
     assert result.exit_code == 0
