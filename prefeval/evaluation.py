@@ -15,10 +15,8 @@ from typing import Callable, Iterator, Sequence, TypeVar
 import numpy as np
 
 from prefeval.errors import UsageError
-from prefeval.io.inputs import load_qrels, named_runs
-from prefeval.io.source import check_stdin_used_once
 from prefeval.io.trec import Qrels
-from prefeval.loading import rank_runs
+from prefeval.loading import load_collection
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.preferences import Comparison
 from prefeval.parallel import fork_map
@@ -118,17 +116,14 @@ class Evaluation:
     ) -> "Evaluation":
         """Read ``qrels`` and the ``runs`` and set up the evaluation.
 
-        Inputs may be paths (``-`` for stdin), DataFrames or dicts; ``runs`` a list or a dict
-        ``{name: run}`` (:mod:`prefeval.io.inputs`). Runs are parsed in ``jobs`` processes (default:
-        one per processor).
+        Inputs may be paths (``-`` for stdin), DataFrames or dicts (see
+        :func:`prefeval.loading.load_collection`). Runs are parsed in ``jobs`` processes (default: one
+        per processor).
         """
         if topk is not None and topk < 1:
             raise UsageError("topk must be at least 1")
         chosen = _resolve_measures(measures, measure_set)
-        named = named_runs(runs)
-        check_stdin_used_once([qrels, *(run for _, run in named)])
-        judgments = load_qrels(qrels, binary_relevance, relevance_floor)
-        table = rank_runs(judgments, named, topk, jobs, progress)
+        judgments, table = load_collection(qrels, runs, binary_relevance, relevance_floor, topk, jobs, progress)
         evaluation = cls(table=table, measures=chosen, progress=progress, **options)
         evaluation.notes[:0] = data_notes(judgments, table, evaluation.relevance_level)
         return evaluation

@@ -10,12 +10,29 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from prefeval.io.inputs import Judgments, load_run
-from prefeval.io.source import STDIN
+from prefeval.io.inputs import Judgments, load_qrels, load_run, named_runs
+from prefeval.io.source import STDIN, check_stdin_used_once
 from prefeval.io.trec import Qrels
 from prefeval.parallel import default_jobs, fork_map
 from prefeval.progress import SILENT, Progress
 from prefeval.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
+
+
+def load_collection(
+    qrels: Judgments,
+    runs,
+    binary_relevance: float | None = None,
+    relevance_floor: float | None = None,
+    topk: int | None = None,
+    jobs: int | None = None,
+    progress: Progress = SILENT,
+) -> tuple[Qrels, RankTable]:
+    """Read the qrels and rank the runs against them. Each may be a path (``-`` for stdin, at most
+    once), a DataFrame or a dict; ``runs`` a list or a dict ``{name: run}`` (:mod:`prefeval.io.inputs`)."""
+    named = named_runs(runs)
+    check_stdin_used_once([qrels, *(run for _, run in named)])
+    judgments = load_qrels(qrels, binary_relevance, relevance_floor)
+    return judgments, rank_runs(judgments, named, topk, jobs, progress)
 
 
 def rank_runs(

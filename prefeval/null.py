@@ -55,7 +55,9 @@ from scipy.special import gammaln
 
 from prefeval.errors import UsageError
 from prefeval.evaluation import data_notes
-from prefeval.io.trec import Qrels, read_qrels, read_run
+from prefeval.io.inputs import load_qrels
+from prefeval.io.trec import Qrels
+from prefeval.loading import load_collection
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.measures.literature import (
     AUC,
@@ -143,10 +145,10 @@ class NullEvaluation:
     @classmethod
     def from_files(cls, qrels: str, runs: Sequence[str] = (), measures: Sequence[str | Measure] = (),
                    **options) -> "NullEvaluation":
-        """Read ``qrels`` and the ``runs`` to test, if any (paths, ``-`` for stdin)."""
+        """Read ``qrels`` and the ``runs`` to test, if any (paths, ``-`` for stdin, DataFrames or
+        dicts: see :func:`prefeval.loading.load_collection`)."""
         chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "null")  # bad names fail before reading
-        judgments = read_qrels(qrels)
-        table = RankTable.from_runs(judgments, (read_run(path) for path in runs)) if runs else None
+        judgments, table = load_collection(qrels, runs) if len(runs) else (load_qrels(qrels), None)
         evaluation = cls(qrels=judgments, measures=chosen, table=table, **options)
         evaluation.notes[:0] = data_notes(judgments, table)
         return evaluation

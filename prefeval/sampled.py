@@ -72,7 +72,7 @@ from scipy.special import gammaln, xlog1py, xlogy
 
 from prefeval.errors import UsageError
 from prefeval.evaluation import data_notes
-from prefeval.io.trec import read_qrels, read_run
+from prefeval.loading import load_collection
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.montecarlo import counts_in_intervals
 from prefeval.orderings import discordant_pairs, kendall_tau, ordering_by
@@ -149,12 +149,12 @@ class SampledEvaluation:
     @classmethod
     def from_files(cls, qrels: str, runs: Sequence[str], num_items: int, measures: Sequence[str | Measure] = (),
                    **options) -> "SampledEvaluation":
-        """Read ``qrels`` and the ``runs`` (paths, ``-`` for stdin) and set up the analysis."""
+        """Read ``qrels`` and the ``runs`` (paths, ``-`` for stdin, DataFrames or dicts: see
+        :func:`prefeval.loading.load_collection`) and set up the analysis."""
         if not runs:
             raise UsageError("at least one run is needed")
         chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "sampled")  # bad names fail before reading
-        judgments = read_qrels(qrels)
-        table = RankTable.from_runs(judgments, (read_run(path) for path in runs))
+        judgments, table = load_collection(qrels, runs)
         evaluation = cls(table=table, measures=chosen, num_items=num_items, **options)
         evaluation.notes[:0] = data_notes(judgments, table)
         return evaluation

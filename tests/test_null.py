@@ -3,6 +3,8 @@ ranking, and Monte Carlo; runs against the null; records and the command line.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dataclasses
 import itertools
 import math
@@ -196,7 +198,7 @@ def test_cli_on_the_examples():
     records = [orjson.loads(line) for line in result.stdout.splitlines()]
     assert len(records) == 7 * (2 + 4 * 2) + 4 * 2
     judged = {}
-    for line in open(QRELS):
+    for line in Path(QRELS).read_text().splitlines():
         qid = line.split()[0]
         judged[qid] = judged.get(qid, 0) + 1
     nulls = [r for r in records if "num_items" in r]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 import xml.etree.ElementTree as ElementTree
 
 import numpy as np
@@ -142,7 +143,7 @@ def test_null_plot_draws_the_queries_and_the_fraction_above_the_null(null_lines)
 
     figure = PLOT_KINDS["null"].draw(PlotRequest(null_lines, ("p@10",)))
     query_axes, run_axes = figure.axes[:2]
-    fractions = {r["run"]: r["fraction_above_null"] for r in map(orjson.loads, open(null_lines, "rb"))
+    fractions = {r["run"]: r["fraction_above_null"] for r in map(orjson.loads, Path(null_lines).read_bytes().splitlines())
                  if r.get("qid") == "all" and r["measure"] == "p@10"}
     bars = [patch.get_width() for patch in run_axes.patches]
     assert bars == pytest.approx([fractions[run] for run in ("bm25", "dense", "hybrid", "random")])
