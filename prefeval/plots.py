@@ -236,11 +236,10 @@ def _runs_by_rank(ranks: dict[str, int]) -> dict[int, list[str]]:
 
 
 def _one_measure(lines: EvalLines, measures: tuple[str, ...]) -> str:
-    chosen = lines.select_measures(measures) if measures else None
-    if chosen is not None:
-        if len(chosen) != 1:
-            raise UsageError(f"this plot draws one measure; got {', '.join(chosen)}")
-        return chosen[0]
+    """The one measure asked for (any of its names), else the first preference, else the first."""
+    if measures:
+        chosen = lines.select_measures(measures)
+        return _only_one(tuple(chosen), chosen)
     preferences = [m for m in lines.measures if not lines.is_metric(m)]
     return (preferences or lines.measures)[0]
 
