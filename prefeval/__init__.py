@@ -8,31 +8,50 @@ layer over this API:
 * :func:`aggregate`: system orderings (mean, Borda, MC4) from per-query eval lines or DataFrames;
 * :func:`check`: a validation report on qrels and run files;
 * :class:`Evaluation`: the streaming engine behind both, with :func:`evaluation_records` giving the
-  JSON-line records of ``prefeval eval``.
+  JSON-line records of ``prefeval eval``;
+* the analyses as modules: ``prefeval.significance``, ``prefeval.sampled`` and ``prefeval.null``
+  (:mod:`prefeval.analyses.significance`, :mod:`~prefeval.analyses.sampled_metrics`,
+  :mod:`~prefeval.analyses.null`).
+
+Names are imported when first used, so ``import prefeval`` (and the command line's start-up) pays
+only for what is used.
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+
+from prefeval.errors import InputError, UsageError
 
 try:
     __version__ = version("prefeval")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0+unknown"
 
-from prefeval.aggregate import aggregate  # noqa: E402
-from prefeval.api import compare, evaluate  # noqa: E402
-from prefeval.check import check  # noqa: E402
-from prefeval.errors import InputError, UsageError  # noqa: E402
-from prefeval.evaluation import Evaluation  # noqa: E402
-from prefeval.records import evaluation_records  # noqa: E402
+_PUBLIC = {
+    "Evaluation": ("prefeval.evaluation", "Evaluation"),
+    "aggregate": ("prefeval.analyses.aggregate", "aggregate"),
+    "check": ("prefeval.analyses.check", "check"),
+    "compare": ("prefeval.dataframes", "compare"),
+    "evaluate": ("prefeval.dataframes", "evaluate"),
+    "evaluation_records": ("prefeval.report.eval_lines", "evaluation_records"),
+    "null": ("prefeval.analyses.null", None),
+    "sampled": ("prefeval.analyses.sampled_metrics", None),
+    "significance": ("prefeval.analyses.significance", None),
+}
+"""Every public name, and where it lives (``None``: the module itself)."""
 
-__all__ = [
-    "Evaluation",
-    "InputError",
-    "UsageError",
-    "__version__",
-    "aggregate",
-    "check",
-    "compare",
-    "evaluate",
-    "evaluation_records",
-]
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'prefeval' has no attribute {name!r}")
+    module, attribute = _PUBLIC[name]
+    value = import_module(module) if attribute is None else getattr(import_module(module), attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+__all__ = ["InputError", "UsageError", "__version__", *_PUBLIC]

@@ -1,7 +1,7 @@
 """Evaluating runs: from files to the values of every measure, sample by sample.
 
-:class:`Evaluation` parses the qrels and each run once into a :class:`~prefeval.ranktable.RankTable`,
-then, for every sample (a choice of queries and relevance labels, see :mod:`prefeval.sampling`),
+:class:`Evaluation` parses the qrels and each run once into a :class:`~prefeval.ranking.ranktable.RankTable`,
+then, for every sample (a choice of queries and relevance labels, see :mod:`prefeval.ranking.subsampling`),
 computes every metric for all runs × queries and every preference for all pairs × queries with numpy.
 Results stream as :class:`Block` (one sample, a block of consecutive queries) and :class:`Summary`
 (one sample's means), in output order, so memory stays bounded however many pairs there are.
@@ -16,14 +16,14 @@ import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.io.trec import Qrels
-from prefeval.loading import load_collection
+from prefeval.ranking.loading import load_collection
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.preferences import Comparison
-from prefeval.parallel import fork_map
-from prefeval.positions import Positions, Selection, binary_positions, graded_positions
-from prefeval.progress import SILENT, Progress
-from prefeval.ranktable import RankTable
-from prefeval.sampling import LABEL_POLICIES, draw_seed, draw_selection
+from prefeval.runtime.parallel import fork_map
+from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
+from prefeval.runtime.progress import SILENT, Progress
+from prefeval.ranking.ranktable import RankTable
+from prefeval.ranking.subsampling import LABEL_POLICIES, draw_seed, draw_selection
 
 T = TypeVar("T")
 
@@ -117,7 +117,7 @@ class Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation.
 
         Inputs may be paths (``-`` for stdin), DataFrames or dicts (see
-        :func:`prefeval.loading.load_collection`). Runs are parsed in ``jobs`` processes (default: one
+        :func:`prefeval.ranking.loading.load_collection`). Runs are parsed in ``jobs`` processes (default: one
         per processor).
         """
         if topk is not None and topk < 1:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from prefeval.io.trec import Qrels
-from prefeval.ranktable import RankTable
+from prefeval.ranking.ranktable import RankTable
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"

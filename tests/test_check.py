@@ -6,7 +6,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from prefeval.check import check, has_errors, scan
+from prefeval.analyses.check import check, has_errors, scan
 from prefeval.cli import main
 from prefeval.io.trec import RUN_FORMAT
 

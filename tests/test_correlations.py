@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import prefeval
-from prefeval.aggregate import correlation_records
+from prefeval.analyses.aggregate import correlation_records
 from prefeval.cli import main
-from prefeval.orderings import discordant_pairs, kendall_tau, ordering_by
+from prefeval.analyses.orderings import discordant_pairs, kendall_tau, ordering_by
 
 from conftest import EXAMPLES
 

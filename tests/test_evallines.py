@@ -11,7 +11,7 @@ import pytest
 from prefeval.evaluation import Evaluation
 from prefeval.io import evallines
 from prefeval.io.jsonl import numbered_records
-from prefeval.records import evaluation_lines
+from prefeval.report.eval_lines import evaluation_lines
 
 from conftest import EXAMPLES
 

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 import prefeval
 from prefeval.cli import main
-from prefeval.formats.tables import BETTER, WORSE, Cell, Table, render
-from prefeval.formats.trec_eval import trec_eval_name
+from prefeval.report.tables import BETTER, WORSE, Cell, Table, render
+from prefeval.report.trec_eval import trec_eval_name
 
 from conftest import EXAMPLES, write_qrels, write_run
 

@@ -17,7 +17,7 @@ from scipy import stats
 import prefeval
 from prefeval.cli import main
 from prefeval.measures import parse_measure
-from prefeval.positions import Selection, binary_positions
+from prefeval.ranking.positions import Selection, binary_positions
 
 from conftest import EXAMPLES, table_from_positions
 

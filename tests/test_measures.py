@@ -10,7 +10,7 @@ import pytest
 from prefeval.errors import UsageError
 from prefeval.measures import DEFAULT_MEASURES, parse_measure, parse_measures, select_measures
 from prefeval.measures.preferences import Comparison
-from prefeval.positions import Selection, binary_positions, graded_positions
+from prefeval.ranking.positions import Selection, binary_positions, graded_positions
 
 from conftest import table_from_positions
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from prefeval.montecarlo import counts_in_intervals, uniform_subsets
+from prefeval.analyses.montecarlo import counts_in_intervals, uniform_subsets
 
 
 @pytest.mark.parametrize("population, size", [(6, 2), (6, 3), (6, 5), (7, 7), (9, 1)])

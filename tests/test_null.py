@@ -19,8 +19,8 @@ import prefeval
 from prefeval.cli import main
 from prefeval.errors import UsageError
 from prefeval.measures import parse_measure, select_additive_metrics
-from prefeval.null import EXACT, MONTE_CARLO, NullEvaluation, null_records, random_rankings
-from prefeval.positions import Selection, binary_positions
+from prefeval.analyses.null import EXACT, MONTE_CARLO, NullEvaluation, null_records, random_rankings
+from prefeval.ranking.positions import Selection, binary_positions
 
 from conftest import EXAMPLES, table_from_positions
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prefeval.orderings import QueryOrderings, kendall_tau, mc4_stationary, ordering_by, tie_levels
+from prefeval.analyses.orderings import QueryOrderings, kendall_tau, mc4_stationary, ordering_by, tie_levels
 
 NAN = np.nan
 

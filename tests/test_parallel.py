@@ -8,8 +8,8 @@ import pytest
 from prefeval import evaluation as evaluation_module
 from prefeval.errors import InputError
 from prefeval.evaluation import Evaluation
-from prefeval.parallel import fork_map
-from prefeval.records import evaluation_lines
+from prefeval.runtime.parallel import fork_map
+from prefeval.report.eval_lines import evaluation_lines
 
 from conftest import EXAMPLES, write_text
 

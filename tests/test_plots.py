@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from prefeval.aggregate import aggregate
+from prefeval.analyses.aggregate import aggregate
 from prefeval.cli import main
 from prefeval.errors import UsageError
-from prefeval.orderings import kendall_tau
-from prefeval.plots import PLOT_KINDS, PlotRequest, render_plot
-from prefeval.significance import pairwise_significance
+from prefeval.analyses.orderings import kendall_tau
+from prefeval.report.plots import PLOT_KINDS, PlotRequest, render_plot
+from prefeval.analyses.significance import pairwise_significance
 
 from conftest import EXAMPLES
 

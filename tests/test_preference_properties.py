@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from prefeval.measures import PREFERENCE_MEASURES, parse_measure
 from prefeval.measures.preferences import Comparison
-from prefeval.positions import Selection, binary_positions, graded_positions
+from prefeval.ranking.positions import Selection, binary_positions, graded_positions
 
 from conftest import table_from_positions
 

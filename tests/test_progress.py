@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from prefeval.progress import Progress
+from prefeval.runtime.progress import Progress
 
 
 def test_progress_is_drawn_in_place_and_cleared():

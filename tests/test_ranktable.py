@@ -7,7 +7,7 @@ import pytest
 
 from prefeval.errors import InputError
 from prefeval.io.trec import read_qrels, read_run
-from prefeval.ranktable import RankTable
+from prefeval.ranking.ranktable import RankTable
 
 from conftest import write_qrels, write_run, write_text
 

@@ -8,7 +8,7 @@ import pytest
 
 from prefeval import aggregate, evaluation_records
 from prefeval.evaluation import Evaluation
-from prefeval.orderings import TIE_TOLERANCE
+from prefeval.analyses.orderings import TIE_TOLERANCE
 
 from conftest import REFERENCE, robust03_or_skip
 

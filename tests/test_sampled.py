@@ -17,8 +17,8 @@ from scipy.special import gammaln
 from prefeval.cli import main
 from prefeval.errors import UsageError
 from prefeval.measures import parse_measure, select_additive_metrics
-from prefeval.positions import Selection, binary_positions
-from prefeval.sampled import (
+from prefeval.ranking.positions import Selection, binary_positions
+from prefeval.analyses.sampled_metrics import (
     SampledEvaluation,
     SampledValues,
     complete_rankings,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from prefeval.evaluation import Evaluation
-from prefeval.sampling import draw_selection, keep_count
+from prefeval.ranking.subsampling import draw_selection, keep_count
 
 from conftest import table_from_positions
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import prefeval
 from prefeval.cli import main
 from prefeval.errors import InputError, UsageError
-from prefeval.significance import (
+from prefeval.analyses.significance import (
     TESTS,
     bootstrap_means,
     compare_pairs,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import pandas as pd
 
-from prefeval.check import check, has_errors
+from prefeval.analyses.check import check, has_errors
 from prefeval.cli.common import (
     CONTEXT,
     INPUT_FILE,

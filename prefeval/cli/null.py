@@ -6,7 +6,7 @@ import click
 
 from prefeval.cli.common import CONTEXT, INPUT_FILE, note, output_option, reported_errors
 from prefeval.io.jsonl import output_stream, write_jsonl
-from prefeval.null import (
+from prefeval.analyses.null import (
     DEFAULT_DRAWS,
     DEFAULT_MEASURES,
     DEFAULT_QUANTILE,

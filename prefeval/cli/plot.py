@@ -1,4 +1,4 @@
-"""``prefeval plot``: draw a figure (every kind registered in :mod:`prefeval.plots`)."""
+"""``prefeval plot``: draw a figure (every kind registered in :mod:`prefeval.report.plots`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import click
 from prefeval.cli.common import CONTEXT, INPUT_FILE, output_option, reported_errors
 from prefeval.cli.significance import seed_or_drawn, significance_options
 from prefeval.errors import UsageError
-from prefeval.plots import IMAGE_FORMATS, PLOT_KINDS, PlotRequest, render_plot
-from prefeval.significance import RANDOM_TESTS
+from prefeval.report.plots import IMAGE_FORMATS, PLOT_KINDS, PlotRequest, render_plot
+from prefeval.analyses.significance import RANDOM_TESTS
 
 KINDS_HELP = "\n".join(f"  {name:<12} {kind.summary}" for name, kind in PLOT_KINDS.items())
 

@@ -6,7 +6,7 @@ import click
 
 from prefeval.cli.common import CONTEXT, INPUT_FILE, note, output_option, reported_errors
 from prefeval.io.jsonl import output_stream, write_jsonl
-from prefeval.sampled import (
+from prefeval.analyses.sampled_metrics import (
     DEFAULT_MEASURES,
     DEFAULT_SAMPLE_SIZE,
     UNRETRIEVED_POLICIES,

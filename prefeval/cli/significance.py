@@ -11,11 +11,11 @@ from prefeval.cli.common import (
     output_option,
     reported_errors,
 )
-from prefeval.formats import FORMATS
-from prefeval.formats.significance import write_significance
+from prefeval.report.formats import FORMATS
+from prefeval.report.significance import write_significance
 from prefeval.io.jsonl import output_stream
-from prefeval.sampling import draw_seed
-from prefeval.significance import (
+from prefeval.ranking.subsampling import draw_seed
+from prefeval.analyses.significance import (
     CORRECTIONS,
     DEFAULT_ALPHA,
     DEFAULT_BOOTSTRAP,

@@ -17,7 +17,7 @@ import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.measures.names import split_measure_list, translate
-from prefeval.positions import Positions
+from prefeval.ranking.positions import Positions
 
 METRIC = "metric"
 PREFERENCE = "preference"
@@ -116,7 +116,7 @@ class AdditiveMetric(Metric):
     on the query and run (m, the ideal grades, the number retrieved or ranked, the grades of the
     documents ranked above it), but not on the ranks of the other relevant documents. Every metric of
     prefeval is of this kind. It is what makes expectations over random ranks exact finite sums:
-    E[value] = Σ_i Σ_x P(x_i = x) · share_i(x) (:mod:`prefeval.sampled`).
+    E[value] = Σ_i Σ_x P(x_i = x) · share_i(x) (:mod:`prefeval.analyses.sampled_metrics`).
     """
 
     def compute(self, positions: Positions) -> np.ndarray:

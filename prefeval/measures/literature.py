@@ -12,7 +12,7 @@ import numpy as np
 
 from prefeval.measures.base import AdditiveMetric, Param, register
 from prefeval.measures.metrics import CUTOFF, DEPTH, ideal_dcg, per_document, within
-from prefeval.positions import Positions
+from prefeval.ranking.positions import Positions
 
 
 @register

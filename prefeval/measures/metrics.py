@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from prefeval.measures.base import AdditiveMetric, Param, register
-from prefeval.positions import Positions
+from prefeval.ranking.positions import Positions
 
 CUTOFF = Param("k", int, 0, low=0, meaning="rank cut-off; 0 means none")
 DEPTH = Param("k", int, 10, low=0, meaning="rank cut-off; 0 means the whole list")

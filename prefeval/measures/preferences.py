@@ -13,7 +13,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from prefeval.measures.base import Preference, register
-from prefeval.positions import Positions
+from prefeval.ranking.positions import Positions
 
 
 def sign_of_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:

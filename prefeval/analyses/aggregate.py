@@ -2,7 +2,7 @@
 
 For each sample and measure, runs are ordered per query (by the metric, or by net preference for a
 preference measure), and the per-query orderings are aggregated: by the mean for metrics, by MC4 and
-Borda for preferences (definitions in :mod:`prefeval.orderings`). Output records, compatible with
+Borda for preferences (definitions in :mod:`prefeval.analyses.orderings`). Output records, compatible with
 pref_aggregate.py (its keys first, then ``scores``)::
 
     {"qid":"303","sample":0,"rpp":["A","B"],...,"scores":{"rpp":{"A":0.5,"B":-0.5},...}}
@@ -30,8 +30,8 @@ from prefeval.io.evallines import (
     eval_lines_from_frames,
     read_eval_lines,
 )
-from prefeval.orderings import DEFAULT_DAMPING, QueryOrderings, kendall_tau, ordering_by
-from prefeval.sampling import keep_count
+from prefeval.analyses.orderings import DEFAULT_DAMPING, QueryOrderings, kendall_tau, ordering_by
+from prefeval.ranking.subsampling import keep_count
 
 
 def aggregate(

@@ -32,7 +32,7 @@ the first k, k' = min(k, N) (k' = N for k = 0, no cut-off), G = Σ_i g_i the sum
 
 **Monte Carlo** (``draws`` D, seeded) gives what has no closed form here: the quantiles of the
 metrics of the last two items (AP, nDCG, …) and both the mean and the quantile of ``pfound``. Each
-draw is a random ranking per query (:func:`~prefeval.montecarlo.uniform_subsets` for the positions,
+draw is a random ranking per query (:func:`~prefeval.analyses.montecarlo.uniform_subsets` for the positions,
 a random order of the grades), scored by the metrics' own code. The q-quantile of the D values is the
 smallest value v with at least q·D of them <= v (numpy's ``inverted_cdf``), the definition scipy's
 ``ppf`` uses for the exact ones.
@@ -40,7 +40,7 @@ smallest value v with at least q·D of them <= v (numpy's ``inverted_cdf``), the
 A run's observed value is the one ``prefeval eval`` gives, except that with ``num_items`` AUC counts
 the whole catalogue (its unretrieved relevant documents at the bottom, as MEASURES.md defines it). It
 is *above the null* when it exceeds the threshold by more than 1e-9 (the tie tolerance of
-:mod:`prefeval.orderings`).
+:mod:`prefeval.analyses.orderings`).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from prefeval.errors import UsageError
 from prefeval.evaluation import data_notes
 from prefeval.io.inputs import load_qrels
 from prefeval.io.trec import Qrels
-from prefeval.loading import load_collection
+from prefeval.ranking.loading import load_collection
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.measures.literature import (
     AUC,
@@ -77,12 +77,12 @@ from prefeval.measures.metrics import (
     RPrecision,
     ideal_dcg,
 )
-from prefeval.montecarlo import uniform_subsets
-from prefeval.orderings import TIE_TOLERANCE
-from prefeval.positions import Positions, Selection, binary_positions
-from prefeval.ranktable import RankTable
-from prefeval.sampled import check_catalogue
-from prefeval.sampling import draw_seed
+from prefeval.analyses.montecarlo import uniform_subsets
+from prefeval.analyses.orderings import TIE_TOLERANCE
+from prefeval.ranking.positions import Positions, Selection, binary_positions
+from prefeval.ranking.ranktable import RankTable
+from prefeval.analyses.sampled_metrics import check_catalogue
+from prefeval.ranking.subsampling import draw_seed
 
 DEFAULT_MEASURES = ("ap", "ndcg", "rr", "rp", "p@10", "r@10")
 DEFAULT_QUANTILE = 0.95
@@ -146,7 +146,7 @@ class NullEvaluation:
     def from_files(cls, qrels: str, runs: Sequence[str] = (), measures: Sequence[str | Measure] = (),
                    **options) -> "NullEvaluation":
         """Read ``qrels`` and the ``runs`` to test, if any (paths, ``-`` for stdin, DataFrames or
-        dicts: see :func:`prefeval.loading.load_collection`)."""
+        dicts: see :func:`prefeval.ranking.loading.load_collection`)."""
         chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "null")  # bad names fail before reading
         judgments, table = load_collection(qrels, runs) if len(runs) else (load_qrels(qrels), None)
         evaluation = cls(qrels=judgments, measures=chosen, table=table, **options)

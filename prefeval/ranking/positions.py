@@ -18,7 +18,7 @@ from typing import Iterator
 
 import numpy as np
 
-from prefeval.ranktable import RankTable
+from prefeval.ranking.ranktable import RankTable
 
 
 @dataclass(frozen=True)

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from typing import BinaryIO, Iterable, Iterator
 
-from prefeval.formats import check_format, tsv_row, write_lines
-from prefeval.formats.tables import BETTER, WORSE, Cell, Table, number, render
+from prefeval.report.formats import check_format, tsv_row, write_lines
+from prefeval.report.tables import BETTER, WORSE, Cell, Table, number, render
 from prefeval.io.jsonl import write_jsonl
-from prefeval.significance import CORRECTION_NAMES, PAIR_STATISTICS, TEST_NAMES
+from prefeval.analyses.significance import CORRECTION_NAMES, PAIR_STATISTICS, TEST_NAMES
 
 TSV_HEADER = ("sample", "runi", "runj", "measure", "test", *PAIR_STATISTICS, "significant")
 
 
 def write_significance(records: Iterable[dict], stream: BinaryIO, fmt: str = "jsonl", baseline: str | None = None) -> None:
-    """Write the records of :func:`prefeval.significance.pairwise_significance` in format ``fmt``."""
+    """Write the records of :func:`prefeval.analyses.significance.pairwise_significance` in format ``fmt``."""
     check_format(fmt)
     if fmt == "jsonl":
         write_jsonl(records, stream)

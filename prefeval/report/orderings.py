@@ -19,17 +19,17 @@ from __future__ import annotations
 from typing import BinaryIO, Iterable, Iterator
 
 from prefeval.errors import UsageError
-from prefeval.formats import TABLE_FORMATS, check_format, tsv_row, write_lines
-from prefeval.formats.tables import MISSING, Table, render
+from prefeval.report.formats import TABLE_FORMATS, check_format, tsv_row, write_lines
+from prefeval.report.tables import MISSING, Table, render
 from prefeval.io.jsonl import write_jsonl
-from prefeval.orderings import competition_ranks
+from prefeval.analyses.orderings import competition_ranks
 
 TSV_HEADER = ("sample", "qid", "measure", "method", "position", "run", "score")
 RECORD_KEYS = ("qid", "sample", "scores")
 
 
 def write_orderings(records: Iterable[dict], stream: BinaryIO, fmt: str = "jsonl") -> None:
-    """Write the records of :func:`prefeval.aggregate` to ``stream`` in format ``fmt``."""
+    """Write the records of :func:`prefeval.analyses.aggregate` to ``stream`` in format ``fmt``."""
     check_format(fmt)
     if fmt == "jsonl":
         write_jsonl(records, stream)

@@ -50,7 +50,7 @@ def trec_eval_name(measure: str) -> str:
 
 
 def trec_eval_lines(records: Iterable[dict], run_column: bool, sample_column: bool) -> Iterator[str]:
-    """The lines of ``eval`` records (:mod:`prefeval.records`) in trec_eval's layout."""
+    """The lines of ``eval`` records (:mod:`prefeval.report.eval_lines`) in trec_eval's layout."""
     names: dict[str, str] = {}
     for record in records:
         prefix = f"{record['sample']}\t" if sample_column else ""

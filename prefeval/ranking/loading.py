@@ -1,6 +1,6 @@
 """Reading runs into a RankTable, several runs at a time in worker processes.
 
-Parsing a run and ranking it (:func:`prefeval.ranktable.rank_relevant`) is independent of every other
+Parsing a run and ranking it (:func:`prefeval.ranking.ranktable.rank_relevant`) is independent of every other
 run, and what comes back from a worker is only the run's RankTable row (the ranks of the relevant
 documents: kilobytes), so runs are spread over ``jobs`` processes. The result does not depend on
 ``jobs``. A run read from stdin (``-``) is parsed in the main process, which owns stdin.
@@ -13,9 +13,9 @@ from typing import Sequence
 from prefeval.io.inputs import Judgments, load_qrels, load_run, named_runs
 from prefeval.io.source import STDIN, check_stdin_used_once
 from prefeval.io.trec import Qrels
-from prefeval.parallel import default_jobs, fork_map
-from prefeval.progress import SILENT, Progress
-from prefeval.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
+from prefeval.runtime.parallel import default_jobs, fork_map
+from prefeval.runtime.progress import SILENT, Progress
+from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
 
 
 def load_collection(

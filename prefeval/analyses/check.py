@@ -50,7 +50,7 @@ from prefeval.io.trec import (
     read_columns,
     run_id_from_path,
 )
-from prefeval.ranktable import query_id_hint, rank_within_queries
+from prefeval.ranking.ranktable import query_id_hint, rank_within_queries
 
 SHOWN = 5
 """How many line numbers or query ids a record lists (the counts are complete)."""

@@ -22,11 +22,11 @@ import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.evaluation import Block, Evaluation, Summary
-from prefeval.formats import TABLE_FORMATS, check_format, write_lines
-from prefeval.formats.tables import BETTER, WORSE, Cell, Table, number, render
-from prefeval.formats.trec_eval import trec_eval_lines
-from prefeval.records import evaluation_lines, evaluation_records
-from prefeval.significance import (
+from prefeval.report.formats import TABLE_FORMATS, check_format, write_lines
+from prefeval.report.tables import BETTER, WORSE, Cell, Table, number, render
+from prefeval.report.trec_eval import trec_eval_lines
+from prefeval.report.eval_lines import evaluation_lines, evaluation_records
+from prefeval.analyses.significance import (
     CORRECTION_NAMES,
     DEFAULT_ALPHA,
     DEFAULT_CORRECTION,
@@ -38,7 +38,7 @@ from prefeval.significance import (
 
 def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl", per_query: bool = False,
                      summary: bool = True, baseline: str | None = None, jobs: int = 1) -> None:
-    """Write ``evaluation`` to ``stream`` in format ``fmt`` (see :mod:`prefeval.formats`); JSON lines
+    """Write ``evaluation`` to ``stream`` in format ``fmt`` (see :mod:`prefeval.report.formats`); JSON lines
     are computed and written in ``jobs`` processes."""
     check_format(fmt)
     if fmt in TABLE_FORMATS:

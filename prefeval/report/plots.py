@@ -42,13 +42,13 @@ from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
-from prefeval.aggregate import aggregate
+from prefeval.analyses.aggregate import aggregate
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, read_eval_lines
 from prefeval.io.jsonl import output_stream, read_records
 from prefeval.io.source import display_name
-from prefeval.orderings import competition_ranks, kendall_tau
-from prefeval.significance import (
+from prefeval.analyses.orderings import competition_ranks, kendall_tau
+from prefeval.analyses.significance import (
     CORRECTION_NAMES,
     DEFAULT_ALPHA,
     DEFAULT_BOOTSTRAP,

@@ -10,8 +10,8 @@ import secrets
 
 import numpy as np
 
-from prefeval.positions import Selection
-from prefeval.ranktable import RankTable
+from prefeval.ranking.positions import Selection
+from prefeval.ranking.ranktable import RankTable
 
 LABEL_POLICIES = ("random", "pool")
 

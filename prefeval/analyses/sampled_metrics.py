@@ -50,7 +50,7 @@ higher. Exact values on the full catalogue therefore count unretrieved relevant 
 placed ranks (AP adds i / x_i for them too), unlike ``prefeval eval``.
 
 **Monte Carlo** (``draws`` D > 0): each draw samples the M irrelevant items for every run and query
-(:func:`~prefeval.montecarlo.counts_in_intervals` gives the B_i directly), and the metric is computed
+(:func:`~prefeval.analyses.montecarlo.counts_in_intervals` gives the B_i directly), and the metric is computed
 on the ranks i + B_i. Reported: the mean and standard deviation (ddof = 1) of the D values, per query,
 and of the mean over queries. Each run is sampled on its own: prefeval keeps only the ranks of
 relevant items, so it cannot show the very same sampled items to every run; the expectations do not
@@ -58,7 +58,7 @@ depend on it.
 
 **Consistency.** Per metric and sample size, Kendall's τ between the orderings of the runs by mean
 exact value and by mean expected sampled value (τ-b with ties, scores within 1e-9 tying), and the
-pairs the two order differently (:func:`~prefeval.orderings.discordant_pairs`).
+pairs the two order differently (:func:`~prefeval.analyses.orderings.discordant_pairs`).
 """
 
 from __future__ import annotations
@@ -72,18 +72,18 @@ from scipy.special import gammaln, xlog1py, xlogy
 
 from prefeval.errors import UsageError
 from prefeval.evaluation import data_notes
-from prefeval.loading import load_collection
+from prefeval.ranking.loading import load_collection
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
-from prefeval.montecarlo import counts_in_intervals
-from prefeval.orderings import discordant_pairs, kendall_tau, ordering_by
-from prefeval.positions import (
+from prefeval.analyses.montecarlo import counts_in_intervals
+from prefeval.analyses.orderings import discordant_pairs, kendall_tau, ordering_by
+from prefeval.ranking.positions import (
     Positions,
     Selection,
     binary_positions,
     unretrieved_per_query,
 )
-from prefeval.ranktable import RankTable
-from prefeval.sampling import draw_seed
+from prefeval.ranking.ranktable import RankTable
+from prefeval.ranking.subsampling import draw_seed
 
 DEFAULT_MEASURES = ("ap", "ndcg", "rr", "r@10", "p@10", "auc")
 DEFAULT_SAMPLE_SIZE = 100
@@ -150,7 +150,7 @@ class SampledEvaluation:
     def from_files(cls, qrels: str, runs: Sequence[str], num_items: int, measures: Sequence[str | Measure] = (),
                    **options) -> "SampledEvaluation":
         """Read ``qrels`` and the ``runs`` (paths, ``-`` for stdin, DataFrames or dicts: see
-        :func:`prefeval.loading.load_collection`) and set up the analysis."""
+        :func:`prefeval.ranking.loading.load_collection`) and set up the analysis."""
         if not runs:
             raise UsageError("at least one run is needed")
         chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "sampled")  # bad names fail before reading

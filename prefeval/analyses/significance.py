@@ -21,7 +21,7 @@ Tests (``test``):
   ``bootstrap`` resamples of the queries (with replacement), p = (1 + #{b : |m*_b − m̄| >= |m̄|}) /
   (B + 1): how often the resampled mean, shifted to satisfy H0, lies as far from 0 as the observed one.
 
-Edge cases: values within :data:`~prefeval.orderings.TIE_TOLERANCE` of 0 are ties (exactly 0) for
+Edge cases: values within :data:`~prefeval.analyses.orderings.TIE_TOLERANCE` of 0 are ties (exactly 0) for
 every test, the effect size and the counts of wins, losses and ties (the mean keeps them as they are). A pair whose values are all ties has p = 1
 under every test (nothing tells the runs apart). "At least as extreme" comparisons allow the same
 tolerance, so a resample that reproduces the observed statistic always counts.
@@ -57,7 +57,7 @@ import numpy as np
 
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
-from prefeval.orderings import TIE_TOLERANCE
+from prefeval.analyses.orderings import TIE_TOLERANCE
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
 RANDOM_TESTS = ("randomization", "bootstrap")

@@ -1,0 +1,1 @@
+"""How work is carried out: worker processes and the progress line."""
