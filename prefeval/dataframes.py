@@ -17,7 +17,7 @@ Options are those of :meth:`prefeval.evaluation.Evaluation.from_files` (``measur
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd

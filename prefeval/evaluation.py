@@ -9,21 +9,22 @@ Results stream as :class:`Block` (one sample, a block of consecutive queries) an
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.io.trec import Qrels
-from prefeval.ranking.loading import load_collection
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.preferences import Comparison
-from prefeval.runtime.parallel import fork_map
+from prefeval.ranking.loading import load_collection
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
-from prefeval.runtime.progress import SILENT, Progress
 from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import LABEL_POLICIES, draw_seed, draw_selection
+from prefeval.runtime.parallel import fork_map
+from prefeval.runtime.progress import SILENT, Progress
 
 T = TypeVar("T")
 
@@ -113,7 +114,7 @@ class Evaluation:
         jobs: int | None = None,
         progress: Progress = SILENT,
         **options,
-    ) -> "Evaluation":
+    ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation.
 
         Inputs may be paths (``-`` for stdin), DataFrames or dicts (see
@@ -151,7 +152,7 @@ class Evaluation:
         """What pair lines carry: every measure (metrics as deltas), none with fewer than two runs."""
         return self.measures if self.table.num_runs > 1 else []
 
-    def draw_samples(self) -> Iterator["SampleEvaluation"]:
+    def draw_samples(self) -> Iterator[SampleEvaluation]:
         """Each sample in turn: its selection of queries and labels is drawn when it is reached, so
         the same seed gives the same samples."""
         rng = np.random.default_rng(self.seed) if self.seed is not None else None

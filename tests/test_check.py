@@ -5,12 +5,11 @@ from __future__ import annotations
 import orjson
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, robust03_or_skip, write_text
 
 from prefeval.analyses.check import check, has_errors, scan
 from prefeval.cli import main
 from prefeval.io.trec import RUN_FORMAT
-
-from conftest import EXAMPLES, robust03_or_skip, write_text
 
 
 def run_lines(scores: dict[str, dict[str, float]]) -> list[str]:

@@ -8,10 +8,9 @@ import sys
 import orjson
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, ROOT, write_text
 
 from prefeval.cli import main
-
-from conftest import EXAMPLES, ROOT, write_text
 
 QRELS = str(EXAMPLES / "qrels.txt")
 RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]

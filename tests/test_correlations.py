@@ -6,16 +6,15 @@ import numpy as np
 import orjson
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
 import prefeval
 from prefeval.analyses.aggregate import correlation_records
-from prefeval.cli import main
 from prefeval.analyses.orderings import discordant_pairs, kendall_tau, ordering_by
-
-from conftest import EXAMPLES
+from prefeval.cli import main
 
 
 @settings(max_examples=200, deadline=None)

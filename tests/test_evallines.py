@@ -7,13 +7,12 @@ import json
 import numpy as np
 import orjson
 import pytest
+from conftest import EXAMPLES
 
 from prefeval.evaluation import Evaluation
 from prefeval.io import evallines
 from prefeval.io.jsonl import numbered_records
 from prefeval.report.eval_lines import evaluation_lines
-
-from conftest import EXAMPLES
 
 QRELS = str(EXAMPLES / "qrels.txt")
 RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid")]

@@ -9,13 +9,12 @@ import orjson
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, write_qrels, write_run
 
 import prefeval
 from prefeval.cli import main
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, render
 from prefeval.report.trec_eval import trec_eval_name
-
-from conftest import EXAMPLES, write_qrels, write_run
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

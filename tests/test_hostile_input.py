@@ -9,10 +9,9 @@ import os
 import orjson
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, write_text
 
 from prefeval.cli import main
-
-from conftest import EXAMPLES, write_text
 
 QRELS = str(EXAMPLES / "qrels.txt")
 RUN = str(EXAMPLES / "runs" / "bm25")

@@ -9,13 +9,12 @@ import orjson
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, ROOT
 
 import prefeval
 from prefeval.cli import main
 from prefeval.errors import InputError, UsageError
 from prefeval.io.inputs import load_qrels, load_run, named_runs
-
-from conftest import EXAMPLES, ROOT
 
 QRELS = str(EXAMPLES / "qrels.txt")
 NAMES = ("bm25", "dense", "hybrid", "random")

@@ -10,6 +10,7 @@ import numpy as np
 import orjson
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, table_from_positions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -18,8 +19,6 @@ import prefeval
 from prefeval.cli import main
 from prefeval.measures import parse_measure
 from prefeval.ranking.positions import Selection, binary_positions
-
-from conftest import EXAMPLES, table_from_positions
 
 INF = math.inf
 QRELS = str(EXAMPLES / "qrels.txt")

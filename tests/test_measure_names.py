@@ -8,6 +8,7 @@ import numpy as np
 import orjson
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, table_from_positions, write_qrels, write_run
 
 import prefeval
 from prefeval.cli import main
@@ -16,8 +17,6 @@ from prefeval.evaluation import Block, Evaluation
 from prefeval.measures import families, parse_measure, parse_measures
 from prefeval.measures.catalogue import measure_catalogue
 from prefeval.measures.names import FOREIGN_NAMES, split_measure_list
-
-from conftest import EXAMPLES, table_from_positions, write_qrels, write_run
 
 INF = math.inf
 QRELS = str(EXAMPLES / "qrels.txt")

@@ -6,13 +6,12 @@ import math
 
 import numpy as np
 import pytest
+from conftest import table_from_positions
 
 from prefeval.errors import UsageError
 from prefeval.measures import DEFAULT_MEASURES, parse_measure, parse_measures, select_measures
 from prefeval.measures.preferences import Comparison
 from prefeval.ranking.positions import Selection, binary_positions, graded_positions
-
-from conftest import table_from_positions
 
 INF = math.inf
 

@@ -3,26 +3,24 @@ ranking, and Monte Carlo; runs against the null; records and the command line.""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import dataclasses
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
 import orjson
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, table_from_positions
 from scipy import stats
 
 import prefeval
+from prefeval.analyses.null import EXACT, MONTE_CARLO, NullEvaluation, null_records, random_rankings
 from prefeval.cli import main
 from prefeval.errors import UsageError
 from prefeval.measures import parse_measure, select_additive_metrics
-from prefeval.analyses.null import EXACT, MONTE_CARLO, NullEvaluation, null_records, random_rankings
 from prefeval.ranking.positions import Selection, binary_positions
-
-from conftest import EXAMPLES, table_from_positions
 
 QRELS = str(EXAMPLES / "qrels.txt")
 RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import EXAMPLES, write_text
 
 from prefeval import evaluation as evaluation_module
 from prefeval.errors import InputError
 from prefeval.evaluation import Evaluation
-from prefeval.runtime.parallel import fork_map
 from prefeval.report.eval_lines import evaluation_lines
-
-from conftest import EXAMPLES, write_text
+from prefeval.runtime.parallel import fork_map
 
 QRELS = str(EXAMPLES / "qrels.txt")
 RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]

@@ -3,21 +3,20 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 import xml.etree.ElementTree as ElementTree
+from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES
 
 from prefeval.analyses.aggregate import aggregate
+from prefeval.analyses.orderings import kendall_tau
+from prefeval.analyses.significance import pairwise_significance
 from prefeval.cli import main
 from prefeval.errors import UsageError
-from prefeval.analyses.orderings import kendall_tau
 from prefeval.report.plots import PLOT_KINDS, PlotRequest, render_plot
-from prefeval.analyses.significance import pairwise_significance
-
-from conftest import EXAMPLES
 
 pytest.importorskip("matplotlib")
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from conftest import table_from_positions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefeval.measures import PREFERENCE_MEASURES, parse_measure
 from prefeval.measures.preferences import Comparison
 from prefeval.ranking.positions import Selection, binary_positions, graded_positions
-
-from conftest import table_from_positions
 
 PREFERENCES = [parse_measure(name) for name in PREFERENCE_MEASURES]
 

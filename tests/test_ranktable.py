@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import write_qrels, write_run, write_text
 
 from prefeval.errors import InputError
 from prefeval.io.trec import read_qrels, read_run
 from prefeval.ranking.ranktable import RankTable
-
-from conftest import write_qrels, write_run, write_text
 
 
 def table_for(tmp_path, judgments, *runs, topk=None) -> RankTable:

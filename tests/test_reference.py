@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import REFERENCE, robust03_or_skip
 
 from prefeval import aggregate, evaluation_records
-from prefeval.evaluation import Evaluation
 from prefeval.analyses.orderings import TIE_TOLERANCE
-
-from conftest import REFERENCE, robust03_or_skip
+from prefeval.evaluation import Evaluation
 
 RUNS = ("pircRBa1", "MU03rob01", "NLPR03vb10")
 

@@ -11,13 +11,10 @@ import numpy as np
 import orjson
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES, table_from_positions
 from scipy import stats
 from scipy.special import gammaln
 
-from prefeval.cli import main
-from prefeval.errors import UsageError
-from prefeval.measures import parse_measure, select_additive_metrics
-from prefeval.ranking.positions import Selection, binary_positions
 from prefeval.analyses.sampled_metrics import (
     SampledEvaluation,
     SampledValues,
@@ -27,8 +24,10 @@ from prefeval.analyses.sampled_metrics import (
     log_count_probability,
     sampled_records,
 )
-
-from conftest import EXAMPLES, table_from_positions
+from prefeval.cli import main
+from prefeval.errors import UsageError
+from prefeval.measures import parse_measure, select_additive_metrics
+from prefeval.ranking.positions import Selection, binary_positions
 
 INF = math.inf
 QRELS = str(EXAMPLES / "qrels.txt")

@@ -6,11 +6,10 @@ import math
 
 import numpy as np
 import pytest
+from conftest import table_from_positions
 
 from prefeval.evaluation import Evaluation
 from prefeval.ranking.subsampling import draw_selection, keep_count
-
-from conftest import table_from_positions
 
 INF = math.inf
 

@@ -9,11 +9,10 @@ import sys
 import orjson
 import pytest
 from click.testing import CliRunner
+from conftest import EXAMPLES
 
 from prefeval.cli import COMMANDS, main
 from prefeval.cli.common import styled_for
-
-from conftest import EXAMPLES
 
 QRELS = str(EXAMPLES / "qrels.txt")
 RUN = str(EXAMPLES / "runs" / "bm25")

@@ -9,12 +9,11 @@ import orjson
 import pytest
 import scipy.stats
 from click.testing import CliRunner
+from conftest import EXAMPLES, REFERENCE, robust03_or_skip, write_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prefeval
-from prefeval.cli import main
-from prefeval.errors import InputError, UsageError
 from prefeval.analyses.significance import (
     TESTS,
     bootstrap_means,
@@ -24,8 +23,8 @@ from prefeval.analyses.significance import (
     pairwise_significance,
     randomization_test,
 )
-
-from conftest import EXAMPLES, REFERENCE, robust03_or_skip, write_text
+from prefeval.cli import main
+from prefeval.errors import InputError, UsageError
 
 QRELS = str(EXAMPLES / "qrels.txt")
 RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]

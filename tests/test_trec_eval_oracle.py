@@ -11,9 +11,9 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-import prefeval  # noqa: E402
-
 from conftest import write_qrels, write_run  # noqa: E402
+
+import prefeval  # noqa: E402
 
 CUTOFFS = (5, 10, 15, 20, 30, 100)
 OURS_TO_TREC_EVAL = {"ap": "map", "ndcg": "ndcg", "rr": "recip_rank", "rp": "Rprec"}

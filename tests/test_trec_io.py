@@ -6,6 +6,7 @@ import gzip
 
 import numpy as np
 import pytest
+from conftest import write_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,8 +20,6 @@ from prefeval.io.trec import (
     read_run,
     run_id_from_path,
 )
-
-from conftest import write_text
 
 
 def test_qrels_keep_relevant_documents_in_file_order(tmp_path):

@@ -19,10 +19,11 @@ of every two measures, for every pair of their methods (τ-b when there are ties
 from __future__ import annotations
 
 import os
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from prefeval.analyses.orderings import DEFAULT_DAMPING, QueryOrderings, kendall_tau, ordering_by
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import (
     EvalLines,
@@ -30,7 +31,6 @@ from prefeval.io.evallines import (
     eval_lines_from_frames,
     read_eval_lines,
 )
-from prefeval.analyses.orderings import DEFAULT_DAMPING, QueryOrderings, kendall_tau, ordering_by
 from prefeval.ranking.subsampling import keep_count
 
 

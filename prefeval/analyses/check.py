@@ -34,8 +34,8 @@ and a run that shares no query with the qrels (with a hint when the ids differ i
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd

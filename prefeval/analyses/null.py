@@ -46,18 +46,20 @@ is *above the null* when it exceeds the threshold by more than 1e-9 (the tie tol
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
 
 import numpy as np
 from scipy import stats
 from scipy.special import gammaln
 
+from prefeval.analyses.montecarlo import uniform_subsets
+from prefeval.analyses.orderings import TIE_TOLERANCE
+from prefeval.analyses.sampled_metrics import check_catalogue
 from prefeval.errors import UsageError
 from prefeval.evaluation import data_notes
 from prefeval.io.inputs import load_qrels
 from prefeval.io.trec import Qrels
-from prefeval.ranking.loading import load_collection
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.measures.literature import (
     AUC,
@@ -77,11 +79,9 @@ from prefeval.measures.metrics import (
     RPrecision,
     ideal_dcg,
 )
-from prefeval.analyses.montecarlo import uniform_subsets
-from prefeval.analyses.orderings import TIE_TOLERANCE
+from prefeval.ranking.loading import load_collection
 from prefeval.ranking.positions import Positions, Selection, binary_positions
 from prefeval.ranking.ranktable import RankTable
-from prefeval.analyses.sampled_metrics import check_catalogue
 from prefeval.ranking.subsampling import draw_seed
 
 DEFAULT_MEASURES = ("ap", "ndcg", "rr", "rp", "p@10", "r@10")
@@ -144,7 +144,7 @@ class NullEvaluation:
 
     @classmethod
     def from_files(cls, qrels: str, runs: Sequence[str] = (), measures: Sequence[str | Measure] = (),
-                   **options) -> "NullEvaluation":
+                   **options) -> NullEvaluation:
         """Read ``qrels`` and the ``runs`` to test, if any (paths, ``-`` for stdin, DataFrames or
         dicts: see :func:`prefeval.ranking.loading.load_collection`)."""
         chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "null")  # bad names fail before reading
@@ -186,7 +186,7 @@ class NullEvaluation:
             positions = dataclasses.replace(positions, num_items=np.full_like(positions.num_items, self.num_items))
         return {measure.name: measure.compute(positions) for measure in self.measures}
 
-    def _simulate(self, measures: list[AdditiveMetric], setting: "NullSetting") -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def _simulate(self, measures: list[AdditiveMetric], setting: NullSetting) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """(mean, q-quantile) per query of each metric over ``draws`` random rankings."""
         if not measures:
             return {}
@@ -230,7 +230,7 @@ class NullSetting:
     positions: Positions
 
     @classmethod
-    def of(cls, qrels: Qrels, items: np.ndarray) -> "NullSetting":
+    def of(cls, qrels: Qrels, items: np.ndarray) -> NullSetting:
         table = RankTable(qrels=qrels, run_ids=["qrels"], ranks=np.full((1, len(qrels.docids)), np.inf),
                           num_retrieved=np.zeros((1, qrels.num_queries), dtype=np.int64),
                           in_run=np.zeros((1, qrels.num_queries), dtype=bool))

@@ -42,7 +42,7 @@ class QueryOrderings:
     level: np.ndarray
 
     @classmethod
-    def from_scores(cls, runs: list[str], scores: np.ndarray) -> "QueryOrderings":
+    def from_scores(cls, runs: list[str], scores: np.ndarray) -> QueryOrderings:
         return cls(runs=runs, scores=scores, level=tie_levels(scores))
 
     def orderings(self) -> list[list[int]]:

@@ -64,18 +64,18 @@ pairs the two order differently (:func:`~prefeval.analyses.orderings.discordant_
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Iterator, Sequence
 
 import numpy as np
 from scipy.special import gammaln, xlog1py, xlogy
 
-from prefeval.errors import UsageError
-from prefeval.evaluation import data_notes
-from prefeval.ranking.loading import load_collection
-from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.analyses.montecarlo import counts_in_intervals
 from prefeval.analyses.orderings import discordant_pairs, kendall_tau, ordering_by
+from prefeval.errors import UsageError
+from prefeval.evaluation import data_notes
+from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
+from prefeval.ranking.loading import load_collection
 from prefeval.ranking.positions import (
     Positions,
     Selection,
@@ -148,7 +148,7 @@ class SampledEvaluation:
 
     @classmethod
     def from_files(cls, qrels: str, runs: Sequence[str], num_items: int, measures: Sequence[str | Measure] = (),
-                   **options) -> "SampledEvaluation":
+                   **options) -> SampledEvaluation:
         """Read ``qrels`` and the ``runs`` (paths, ``-`` for stdin, DataFrames or dicts: see
         :func:`prefeval.ranking.loading.load_collection`) and set up the analysis."""
         if not runs:

@@ -50,14 +50,14 @@ which other measures are analysed. The test draws first, then the interval's res
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterator, Sequence
 
 import numpy as np
 
+from prefeval.analyses.orderings import TIE_TOLERANCE
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
-from prefeval.analyses.orderings import TIE_TOLERANCE
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
 RANDOM_TESTS = ("randomization", "bootstrap")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from prefeval.analyses.aggregate import aggregate
+from prefeval.analyses.orderings import DEFAULT_DAMPING
 from prefeval.cli.common import (
     CONTEXT,
     FRACTION,
@@ -14,11 +15,10 @@ from prefeval.cli.common import (
     reported_errors,
 )
 from prefeval.errors import UsageError
+from prefeval.io.jsonl import output_stream
+from prefeval.ranking.subsampling import draw_seed
 from prefeval.report.formats import FORMATS
 from prefeval.report.orderings import write_orderings
-from prefeval.io.jsonl import output_stream
-from prefeval.analyses.orderings import DEFAULT_DAMPING
-from prefeval.ranking.subsampling import draw_seed
 
 
 @click.command("aggregate", context_settings=CONTEXT, epilog="""\b

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Iterator
+from collections.abc import Iterator
 
 import click
 import pandas as pd

@@ -13,13 +13,13 @@ from prefeval.cli.common import (
     reported_errors,
 )
 from prefeval.evaluation import Evaluation
-from prefeval.report.formats import FORMATS
-from prefeval.report.evaluation import write_evaluation
 from prefeval.io.jsonl import output_stream
 from prefeval.measures import MEASURE_SETS
+from prefeval.ranking.subsampling import LABEL_POLICIES
+from prefeval.report.evaluation import write_evaluation
+from prefeval.report.formats import FORMATS
 from prefeval.runtime.parallel import default_jobs
 from prefeval.runtime.progress import Progress
-from prefeval.ranking.subsampling import LABEL_POLICIES
 
 
 @click.command("eval", context_settings=CONTEXT, epilog="""\b

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import click
 
-from prefeval.cli.common import CONTEXT, INPUT_FILE, note, output_option, reported_errors
-from prefeval.io.jsonl import output_stream, write_jsonl
 from prefeval.analyses.null import (
     DEFAULT_DRAWS,
     DEFAULT_MEASURES,
@@ -13,6 +11,8 @@ from prefeval.analyses.null import (
     NullEvaluation,
     null_records,
 )
+from prefeval.cli.common import CONTEXT, INPUT_FILE, note, output_option, reported_errors
+from prefeval.io.jsonl import output_stream, write_jsonl
 
 
 @click.command("null", context_settings=CONTEXT, epilog="""\b

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
+from prefeval.analyses.significance import RANDOM_TESTS
 from prefeval.cli.common import CONTEXT, INPUT_FILE, output_option, reported_errors
 from prefeval.cli.significance import seed_or_drawn, significance_options
 from prefeval.errors import UsageError
 from prefeval.report.plots import IMAGE_FORMATS, PLOT_KINDS, PlotRequest, render_plot
-from prefeval.analyses.significance import RANDOM_TESTS
 
 KINDS_HELP = "\n".join(f"  {name:<12} {kind.summary}" for name, kind in PLOT_KINDS.items())
 

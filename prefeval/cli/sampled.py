@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import click
 
-from prefeval.cli.common import CONTEXT, INPUT_FILE, note, output_option, reported_errors
-from prefeval.io.jsonl import output_stream, write_jsonl
 from prefeval.analyses.sampled_metrics import (
     DEFAULT_MEASURES,
     DEFAULT_SAMPLE_SIZE,
@@ -13,6 +11,8 @@ from prefeval.analyses.sampled_metrics import (
     SampledEvaluation,
     sampled_records,
 )
+from prefeval.cli.common import CONTEXT, INPUT_FILE, note, output_option, reported_errors
+from prefeval.io.jsonl import output_stream, write_jsonl
 
 
 @click.command("sampled", context_settings=CONTEXT, epilog="""\b

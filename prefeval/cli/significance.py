@@ -4,17 +4,6 @@ from __future__ import annotations
 
 import click
 
-from prefeval.cli.common import (
-    CONTEXT,
-    INPUT_FILE,
-    note,
-    output_option,
-    reported_errors,
-)
-from prefeval.report.formats import FORMATS
-from prefeval.report.significance import write_significance
-from prefeval.io.jsonl import output_stream
-from prefeval.ranking.subsampling import draw_seed
 from prefeval.analyses.significance import (
     CORRECTIONS,
     DEFAULT_ALPHA,
@@ -25,6 +14,17 @@ from prefeval.analyses.significance import (
     TESTS,
     pairwise_significance,
 )
+from prefeval.cli.common import (
+    CONTEXT,
+    INPUT_FILE,
+    note,
+    output_option,
+    reported_errors,
+)
+from prefeval.io.jsonl import output_stream
+from prefeval.ranking.subsampling import draw_seed
+from prefeval.report.formats import FORMATS
+from prefeval.report.significance import write_significance
 
 ALPHA = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 COUNT = click.IntRange(min=1)

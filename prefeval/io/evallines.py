@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain
-from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import orjson

@@ -6,7 +6,8 @@ import contextlib
 import os
 import sys
 import tempfile
-from typing import BinaryIO, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
 
 import orjson
 

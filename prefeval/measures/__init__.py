@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from prefeval.errors import UsageError
 from prefeval.measures import literature, metrics, preferences  # noqa: F401  (registers the measures)

@@ -8,14 +8,14 @@ documents: kilobytes), so runs are spread over ``jobs`` processes. The result do
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from prefeval.io.inputs import Judgments, load_qrels, load_run, named_runs
 from prefeval.io.source import STDIN, check_stdin_used_once
 from prefeval.io.trec import Qrels
+from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
 from prefeval.runtime.parallel import default_jobs, fork_map
 from prefeval.runtime.progress import SILENT, Progress
-from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
 
 
 def load_collection(

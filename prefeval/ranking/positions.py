@@ -13,8 +13,8 @@ Unretrieved documents have rank ``inf`` and sort last, which gives MEASURES.md's
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 
@@ -29,10 +29,10 @@ class Selection:
     documents: np.ndarray
 
     @classmethod
-    def everything(cls, table: RankTable) -> "Selection":
+    def everything(cls, table: RankTable) -> Selection:
         return cls(np.arange(table.num_queries), np.ones(len(table.qrels.docids), dtype=bool))
 
-    def at_relevance_level(self, table: RankTable, level: float | None) -> "Selection":
+    def at_relevance_level(self, table: RankTable, level: float | None) -> Selection:
         """The selected documents of grade >= ``level``, and the selected queries that keep at least
         one of them (so that every position vector has m >= 1). ``None``: this selection itself."""
         if level is None:
@@ -118,7 +118,7 @@ class Positions:
             yield first, stop
             first = stop
 
-    def query_block(self, first: int, stop: int) -> "Positions":
+    def query_block(self, first: int, stop: int) -> Positions:
         """The positions of queries ``first..stop-1`` only (views, no copies of the big arrays)."""
         s0, s1 = np.searchsorted(self.query, [first, stop])
         e0 = self.start[s0] if s0 < len(self.start) else self.ranks.shape[1]

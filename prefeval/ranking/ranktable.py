@@ -12,8 +12,8 @@ ranks are 1-based and the rank column of the file is ignored. ``topk=K`` keeps t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -54,13 +54,13 @@ class RankTable:
         return self.qrels.num_queries
 
     @classmethod
-    def from_runs(cls, qrels: Qrels, runs: Iterable[RunColumns], topk: int | None = None) -> "RankTable":
+    def from_runs(cls, qrels: Qrels, runs: Iterable[RunColumns], topk: int | None = None) -> RankTable:
         """Rank every run against ``qrels``; runs may be a generator, each is dropped once ranked."""
         lookup = RelevantLookup(qrels)
         return cls.from_ranked(qrels, (rank_relevant(run, lookup, topk) for run in runs))
 
     @classmethod
-    def from_ranked(cls, qrels: Qrels, ranked: Iterable["RankedRun"]) -> "RankTable":
+    def from_ranked(cls, qrels: Qrels, ranked: Iterable[RankedRun]) -> RankTable:
         """Stack ranked runs (in order) into a table; two runs with one id are an error."""
         rows: list[RankedRun] = []
         sources: dict[str, str] = {}

@@ -16,8 +16,8 @@ the pieces of all lines are joined in one call, so writing costs little more tha
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import Iterator, Sequence
 
 import numpy as np
 import orjson

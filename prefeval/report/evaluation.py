@@ -20,12 +20,6 @@ from typing import BinaryIO
 
 import numpy as np
 
-from prefeval.errors import UsageError
-from prefeval.evaluation import Block, Evaluation, Summary
-from prefeval.report.formats import TABLE_FORMATS, check_format, write_lines
-from prefeval.report.tables import BETTER, WORSE, Cell, Table, number, render
-from prefeval.report.trec_eval import trec_eval_lines
-from prefeval.report.eval_lines import evaluation_lines, evaluation_records
 from prefeval.analyses.significance import (
     CORRECTION_NAMES,
     DEFAULT_ALPHA,
@@ -34,6 +28,12 @@ from prefeval.analyses.significance import (
     TEST_NAMES,
     compare_pairs,
 )
+from prefeval.errors import UsageError
+from prefeval.evaluation import Block, Evaluation, Summary
+from prefeval.report.eval_lines import evaluation_lines, evaluation_records
+from prefeval.report.formats import TABLE_FORMATS, check_format, write_lines
+from prefeval.report.tables import BETTER, WORSE, Cell, Table, number, render
+from prefeval.report.trec_eval import trec_eval_lines
 
 
 def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl", per_query: bool = False,
@@ -94,7 +94,7 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
 
 
 def _preference_column(summary: Summary, name: str, runs: list[str], pairs: list[tuple[int, int]],
-                       against: "_BaselinePairs | None") -> np.ndarray:
+                       against: _BaselinePairs | None) -> np.ndarray:
     """Per run: the mean preference over the baseline (NaN for the baseline itself), or over the others."""
     means = summary.preferences[name]
     if against is not None:

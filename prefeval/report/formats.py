@@ -14,7 +14,8 @@ Each command has one writer here: :func:`~.evaluation.write_evaluation`,
 
 from __future__ import annotations
 
-from typing import BinaryIO, Iterable
+from collections.abc import Iterable
+from typing import BinaryIO
 
 from prefeval.errors import UsageError
 

@@ -16,13 +16,14 @@ the run's rank in that ordering, 1 for the best, tied runs sharing the best rank
 
 from __future__ import annotations
 
-from typing import BinaryIO, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
 
+from prefeval.analyses.orderings import competition_ranks
 from prefeval.errors import UsageError
+from prefeval.io.jsonl import write_jsonl
 from prefeval.report.formats import TABLE_FORMATS, check_format, tsv_row, write_lines
 from prefeval.report.tables import MISSING, Table, render
-from prefeval.io.jsonl import write_jsonl
-from prefeval.analyses.orderings import competition_ranks
 
 TSV_HEADER = ("sample", "qid", "measure", "method", "position", "run", "score")
 RECORD_KEYS = ("qid", "sample", "scores")

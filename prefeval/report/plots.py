@@ -36,17 +36,14 @@ The first two plot the first sample of their input.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from prefeval.analyses.aggregate import aggregate
-from prefeval.errors import InputError, UsageError
-from prefeval.io.evallines import EvalLines, read_eval_lines
-from prefeval.io.jsonl import output_stream, read_records
-from prefeval.io.source import display_name
 from prefeval.analyses.orderings import competition_ranks, kendall_tau
 from prefeval.analyses.significance import (
     CORRECTION_NAMES,
@@ -58,6 +55,10 @@ from prefeval.analyses.significance import (
     TEST_NAMES,
     pairwise_significance,
 )
+from prefeval.errors import InputError, UsageError
+from prefeval.io.evallines import EvalLines, read_eval_lines
+from prefeval.io.jsonl import output_stream, read_records
+from prefeval.io.source import display_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -86,7 +87,7 @@ class PlotRequest:
 class PlotKind:
     name: str
     summary: str
-    draw: Callable[[PlotRequest], "Figure"]
+    draw: Callable[[PlotRequest], Figure]
 
 
 PLOT_KINDS: dict[str, PlotKind] = {}
@@ -95,7 +96,7 @@ PLOT_KINDS: dict[str, PlotKind] = {}
 
 def plot_kind(name: str, summary: str):
     """Decorator: register ``draw(request) -> Figure`` as the plot kind ``name``."""
-    def register(draw: Callable[[PlotRequest], "Figure"]):
+    def register(draw: Callable[[PlotRequest], Figure]):
         if name in PLOT_KINDS:
             raise ValueError(f"plot kind {name} registered twice")
         PLOT_KINDS[name] = PlotKind(name, summary, draw)
@@ -117,7 +118,7 @@ def render_plot(kind: str, request: PlotRequest, output: str) -> None:
         figure.savefig(stream, format=suffix, metadata=metadata)
 
 
-def new_figure(width: float, height: float) -> "Figure":
+def new_figure(width: float, height: float) -> Figure:
     """A bare figure of the given size in inches (matplotlib imported here, and only here)."""
     _matplotlib()
     from matplotlib.figure import Figure
@@ -134,7 +135,7 @@ def _matplotlib():
 
 
 @plot_kind("preferences", "mean preference between every two runs, significant ones marked (eval -q lines)")
-def preference_heatmap(request: PlotRequest) -> "Figure":
+def preference_heatmap(request: PlotRequest) -> Figure:
     lines = read_eval_lines(request.source)
     measure = _one_measure(lines, request.measures)
     summary = next(aggregate(lines, [measure]))[measure]
@@ -179,7 +180,7 @@ def preference_heatmap(request: PlotRequest) -> "Figure":
 
 
 @plot_kind("orderings", "ranks of the runs under each measure, and Kendall's tau (eval -q lines)")
-def ordering_comparison(request: PlotRequest) -> "Figure":
+def ordering_comparison(request: PlotRequest) -> Figure:
     lines = read_eval_lines(request.source)
     measures = lines.select_measures(request.measures)
     record = next(aggregate(lines, measures))
@@ -245,7 +246,7 @@ def _one_measure(lines: EvalLines, measures: tuple[str, ...]) -> str:
 
 
 @plot_kind("sampled", "exact metric against its expected sampled value, by sample size (prefeval sampled lines)")
-def sampled_metrics(request: PlotRequest) -> "Figure":
+def sampled_metrics(request: PlotRequest) -> Figure:
     means, consistency = _sampled_lines(request.source)
     measures = list(dict.fromkeys(record["measure"] for record in means))
     measure = _only_one(request.measures, measures)
@@ -282,7 +283,7 @@ def sampled_metrics(request: PlotRequest) -> "Figure":
 
 
 @plot_kind("null", "observed values against each query's random-ranking expectation and threshold (prefeval null lines)")
-def null_baselines(request: PlotRequest) -> "Figure":
+def null_baselines(request: PlotRequest) -> Figure:
     queries, observed, summaries = _null_lines(request.source)
     measures = list(dict.fromkeys(record["measure"] for record in queries))
     measure = _only_one(request.measures, measures)

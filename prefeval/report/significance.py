@@ -15,12 +15,13 @@ sample column appears when there are several samples.
 
 from __future__ import annotations
 
-from typing import BinaryIO, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
 
+from prefeval.analyses.significance import CORRECTION_NAMES, PAIR_STATISTICS, TEST_NAMES
+from prefeval.io.jsonl import write_jsonl
 from prefeval.report.formats import check_format, tsv_row, write_lines
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, number, render
-from prefeval.io.jsonl import write_jsonl
-from prefeval.analyses.significance import CORRECTION_NAMES, PAIR_STATISTICS, TEST_NAMES
 
 TSV_HEADER = ("sample", "runi", "runj", "measure", "test", *PAIR_STATISTICS, "significant")
 

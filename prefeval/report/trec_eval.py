@@ -14,7 +14,7 @@ Lines come in the order of the JSON lines (queries in qrels order, then the mean
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from prefeval.errors import UsageError
 from prefeval.measures import parse_measure

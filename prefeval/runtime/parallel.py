@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from typing import Callable, Iterable, Iterator, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")

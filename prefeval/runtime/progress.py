@@ -23,7 +23,7 @@ class Progress:
         self._drawn_at = 0.0
 
     @classmethod
-    def for_terminal(cls, quiet: bool = False) -> "Progress":
+    def for_terminal(cls, quiet: bool = False) -> Progress:
         """Enabled when stderr is a terminal and ``quiet`` is not set."""
         return cls(enabled=not quiet and sys.stderr.isatty())
 
