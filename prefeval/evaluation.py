@@ -67,7 +67,7 @@ class Evaluation:
     with ``label_policy``), numbered from 0; ``seed`` makes the subsampling reproducible (one is drawn,
     and reported in :attr:`notes`, when it is needed and not given).
 
-    ``relevance_level`` L (trec_eval's ``-l``): binary measures (every one whose ``graded`` is false:
+    ``relevance_level`` L (trec_eval's ``-l``): binary measures (every one whose ``reads_grades`` is false:
     AP, P@k, RR, the lexicographic preferences, ...) count a document as relevant when its grade is
     >= L; graded ones (nDCG, graded RPP) keep every positive grade. A query is evaluated, in a
     sample, only when it has a (selected) document of grade >= L, so that m >= 1 for every measure.
@@ -211,9 +211,9 @@ class SampleEvaluation:
             selection = Selection(binary_selection.queries, selection.documents)
             every_grade = binary_positions(table, selection)
         self.qids = [table.qids[q] for q in selection.queries]
-        wants_graded = any(m.graded for m in evaluation.preference_measures)
+        wants_graded = any(m.per_grade_level for m in evaluation.preference_measures)
         self.graded = graded_positions(table, selection) if wants_graded else None
-        self.metric_values = {m.name: m.compute(every_grade if m.graded else self.binary)
+        self.metric_values = {m.name: m.compute(every_grade if m.reads_grades else self.binary)
                               for m in evaluation.metric_measures}
         pairs = np.array(evaluation.pairs, dtype=np.int64).reshape(-1, 2)
         self.first, self.second = pairs[:, 0], pairs[:, 1]
@@ -234,10 +234,11 @@ class SampleEvaluation:
                 values = self.metric_values[measure.name][:, start:stop]
                 preferences[measure.name] = values[self.first] - values[self.second]
                 continue
-            if measure.graded not in comparisons:
-                positions = (self.graded if measure.graded else self.binary).query_block(start, stop)
-                comparisons[measure.graded] = Comparison(positions, positions.ranks[self.first], positions.ranks[self.second])
-            preferences[measure.name] = measure.compare(comparisons[measure.graded])
+            levels = measure.per_grade_level
+            if levels not in comparisons:
+                positions = (self.graded if levels else self.binary).query_block(start, stop)
+                comparisons[levels] = Comparison(positions, positions.ranks[self.first], positions.ranks[self.second])
+            preferences[measure.name] = measure.compare(comparisons[levels])
         return Block(
             sample=self.number,
             qids=self.qids[start:stop],

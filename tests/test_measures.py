@@ -25,7 +25,7 @@ def preference(name: str, x_queries, y_queries, grades=None) -> np.ndarray:
     """Value of preference ``name`` of run x over run y, per query."""
     table = table_from_positions([x_queries, y_queries], grades)
     measure = parse_measure(name)
-    build = graded_positions if measure.graded else binary_positions
+    build = graded_positions if measure.per_grade_level else binary_positions
     positions = build(table, Selection.everything(table))
     return measure.compare(Comparison(positions, positions.ranks[[0]], positions.ranks[[1]]))[0]
 

@@ -34,7 +34,7 @@ def collections(draw, num_runs=3):
 
 
 def all_pairs(table, measure, first, second):
-    build = graded_positions if measure.graded else binary_positions
+    build = graded_positions if measure.per_grade_level else binary_positions
     positions = build(table, Selection.everything(table))
     return measure.compare(Comparison(positions, positions.ranks[first], positions.ranks[second]))
 

@@ -63,8 +63,8 @@ class Measure(ABC):
     kind: ClassVar[str]
     parameters: ClassVar[tuple[Param, ...]] = ()
     summary: ClassVar[str] = ""
-    graded: ClassVar[bool] = False
-    """True when the measure reads the grades themselves (as gains, or as grade levels for graded
+    reads_grades: ClassVar[bool] = False
+    """True when the measure reads the grades themselves (as gains, or as the grade levels of graded
     RPP): it sees every document of positive grade, whatever the relevance level. False: binary
     relevance, where a document counts when its grade reaches the relevance level (default: > 0)."""
 
@@ -137,7 +137,10 @@ class Preference(Measure):
     """A pairwise comparison of two runs on a query; > 0 means the first run is preferred."""
 
     kind = PREFERENCE
-    # ``graded`` preferences are given graded positions: a segment per query and grade level.
+    per_grade_level: ClassVar[bool] = False
+    """True when the preference is the m_g-weighted average of its values at every grade level g of
+    the query: it is given graded positions, a segment per query and grade level (implies
+    :attr:`reads_grades`). False: one segment per query, binary relevance."""
 
     @abstractmethod
     def compare(self, comparison) -> np.ndarray:

@@ -25,7 +25,7 @@ def _describe(family: type[Measure]) -> dict:
         "name": family.family,
         "syntax": family_syntax(family),
         "kind": family.kind,
-        "relevance": "graded" if family.graded else "binary",
+        "relevance": "graded" if family.reads_grades else "binary",
         "aliases": list(family.aliases),
         "parameters": [
             {

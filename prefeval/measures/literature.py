@@ -88,7 +88,7 @@ class DCG(AdditiveMetric):
     (linear), not normalised (Järvelin and Kekäläinen, 2002). ``ndcg@k`` is its normalised form."""
 
     family = "dcg"
-    graded = True
+    reads_grades = True
     parameters = (CUTOFF,)
     summary = "discounted cumulative gain, gain = grade, not normalised"
 
@@ -106,7 +106,7 @@ class ExponentialNDCG(AdditiveMetric):
     """
 
     family = "ndcg_exp"
-    graded = True
+    reads_grades = True
     aliases = ("dcg_exp",)
     parameters = (CUTOFF,)
     summary = "normalised discounted cumulative gain, gain = 2^grade - 1"
@@ -123,7 +123,7 @@ class CumulativeGain(AdditiveMetric):
     """CG@k = Σ_{i : x_i within k} g_i: the grades of the relevant documents within k, no discount."""
 
     family = "cg"
-    graded = True
+    reads_grades = True
     parameters = (CUTOFF,)
     summary = "cumulative gain: the sum of the grades within k"
 
@@ -144,7 +144,7 @@ class PFound(AdditiveMetric):
     """
 
     family = "pfound"
-    graded = True
+    reads_grades = True
     parameters = (
         CUTOFF,
         Param("pbreak", float, 0.15, low=0.0, high=1.0, high_open=True, meaning="probability of abandoning at each rank"),

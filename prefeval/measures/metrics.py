@@ -139,7 +139,7 @@ class NDCG(AdditiveMetric):
 
     family = "ndcg"
     parameters = (CUTOFF,)
-    graded = True
+    reads_grades = True
     summary = "normalised discounted cumulative gain, gain = grade (trec_eval ndcg, ndcg_cut.k)"
 
     def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:

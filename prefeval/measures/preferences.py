@@ -43,7 +43,8 @@ class RecallPairedPreference(Preference):
     g). With binary relevance this is plain RPP.
     """
 
-    graded = True
+    reads_grades = True
+    per_grade_level = True
 
     @staticmethod
     def raw_weight(i: np.ndarray) -> np.ndarray:
@@ -94,7 +95,6 @@ class DCGRPP(RecallPairedPreference):
 class Lexicographic(Preference):
     """Shared machinery: the first and last index where x and y differ, per pair and query."""
 
-    graded = False
 
     @staticmethod
     def first_difference(positions: Positions, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
