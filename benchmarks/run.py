@@ -135,8 +135,10 @@ def run_scenario(scenario: Scenario, repeat: int) -> dict:
     output = os.path.join(CACHE, f"{scenario.name}.eval.jsonl")
     python = sys.executable
     floor = measure([python, os.path.join(HERE, "floor.py"), scenario.qrels, *scenario.runs], repeat)
-    evaluate = measure([python, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, "-o", output, *scenario.runs], repeat)
-    sequential = measure([python, "-m", "prefeval", "eval", "-q", "--jobs", "1", "-R", scenario.qrels, "-o", output, *scenario.runs], repeat)
+    evaluate = measure([python, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, "-o", output, *scenario.runs],
+                       repeat)
+    sequential = measure([python, "-m", "prefeval", "eval", "-q", "--jobs", "1", "-R", scenario.qrels, "-o", output,
+                          *scenario.runs], repeat)
     aggregate = measure([python, "-m", "prefeval", "aggregate", "-P", output, "-o", output + ".agg"], repeat)
     return {"scenario": scenario, "floor": floor, "eval": evaluate, "eval1": sequential, "aggregate": aggregate}
 
@@ -149,11 +151,12 @@ def report(results: list[dict], repeat: int, command: str) -> str:
     lines = [
         f"Command: `{command}` (median of {repeat} runs after a warm-up; whole processes).",
         "",
-        f"Machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()}; Python {platform.python_version()}, "
-        f"numpy {numpy.__version__}, pandas {pandas.__version__}, orjson {orjson.__version__}.",
+        f"Machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()}; "
+        f"Python {platform.python_version()}, numpy {numpy.__version__}, pandas {pandas.__version__}, "
+        f"orjson {orjson.__version__}.",
         "",
-        "| scenario | lines | parse floor | `eval -q` | ratio | `eval -q --jobs 1` | ratio | eval peak RSS (largest / tree) "
-        "| `aggregate` | aggregate / eval | aggregate peak RSS |",
+        "| scenario | lines | parse floor | `eval -q` | ratio | `eval -q --jobs 1` | ratio "
+        "| eval peak RSS (largest / tree) | `aggregate` | aggregate / eval | aggregate peak RSS |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
@@ -169,7 +172,8 @@ def report(results: list[dict], repeat: int, command: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--scenario", action="append", default=[], help="robust03, runs-10, runs-25, runs-50, runs-100, recsys")
+    parser.add_argument("--scenario", action="append", default=[],
+                        help="robust03, runs-10, runs-25, runs-50, runs-100, recsys")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     args = parser.parse_args()
     command = "python benchmarks/run.py" + "".join(f" --scenario {s}" for s in args.scenario) + (

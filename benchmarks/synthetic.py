@@ -60,7 +60,8 @@ def write_collection(collection: Collection, folder: str) -> tuple[str, list[str
         chosen = rng.choice(candidates, relevant[q], replace=False)
         grades[q, chosen] = rng.integers(1, collection.max_grade + 1, relevant[q])
     if collection.catalogue:
-        items = np.stack([rng.choice(collection.catalogue, candidates, replace=False) for _ in range(collection.queries)])
+        items = np.stack([rng.choice(collection.catalogue, candidates, replace=False)
+                          for _ in range(collection.queries)])
     else:
         items = np.arange(collection.queries * candidates).reshape(collection.queries, candidates)
     judged = (grades > 0) | (rng.random(grades.shape) < collection.judged_nonrelevant)
@@ -94,5 +95,6 @@ def _write_rows(path, queries, items, values, ranks, tag, chunk=1 << 20) -> None
             if tag is None:
                 columns = {"qid": qid, "iter": "0", "docid": docid, "grade": values[part]}
             else:
-                columns = {"qid": qid, "Q0": "Q0", "docid": docid, "rank": ranks[part], "score": values[part], "tag": tag}
+                columns = {"qid": qid, "Q0": "Q0", "docid": docid, "rank": ranks[part], "score": values[part],
+                           "tag": tag}
             pd.DataFrame(columns).to_csv(handle, sep=" ", header=False, index=False)

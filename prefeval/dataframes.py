@@ -10,45 +10,67 @@
 ``runs`` is a list or a dict ``{run name: run}`` (:mod:`prefeval.io.inputs`). Measures may be named as
 prefeval, trec_eval or ir_measures name them (``ap``, ``map``, ``AP``).
 
-Options are those of :meth:`prefeval.evaluation.Evaluation.from_files` (``measure_set``,
-``binary_relevance``, ``relevance_floor``, ``relevance_level``, ``topk``, ``samples``,
-``query_fraction``, ``label_fraction``, ``label_policy``, ``seed``).
+``measures`` is one name or a list of names. Options are those of ``prefeval eval``, under its
+names (:meth:`prefeval.evaluation.Evaluation.from_files`: ``measure_set``, ``binary_relevance``,
+``relevance_floor``, ``relevance_level``, ``topk``, ``samples``, ``query_fraction``,
+``label_fraction``, ``label_fraction_policy``, ``seed``, ``jobs``); an unknown one is a
+:class:`~prefeval.errors.UsageError` that lists them. What the command line notes on stderr (queries
+dropped or missing, a seed drawn) comes as :class:`~prefeval.runtime.notes.Note` warnings.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
+from prefeval.errors import UsageError
 from prefeval.evaluation import Block, Evaluation, Summary
 
+OPTIONS = tuple(name for name in inspect.signature(Evaluation.from_files).parameters
+                if name not in ("qrels", "runs", "measures", "progress"))
+"""The options :func:`evaluate` and :func:`compare` take, as ``prefeval eval`` names them."""
 
-def evaluate(qrels, runs, measures: Sequence[str] = (), *, per_query: bool = True, **options) -> pd.DataFrame:
+
+def evaluate(qrels, runs, measures: str | Sequence[str] | None = (), *, per_query: bool = True,
+             **options) -> pd.DataFrame:
     """Metric values: columns ``sample, run, qid`` and one per metric, a row per run and query.
 
     With ``per_query=False``, a row per sample and run holds the means over queries (qid ``all``).
     """
-    evaluation = Evaluation.from_files(qrels, runs, measures, **options)
+    evaluation = _evaluation(qrels, runs, measures, options)
     labels = {"run": np.array(evaluation.run_ids, dtype=object)}
     return _frame(evaluation, "metrics", labels, [m.name for m in evaluation.metric_measures], per_query)
 
 
-def compare(qrels, runs, measures: Sequence[str] = (), *, per_query: bool = True, **options) -> pd.DataFrame:
+def compare(qrels, runs, measures: str | Sequence[str] | None = (), *, per_query: bool = True,
+            **options) -> pd.DataFrame:
     """Preferences (metrics as differences): columns ``sample, runi, runj, qid`` and one per measure,
     a row per pair of runs (in the order given, i < j) and query.
 
     With ``per_query=False``, a row per sample and pair holds the means over queries (qid ``all``).
     """
-    evaluation = Evaluation.from_files(qrels, runs, measures, **options)
+    evaluation = _evaluation(qrels, runs, measures, options)
     run_ids = np.array(evaluation.run_ids, dtype=object)
-    first, second = (np.array(side, dtype=np.int64) for side in zip(*evaluation.pairs)) if evaluation.pairs else ([], [])
+    first, second = ((np.array(side, dtype=np.int64) for side in zip(*evaluation.pairs)) if evaluation.pairs
+                     else ([], []))
     labels = {"runi": run_ids[first], "runj": run_ids[second]}
     return _frame(evaluation, "preferences", labels, [m.name for m in evaluation.pair_measures], per_query)
 
 
-def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], names: list[str], per_query: bool) -> pd.DataFrame:
+def _evaluation(qrels, runs, measures, options: dict) -> Evaluation:
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise UsageError(f"unknown option(s) {', '.join(unknown)}; the options are {', '.join(OPTIONS)}")
+    if runs is None:
+        raise UsageError("runs are needed: a path, a DataFrame or dict of one run, or a list or dict of runs")
+    return Evaluation.from_files(qrels, runs, measures, **options)
+
+
+def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], names: list[str],
+           per_query: bool) -> pd.DataFrame:
     """Stack the ``kind`` values ("metrics" or "preferences") of every result into one frame."""
     parts = []
     for result in evaluation.results():

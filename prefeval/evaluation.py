@@ -16,15 +16,16 @@ from typing import TypeVar
 import numpy as np
 
 from prefeval.errors import UsageError
-from prefeval.io.trec import Qrels
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.preferences import Comparison
 from prefeval.ranking.loading import load_collection
+from prefeval.ranking.options import RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
-from prefeval.ranking.subsampling import LABEL_POLICIES, draw_seed, draw_selection
-from prefeval.runtime.parallel import fork_map
-from prefeval.runtime.progress import SILENT, Progress
+from prefeval.ranking.subsampling import SubsamplingOptions, draw_selection
+from prefeval.runtime.parallel import check_jobs, default_jobs, fork_map
+from prefeval.runtime.progress import Progress
+from prefeval.runtime.seeds import resolve_seed
 
 T = TypeVar("T")
 
@@ -63,71 +64,69 @@ class Summary:
 class Evaluation:
     """Runs ranked against qrels, and the measures to compute on them.
 
-    ``samples`` repeats the evaluation with fresh subsampling (``query_fraction``, ``label_fraction``
-    with ``label_policy``), numbered from 0; ``seed`` makes the subsampling reproducible (one is drawn,
-    and reported in :attr:`notes`, when it is needed and not given).
+    ``subsampling`` repeats the evaluation ``samples`` times with fresh subsampling of queries and
+    labels, numbered from 0 (:mod:`prefeval.ranking.subsampling`); its seed is resolved once, when
+    the choices are random (:mod:`prefeval.runtime.seeds`), and kept in :attr:`seed`.
 
-    ``relevance_level`` L (trec_eval's ``-l``): binary measures (every one whose ``reads_grades`` is false:
-    AP, P@k, RR, the lexicographic preferences, ...) count a document as relevant when its grade is
-    >= L; graded ones (nDCG, graded RPP) keep every positive grade. A query is evaluated, in a
-    sample, only when it has a (selected) document of grade >= L, so that m >= 1 for every measure.
+    ``relevance.relevance_level`` L (trec_eval's ``-l``): binary measures (every one whose
+    ``reads_grades`` is false: AP, P@k, RR, the lexicographic preferences, ...) count a document as
+    relevant when its grade is >= L; those that read the grades (nDCG, graded RPP) keep every
+    positive grade. A query is evaluated, in a sample, only when it has a (selected) document of
+    grade >= L, so that m >= 1 for every measure.
+
+    Blocks of queries are computed in ``jobs`` forked processes (the same ``jobs`` that parsed the
+    runs in :meth:`from_files`); the output does not depend on it.
     """
 
     table: RankTable
     measures: list[Measure]
-    samples: int = 1
-    query_fraction: float = 1.0
-    label_fraction: float = 1.0
-    label_policy: str = "random"
-    seed: int | None = None
-    relevance_level: float | None = None
-    notes: list[str] = field(default_factory=list)
-    progress: Progress = SILENT
+    subsampling: SubsamplingOptions = SubsamplingOptions()
+    relevance: RelevanceOptions = RelevanceOptions()
+    jobs: int = 1
+    progress: Progress | None = None
+    seed: int | None = field(init=False, default=None)
 
     def __post_init__(self):
-        if self.samples < 1:
-            raise UsageError("samples must be at least 1")
-        for name, fraction in (("query_fraction", self.query_fraction), ("label_fraction", self.label_fraction)):
-            if not 0.0 < fraction <= 1.0:
-                raise UsageError(f"{name} must be in (0, 1], not {fraction}")
-        if self.relevance_level is not None and not self.relevance_level > 0:
-            raise UsageError(f"relevance level must be > 0 (a grade <= 0 is never relevant), not {self.relevance_level}")
-        if self.label_policy not in LABEL_POLICIES:
-            raise UsageError(f"label policy must be one of {', '.join(LABEL_POLICIES)}")
+        check_jobs(self.jobs)
         if self.table.num_runs < 2 and self.preference_measures and not self.metric_measures:
             raise UsageError("preference measures need two or more runs, and no metric was asked for")
-        random = self.query_fraction < 1.0 or self.label_fraction < 1.0
-        if random and self.seed is None:
-            self.seed = draw_seed()
-            self.notes.append(f"no --seed given; drew seed {self.seed} (pass --seed {self.seed} to repeat)")
+        if self.subsampling.draws_at_random:
+            self.seed = resolve_seed(self.subsampling.seed)
+        self.progress = self.progress or Progress.silent()
 
     @classmethod
     def from_files(
         cls,
         qrels,
         runs,
-        measures: Sequence[str | Measure] = (),
+        measures: str | Sequence[str | Measure] | None = (),
         measure_set: str = "none",
+        *,
         binary_relevance: float | None = None,
         relevance_floor: float | None = None,
+        relevance_level: float | None = None,
         topk: int | None = None,
+        samples: int = 1,
+        query_fraction: float = 1.0,
+        label_fraction: float = 1.0,
+        label_fraction_policy: str = "random",
+        seed: int | None = None,
         jobs: int | None = None,
-        progress: Progress = SILENT,
-        **options,
+        progress: Progress | None = None,
     ) -> Evaluation:
-        """Read ``qrels`` and the ``runs`` and set up the evaluation.
+        """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
+        eval`` under the same names (its option groups are bundled here, once).
 
         Inputs may be paths (``-`` for stdin), DataFrames or dicts (see
-        :func:`prefeval.ranking.loading.load_collection`). Runs are parsed in ``jobs`` processes (default: one
-        per processor).
+        :func:`prefeval.ranking.loading.load_collection`); ``measures`` one name or a list of names
+        (or measure objects). Work is shared among ``jobs`` processes (default: one per processor).
         """
-        if topk is not None and topk < 1:
-            raise UsageError("topk must be at least 1")
-        chosen = _resolve_measures(measures, measure_set)
-        judgments, table = load_collection(qrels, runs, binary_relevance, relevance_floor, topk, jobs, progress)
-        evaluation = cls(table=table, measures=chosen, progress=progress, **options)
-        evaluation.notes[:0] = data_notes(judgments, table, evaluation.relevance_level)
-        return evaluation
+        chosen = resolve_measures(measures, measure_set)
+        relevance = RelevanceOptions(binary_relevance, relevance_floor, relevance_level, topk)
+        subsampling = SubsamplingOptions(samples, query_fraction, label_fraction, label_fraction_policy, seed)
+        jobs = default_jobs() if jobs is None else check_jobs(jobs)
+        table = load_collection(qrels, runs, relevance, jobs, progress)
+        return cls(table, chosen, subsampling, relevance, jobs, progress)
 
     @property
     def run_ids(self) -> list[str]:
@@ -156,19 +155,18 @@ class Evaluation:
         """Each sample in turn: its selection of queries and labels is drawn when it is reached, so
         the same seed gives the same samples."""
         rng = np.random.default_rng(self.seed) if self.seed is not None else None
-        for number in range(self.samples):
-            selection = draw_selection(self.table, rng, self.query_fraction, self.label_fraction, self.label_policy)
-            yield SampleEvaluation(self, number, selection)
+        for number in range(self.subsampling.samples):
+            yield SampleEvaluation(self, number, draw_selection(self.table, rng, self.subsampling))
 
     def results(self) -> Iterator[Block | Summary]:
         """For each sample, its :class:`Block` s in query order, then its :class:`Summary`."""
         return self.rendered(lambda block: block)
 
-    def rendered(self, render: Callable[[Block], T], jobs: int = 1) -> Iterator[T | Summary]:
+    def rendered(self, render: Callable[[Block], T]) -> Iterator[T | Summary]:
         """For each sample, ``render(block)`` for its blocks in query order, then its :class:`Summary`.
 
-        With ``jobs`` > 1, blocks are computed and rendered in that many forked processes (only the
-        rendering and each block's pair sums come back).
+        With :attr:`jobs` > 1, blocks are computed and rendered in that many forked processes (only
+        the rendering and each block's pair sums come back).
         """
         for sample in self.draw_samples():
             self.progress.start(f"evaluating sample {sample.number}: queries", len(sample.qids))
@@ -180,7 +178,7 @@ class Evaluation:
                     return render(block), pair_totals(block)
 
                 totals: dict[str, np.ndarray] = {}
-                for (start, stop), (output, block_totals) in zip(blocks, fork_map(work, blocks, jobs)):
+                for (start, stop), (output, block_totals) in zip(blocks, fork_map(work, blocks, self.jobs)):
                     for name, values in block_totals.items():
                         totals[name] = totals.get(name, 0.0) + values
                     self.progress.advance(stop - start)
@@ -203,7 +201,7 @@ class SampleEvaluation:
         self.number = number
         # binary measures count grade >= the relevance level; graded ones (ndcg, graded RPP) every
         # positive grade, on the same queries (those with a document at the level)
-        binary_selection = selection.at_relevance_level(table, evaluation.relevance_level)
+        binary_selection = selection.at_relevance_level(table, evaluation.relevance.relevance_level)
         self.binary = binary_positions(table, binary_selection)
         if binary_selection is selection:
             every_grade = self.binary
@@ -262,9 +260,18 @@ def pair_totals(block: Block) -> dict[str, np.ndarray]:
     return {name: values.sum(axis=1) for name, values in block.preferences.items()}
 
 
-def _resolve_measures(measures: Sequence[str | Measure], measure_set: str) -> list[Measure]:
+def resolve_measures(measures: str | Sequence[str | Measure] | None, measure_set: str = "none") -> list[Measure]:
+    """The measures of an evaluation: one name or a list of names and measure objects (``None`` or
+    empty: the default list), with ``measure_set`` as ``-M`` reads it."""
+    if measures is None:
+        measures = ()
+    elif isinstance(measures, (str, Measure)):
+        measures = [measures]
     objects = [m for m in measures if isinstance(m, Measure)]
     names = [m for m in measures if not isinstance(m, Measure)]
+    for name in names:
+        if not isinstance(name, str):
+            raise UsageError(f"a measure is a name or a measure object, not {name!r}")
     if objects and (names or measure_set != "none"):
         return list(dict.fromkeys(objects + select_measures(names, measure_set)))
     return objects or select_measures(names, measure_set)
@@ -274,27 +281,3 @@ def _query_blocks(binary: Positions, graded: Positions | None, num_pairs: int, p
     widest = graded if graded is not None else binary
     at_least_parts = -(-int(widest.length.sum()) // parts)
     return widest.query_blocks(max(min(BLOCK_ELEMENTS // max(num_pairs, 1), at_least_parts), 1))
-
-
-def data_notes(qrels: Qrels, table: RankTable | None = None, relevance_level: float | None = None) -> list[str]:
-    """What the user should know about the data (printed on stderr, never on stdout)."""
-    notes = []
-    if qrels.dropped_qids:
-        shown = ", ".join(qrels.dropped_qids[:5]) + (", ..." if len(qrels.dropped_qids) > 5 else "")
-        notes.append(f"{qrels.source}: dropped {len(qrels.dropped_qids)} queries without relevant documents ({shown})")
-    if relevance_level is not None and table is not None:
-        everything = Selection.everything(table)
-        below = np.setdiff1d(everything.queries, everything.at_relevance_level(table, relevance_level).queries)
-        if len(below):
-            shown = ", ".join(table.qids[q] for q in below[:5]) + (", ..." if len(below) > 5 else "")
-            notes.append(
-                f"{qrels.source}: left out {len(below)} queries without a document of grade >= {relevance_level:g} ({shown})"
-            )
-    runs = zip(table.run_ids, table.in_run) if table is not None else ()
-    for run_id, in_run in runs:
-        missing = int((~in_run).sum())
-        if missing == table.num_queries:
-            notes.append(f"run {run_id}: no query of the qrels is in this run; check the query ids")
-        elif missing:
-            notes.append(f"run {run_id}: {missing} of {table.num_queries} queries missing, scored as retrieving nothing")
-    return notes

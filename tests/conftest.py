@@ -6,24 +6,21 @@ import os
 from pathlib import Path
 
 import numpy as np
+import orjson
 import pytest
+from click.testing import CliRunner, Result
 
 from prefeval.io.trec import Qrels
 from prefeval.ranking.ranktable import RankTable
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+QRELS = str(EXAMPLES / "qrels.txt")
+"""The bundled example qrels, and its four runs (in this order)."""
+RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
 
-def _shared_data() -> Path:
-    """The shared data folder: $PREFEVAL_SHARED_DATA, else ../shared/data beside the checkout."""
-    candidates = [os.environ.get("PREFEVAL_SHARED_DATA"), ROOT.parent / "shared" / "data", "/work/shared/data"]
-    for candidate in filter(None, candidates):
-        if (Path(candidate) / "robust03" / "qrels.txt").exists():
-            return Path(candidate)
-    return ROOT.parent / "shared" / "data"
-
-
-SHARED_DATA = _shared_data()
+SHARED_DATA = Path(os.environ.get("PREFEVAL_SHARED_DATA") or ROOT.parent / "shared" / "data")
+"""The shared data folder: $PREFEVAL_SHARED_DATA, else ../shared/data beside the checkout."""
 ROBUST03 = SHARED_DATA / "robust03"
 REFERENCE = SHARED_DATA / "reference"
 
@@ -32,6 +29,23 @@ def robust03_or_skip() -> Path:
     if not (ROBUST03 / "qrels.txt").exists() or not REFERENCE.exists():
         pytest.skip(f"robust03 data not found at {SHARED_DATA} (set PREFEVAL_SHARED_DATA)")
     return ROBUST03
+
+
+def run_cli(*args, input=None, **options) -> Result:
+    """``prefeval ARGS...`` run in-process (arguments made strings), as click's test runner runs it."""
+    from prefeval.cli import main
+
+    return CliRunner().invoke(main, [str(arg) for arg in args], input=input, **options)
+
+
+def json_lines(text: str | bytes) -> list[dict]:
+    """The objects of JSON-lines output."""
+    return [orjson.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def write_json_lines(path: Path, records) -> str:
+    path.write_bytes(b"".join(orjson.dumps(record) + b"\n" for record in records))
+    return str(path)
 
 
 def write_text(path: Path, lines) -> str:
@@ -68,7 +82,8 @@ def table_from_positions(runs: list[list[list[float]]], grades: list[list[float]
         grades=np.array([g for query in grades for g in query], dtype=np.float64),
     )
     ranks = np.array([[rank for query in run for rank in query] for run in runs], dtype=np.float64)
-    retrieved = np.array([[max([r for r in query if np.isfinite(r)], default=0) for query in run] for run in runs], dtype=np.int64)
+    retrieved = np.array([[max([r for r in query if np.isfinite(r)], default=0) for query in run] for run in runs],
+                         dtype=np.int64)
     return RankTable(qrels=qrels, run_ids=[f"run{r}" for r in range(len(runs))], ranks=ranks,
                      num_retrieved=retrieved, in_run=retrieved > 0)
 

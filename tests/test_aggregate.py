@@ -6,6 +6,7 @@ import gzip
 
 import orjson
 import pytest
+from conftest import write_json_lines
 
 from prefeval import aggregate
 from prefeval.errors import InputError, UsageError
@@ -19,10 +20,6 @@ def metric(qid, run, sample=0, **values):
     return {"qid": qid, "run": run, "sample": sample, "type": "metric", **values}
 
 
-def write_lines(path, records):
-    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
-    return str(path)
-
 
 def condorcet_lines():
     """A beats B and C on every query; B and C tie on q1 and swap on q2, q3 (B wins 2 of 3)."""
@@ -34,7 +31,7 @@ def condorcet_lines():
 
 
 def test_per_query_orderings_and_scores(tmp_path):
-    path = write_lines(tmp_path / "prefs", condorcet_lines())
+    path = write_json_lines(tmp_path / "prefs", condorcet_lines())
     records = list(aggregate(path, per_query=True, summary=False))
     assert [r["qid"] for r in records] == ["q1", "q2", "q3", "q4"]
     # q1: net A = 2, B = -1 + 0, C = -1 - 0 -> B and C tie, ordered by name
@@ -45,7 +42,7 @@ def test_per_query_orderings_and_scores(tmp_path):
 
 
 def test_summary_condorcet_winner(tmp_path):
-    path = write_lines(tmp_path / "prefs", condorcet_lines())
+    path = write_json_lines(tmp_path / "prefs", condorcet_lines())
     (summary,) = aggregate(path, damping=0.0)
     result = summary["pref"]
     assert summary["qid"] == "all" and result["type"] == "preference"
@@ -62,17 +59,18 @@ def test_summary_cycle_is_a_tie(tmp_path):
         score = {run: 3 - order.index(run) for run in "ABC"}
         lines += [metric(qid, run, m=float(score[run])) for run in "ABC"]
         lines += [pair(qid, a, b, pref=float(score[a] - score[b])) for a, b in ("AB", "AC", "BC")]
-    path = write_lines(tmp_path / "prefs", lines)
+    path = write_json_lines(tmp_path / "prefs", lines)
     (summary,) = aggregate(path)
     assert summary["pref"]["mc4"] == ["A", "B", "C"]
     assert summary["pref"]["scores"]["mc4"] == pytest.approx({"A": 1 / 3, "B": 1 / 3, "C": 1 / 3})
     assert summary["pref"]["scores"]["borda"] == {"A": 6.0, "B": 6.0, "C": 6.0}
-    assert summary["m"] == {"type": "metric", "mean": ["A", "B", "C"], "scores": {"mean": {"A": 2.0, "B": 2.0, "C": 2.0}}}
+    assert summary["m"] == {"type": "metric", "mean": ["A", "B", "C"],
+                            "scores": {"mean": {"A": 2.0, "B": 2.0, "C": 2.0}}}
 
 
 def test_metrics_use_metric_lines_and_preferences_pair_lines(tmp_path):
     lines = [pair("q1", "A", "B", ap=-0.5, rpp=0.2), metric("q1", "A", ap=0.1), metric("q1", "B", ap=0.6)]
-    path = write_lines(tmp_path / "prefs.gz", [])
+    path = write_json_lines(tmp_path / "prefs.gz", [])
     (tmp_path / "prefs.gz").write_bytes(gzip.compress(b"".join(orjson.dumps(r) + b"\n" for r in lines)))
     (summary,) = aggregate(path)
     assert list(summary) == ["qid", "sample", "ap", "rpp"]
@@ -82,7 +80,7 @@ def test_metrics_use_metric_lines_and_preferences_pair_lines(tmp_path):
 
 def test_every_sample_is_aggregated_with_its_number(tmp_path):
     lines = [pair("q1", "A", "B", sample=0, pref=1.0), pair("q1", "A", "B", sample=1, pref=-1.0)]
-    path = write_lines(tmp_path / "prefs", lines)
+    path = write_json_lines(tmp_path / "prefs", lines)
     summaries = list(aggregate(path))
     assert [(s["sample"], s["pref"]["borda"]) for s in summaries] == [(0, ["A", "B"]), (1, ["B", "A"])]
     assert [s["sample"] for s in aggregate(path, num_samples=1)] == [0]
@@ -90,7 +88,7 @@ def test_every_sample_is_aggregated_with_its_number(tmp_path):
 
 def test_query_subsamples_are_reproducible(tmp_path):
     lines = [pair(f"q{q}", "A", "B", pref=float(q % 3 - 1)) for q in range(40)]
-    path = write_lines(tmp_path / "prefs", lines)
+    path = write_json_lines(tmp_path / "prefs", lines)
     first = list(aggregate(path, per_query=True, query_fraction=0.25, num_samples=3, seed=5))
     again = list(aggregate(path, per_query=True, query_fraction=0.25, num_samples=3, seed=5))
     other = list(aggregate(path, per_query=True, query_fraction=0.25, num_samples=3, seed=6))
@@ -101,7 +99,7 @@ def test_query_subsamples_are_reproducible(tmp_path):
 
 
 def test_measures_can_be_chosen(tmp_path):
-    path = write_lines(tmp_path / "prefs", [pair("q1", "A", "B", rpp=1.0, ap=0.5)])
+    path = write_json_lines(tmp_path / "prefs", [pair("q1", "A", "B", rpp=1.0, ap=0.5)])
     (summary,) = aggregate(path, measures=["ap"])
     assert list(summary) == ["qid", "sample", "ap"]
     with pytest.raises(UsageError, match="ndcg.*not in.*found: rpp, ap"):
@@ -109,13 +107,14 @@ def test_measures_can_be_chosen(tmp_path):
 
 
 @pytest.mark.parametrize("records, message", [
-    ([{"qid": "all", "runi": "A", "runj": "B", "sample": 0, "rpp": 1.0}], "no per-query lines: it holds only summary lines; run `prefeval eval` with -q"),
+    ([{"qid": "all", "runi": "A", "runj": "B", "sample": 0, "rpp": 1.0}],
+     "no per-query lines: it holds only summary lines; run `prefeval eval` with -q"),
     ([{"qid": "q1", "run": "A", "sample": 0, "ap": 1.0}], "'type' must be"),
     ([pair("q1", "A", "B", rpp="high")], "value of 'rpp' must be a number"),
     ([{"qid": "q1", "runi": "A", "sample": 0, "type": "preference", "rpp": 1.0}], "preference line without 'runj'"),
 ])
 def test_bad_lines_are_errors_with_file_and_line(tmp_path, records, message):
-    path = write_lines(tmp_path / "prefs", records)
+    path = write_json_lines(tmp_path / "prefs", records)
     with pytest.raises(InputError, match=message) as caught:
         list(aggregate(path))
     assert caught.value.source == path

@@ -5,29 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import orjson
 import pytest
-from click.testing import CliRunner
-from conftest import EXAMPLES, ROOT, write_text
-
-from prefeval.cli import main
-
-QRELS = str(EXAMPLES / "qrels.txt")
-RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
-
-
-def lines(output: str) -> list[dict]:
-    return [orjson.loads(line) for line in output.splitlines()]
+from conftest import EXAMPLES, QRELS, ROOT, RUNS, json_lines, run_cli, write_text
 
 
 def test_eval_per_query_and_summary_lines():
-    result = run("eval", "-q", "--qrels", QRELS, *RUNS)
+    result = run_cli("eval", "-q", "--qrels", QRELS, *RUNS)
     assert result.exit_code == 0, result.output
-    records = lines(result.stdout)
+    records = json_lines(result.stdout)
     # 7 queries with relevant documents × (6 pairs + 4 runs), then 6 pair and 4 run summaries
     assert len(records) == 7 * 10 + 6 + 4
     first = records[0]
@@ -41,78 +26,80 @@ def test_eval_per_query_and_summary_lines():
     assert [r["qid"] for r in records[:70:10]] == ["q101", "q102", "q103", "q104", "q105", "q106", "q108"]
     assert "type" not in records[70] and records[70]["qid"] == "all"
     assert records[-1] == {**records[-1], "qid": "all", "run": "random", "type": "metric"}
-    assert "dropped 1 queries without relevant documents (q107)" in result.stderr
+    assert "dropped 1 query (q107) without relevant documents" in result.stderr
     assert "run hybrid: 1 of 7 queries missing" in result.stderr
 
 
 def test_missing_query_is_scored_as_retrieving_nothing():
-    records = lines(run("eval", "-q", "-R", QRELS, "-m", "ap,rr", *RUNS).stdout)
+    records = json_lines(run_cli("eval", "-q", "-R", QRELS, "-m", "ap,rr", *RUNS).stdout)
     hybrid = [r for r in records if r.get("run") == "hybrid" and r["qid"] == "q104"]
     assert hybrid == [{"qid": "q104", "run": "hybrid", "sample": 0, "type": "metric", "ap": 0.0, "rr": 0.0}]
 
 
 def test_underscore_and_dash_spellings_are_the_same():
-    old = run("eval", "--query_eval_wanted", "--measure_set", "preferences", "--binary_relevance", "2",
-              "--relevance_floor", "1", "--label_fraction", "0.5", "--label_fraction_policy", "pool", "-R", QRELS, *RUNS)
-    new = run("eval", "--query-eval-wanted", "--measure-set", "preferences", "--binary-relevance", "2",
-              "--relevance-floor", "1", "--label-fraction", "0.5", "--label-fraction-policy", "pool", "-R", QRELS, *RUNS)
+    old = run_cli("eval", "--query_eval_wanted", "--measure_set", "preferences", "--binary_relevance", "2",
+              "--relevance_floor", "1", "--label_fraction", "0.5", "--label_fraction_policy", "pool",
+              "-R", QRELS, *RUNS)
+    new = run_cli("eval", "--query-eval-wanted", "--measure-set", "preferences", "--binary-relevance", "2",
+              "--relevance-floor", "1", "--label-fraction", "0.5", "--label-fraction-policy", "pool",
+              "-R", QRELS, *RUNS)
     assert old.exit_code == 0 and old.stdout == new.stdout and len(old.stdout) > 1000
 
 
 def test_measure_lists_and_sets():
-    records = lines(run("eval", "-n", "-q", "-R", QRELS, "-m", "ap,p@5,10", "-m", "rpp", *RUNS[:2]).stdout)
+    records = json_lines(run_cli("eval", "-n", "-q", "-R", QRELS, "-m", "ap,p@5,10", "-m", "rpp", *RUNS[:2]).stdout)
     assert list(records[0])[5:] == ["ap", "p@5", "p@10", "rpp"]
     assert list(records[1])[4:] == ["ap", "p@5", "p@10"]
-    records = lines(run("eval", "-R", QRELS, "-m", "ap", "-M", "preferences", *RUNS[:2]).stdout)
+    records = json_lines(run_cli("eval", "-R", QRELS, "-m", "ap", "-M", "preferences", *RUNS[:2]).stdout)
     assert list(records[0])[4:] == ["ap", "rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision"]
 
 
 def test_one_run_gives_metric_lines_only():
-    records = lines(run("eval", "-q", "-R", QRELS, RUNS[0]).stdout)
+    records = json_lines(run_cli("eval", "-q", "-R", QRELS, RUNS[0]).stdout)
     assert {r["type"] for r in records} == {"metric"}
     assert len(records) == 7 + 1
-    result = run("eval", "-R", QRELS, "-m", "rpp", RUNS[0])
+    result = run_cli("eval", "-R", QRELS, "-m", "rpp", RUNS[0])
     assert result.exit_code == 2
     assert result.stderr.startswith("prefeval: error: preference measures need two or more runs")
 
 
 def test_unknown_measure_is_a_usage_error():
-    result = run("eval", "-R", QRELS, "-m", "mapp", *RUNS)
+    result = run_cli("eval", "-R", QRELS, "-m", "mapp", *RUNS)
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and "unknown measure 'mapp'; valid measures:" in result.stderr
 
 
 def test_samples_and_seeds_are_reproducible():
     args = ["eval", "-q", "-R", QRELS, "--samples", "3", "--query_fraction", "0.5", "--label_fraction", "0.7"]
-    first = run(*args, "--seed", "42", *RUNS)
-    assert first.stdout == run(*args, "--seed", "42", *RUNS).stdout
-    assert first.stdout != run(*args, "--seed", "43", *RUNS).stdout
-    assert [r["sample"] for r in lines(first.stdout) if r["qid"] == "all" and "runi" in r][::6] == [0, 1, 2]
-    drawn = run(*args, *RUNS)
+    first = run_cli(*args, "--seed", "42", *RUNS)
+    assert first.stdout == run_cli(*args, "--seed", "42", *RUNS).stdout
+    assert first.stdout != run_cli(*args, "--seed", "43", *RUNS).stdout
+    assert [r["sample"] for r in json_lines(first.stdout) if r["qid"] == "all" and "runi" in r][::6] == [0, 1, 2]
+    drawn = run_cli(*args, *RUNS)
     seed = drawn.stderr.split("drew seed ")[1].split()[0]
-    assert run(*args, "--seed", seed, *RUNS).stdout == drawn.stdout
+    assert run_cli(*args, "--seed", seed, *RUNS).stdout == drawn.stdout
     assert "drew seed" not in first.stderr
 
 
 def test_topk_truncates_runs():
-    full = lines(run("eval", "-R", QRELS, "-m", "r@0", RUNS[0]).stdout)[0]["r@0"]
-    top5 = lines(run("eval", "-R", QRELS, "-m", "r@0", "--topk", "5", RUNS[0]).stdout)[0]["r@0"]
-    top5_by_recall = lines(run("eval", "-R", QRELS, "-m", "r@5", RUNS[0]).stdout)[0]["r@5"]
+    full = json_lines(run_cli("eval", "-R", QRELS, "-m", "r@0", RUNS[0]).stdout)[0]["r@0"]
+    top5 = json_lines(run_cli("eval", "-R", QRELS, "-m", "r@0", "--topk", "5", RUNS[0]).stdout)[0]["r@0"]
+    top5_by_recall = json_lines(run_cli("eval", "-R", QRELS, "-m", "r@5", RUNS[0]).stdout)[0]["r@5"]
     assert top5 == top5_by_recall < full
 
 
 def test_output_file_is_written_atomically(tmp_path):
     target = tmp_path / "out.jsonl"
-    result = run("eval", "-R", QRELS, "-o", target, *RUNS)
+    result = run_cli("eval", "-R", QRELS, "-o", target, *RUNS)
     assert result.exit_code == 0 and result.stdout == ""
-    assert len(lines(target.read_text())) == 6 + 4
+    assert len(json_lines(target.read_text())) == 6 + 4
     bad_run = write_text(tmp_path / "bad", ["q101 Q0 a 1 1.0 t", "q101 Q0 b 2 oops t"])
     target.write_text("previous content\n")
-    result = run("eval", "-R", QRELS, "-o", target, RUNS[0], bad_run)
+    result = run_cli("eval", "-R", QRELS, "-o", target, RUNS[0], bad_run)
     assert result.exit_code == 1
     assert target.read_text() == "previous content\n"
     fresh = tmp_path / "fresh.jsonl"
-    assert run("eval", "-R", QRELS, "-o", fresh, bad_run).exit_code == 1
+    assert run_cli("eval", "-R", QRELS, "-o", fresh, bad_run).exit_code == 1
     assert not fresh.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["bad", "out.jsonl"]
 
 
@@ -127,36 +114,37 @@ def test_bad_input_is_one_line_naming_file_and_line(tmp_path):
 
 def test_stdin_for_runs_and_prefs():
     with open(RUNS[1]) as handle:
-        result = run("eval", "-q", "-R", QRELS, RUNS[0], "-", input=handle.read())
+        result = run_cli("eval", "-q", "-R", QRELS, RUNS[0], "-", input=handle.read())
     assert result.exit_code == 0
-    assert {r["runj"] for r in lines(result.stdout) if "runj" in r} == {"stdin"}
-    aggregated = run("aggregate", "-P", "-", input=result.stdout)
+    assert {r["runj"] for r in json_lines(result.stdout) if "runj" in r} == {"stdin"}
+    aggregated = run_cli("aggregate", "-P", "-", input=result.stdout)
     assert aggregated.exit_code == 0
-    (summary,) = lines(aggregated.stdout)
+    (summary,) = json_lines(aggregated.stdout)
     assert set(summary["rpp"]["mc4"]) == {"bm25", "stdin"}
 
 
 def test_aggregate_needs_per_query_lines():
-    summary_only = run("eval", "-R", QRELS, *RUNS).stdout
-    result = run("aggregate", "-P", "-", input=summary_only)
+    summary_only = run_cli("eval", "-R", QRELS, *RUNS).stdout
+    result = run_cli("aggregate", "-P", "-", input=summary_only)
     assert result.exit_code == 1
-    assert result.stderr == "prefeval: error: <stdin>: no per-query lines: it holds only summary lines; run `prefeval eval` with -q to write them\n"
+    assert result.stderr == ("prefeval: error: <stdin>: no per-query lines: it holds only summary lines; "
+                             "run `prefeval eval` with -q to write them\n")
 
 
 def test_aggregate_options(tmp_path):
     prefs = tmp_path / "prefs.jsonl"
-    assert run("eval", "-q", "-R", QRELS, "-o", prefs, *RUNS).exit_code == 0
-    per_query = lines(run("aggregate", "-P", prefs, "-q", "-n", "-m", "rpp", "--metric", "ap").stdout)
+    assert run_cli("eval", "-q", "-R", QRELS, "-o", prefs, *RUNS).exit_code == 0
+    per_query = json_lines(run_cli("aggregate", "-P", prefs, "-q", "-n", "-m", "rpp", "--metric", "ap").stdout)
     assert len(per_query) == 7 and list(per_query[0]) == ["qid", "sample", "rpp", "ap", "scores"]
-    damped = lines(run("aggregate", "-P", prefs, "--mc4-damping", "0.5").stdout)[0]
-    pure = lines(run("aggregate", "-P", prefs, "--mc4_damping", "0").stdout)[0]
+    damped = json_lines(run_cli("aggregate", "-P", prefs, "--mc4-damping", "0.5").stdout)[0]
+    pure = json_lines(run_cli("aggregate", "-P", prefs, "--mc4_damping", "0").stdout)[0]
     assert damped["rpp"]["scores"]["mc4"] != pure["rpp"]["scores"]["mc4"]
-    sampled = run("aggregate", "-P", prefs, "--query_fraction", "0.5", "--num_samples", "4", "--seed", "1")
-    assert [r["sample"] for r in lines(sampled.stdout)] == [0, 1, 2, 3]
+    sampled = run_cli("aggregate", "-P", prefs, "--query_fraction", "0.5", "--num_samples", "4", "--seed", "1")
+    assert [r["sample"] for r in json_lines(sampled.stdout)] == [0, 1, 2, 3]
 
 
 def test_version_and_module_entry_point():
-    assert run("--version").stdout.strip().startswith("prefeval, version ")
+    assert run_cli("--version").stdout.strip().startswith("prefeval, version ")
     process = subprocess.run([sys.executable, "-m", "prefeval", "eval", "--help"], capture_output=True, text=True)
     assert process.returncode == 0 and "--query_eval_wanted" in process.stdout and "Examples:" in process.stdout
 
@@ -166,7 +154,7 @@ def test_pipeline_script_runs(tmp_path):
     if process.returncode == 127 or "not found" in process.stderr:
         pytest.skip("the prefeval console script is not on PATH")
     assert process.returncode == 0, process.stderr
-    (summary,) = lines(process.stdout)
+    (summary,) = json_lines(process.stdout)
     assert summary["rpp"]["mc4"][-1] == "random"
 
 

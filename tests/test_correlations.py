@@ -6,7 +6,7 @@ import numpy as np
 import orjson
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES
+from conftest import EXAMPLES, write_json_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -55,10 +55,6 @@ def metric_lines(values: dict[str, dict[str, list[float]]]) -> list[dict]:
     return lines
 
 
-def write_lines(path, records) -> str:
-    path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in records))
-    return str(path)
-
 
 def test_aggregate_correlations_between_every_two_measures(tmp_path):
     values = {
@@ -69,7 +65,7 @@ def test_aggregate_correlations_between_every_two_measures(tmp_path):
     lines = metric_lines(values)
     lines += [{"qid": "q0", "runi": x, "runj": y, "sample": 0, "type": "preference", "p": p}
               for x, y, p in (("A", "B", 1.0), ("A", "C", 1.0), ("B", "C", 1.0))]
-    records = list(prefeval.aggregate(write_lines(tmp_path / "lines", lines), correlations=True))
+    records = list(prefeval.aggregate(write_json_lines(tmp_path / "lines", lines), correlations=True))
     summary, correlations = records[0], records[1:]
     assert summary["qid"] == "all" and "a" in summary
     found = {(r["measure_a"], r["method_a"], r["measure_b"], r["method_b"]): r["kendall_tau"] for r in correlations}
@@ -85,7 +81,7 @@ def test_aggregate_correlations_between_every_two_measures(tmp_path):
         ("c", "mean", "p", "borda"): pytest.approx(2 / np.sqrt(3 * 2)),
     }
     assert list(correlations[0]) == ["qid", "sample", "measure_a", "measure_b", "method_a", "method_b", "kendall_tau"]
-    only = list(prefeval.aggregate(write_lines(tmp_path / "lines", lines), summary=False, correlations=True))
+    only = list(prefeval.aggregate(write_json_lines(tmp_path / "lines", lines), summary=False, correlations=True))
     assert only == correlations
 
 

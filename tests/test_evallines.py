@@ -7,14 +7,13 @@ import json
 import numpy as np
 import orjson
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, QRELS
 
 from prefeval.evaluation import Evaluation
 from prefeval.io import evallines
 from prefeval.io.jsonl import numbered_records
 from prefeval.report.eval_lines import evaluation_lines
 
-QRELS = str(EXAMPLES / "qrels.txt")
 RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid")]
 
 
@@ -75,7 +74,8 @@ def rename(data: bytes, old: bytes, new: bytes) -> bytes:
     lambda d: rename(d, b'"q102"', b'"q\xc3\xa9102"'),
     lambda d: d.replace(b',"rpp":', b',"extra":1,"rpp":', 3),
     lambda d: b"\n\n" + d.replace(b"\n", b"\n\n"),
-], ids=["eval", "reference style", "colon", "braces", "comma", "escaped quote", "unicode", "ragged keys", "blank lines"])
+], ids=["eval", "reference style", "colon", "braces", "comma", "escaped quote", "unicode", "ragged keys",
+        "blank lines"])
 def test_fast_and_slow_readers_agree(tmp_path, transform):
     path = tmp_path / "prefs"
     path.write_bytes(transform(eval_output()))

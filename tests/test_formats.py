@@ -5,29 +5,18 @@ from __future__ import annotations
 import io
 
 import numpy as np
-import orjson
 import pandas as pd
 import pytest
-from click.testing import CliRunner
-from conftest import EXAMPLES, write_qrels, write_run
+from conftest import QRELS, RUNS, json_lines, run_cli, write_qrels, write_run
 
 import prefeval
-from prefeval.cli import main
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, render
 from prefeval.report.trec_eval import trec_eval_name
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-QRELS = str(EXAMPLES / "qrels.txt")
-RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
 
 
-def run(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
-
-
-def records(output: str) -> list[dict]:
-    return [orjson.loads(line) for line in output.splitlines()]
 
 
 def test_trec_eval_names():
@@ -47,10 +36,12 @@ def test_eval_tsv_is_trec_eval_text_output(tmp_path):
     qrels = {q: {f"d{q}-{d}": int(g) for d, g in enumerate(rng.choice([0, 0, 1, 1, 2], size=40))} for q in qids}
     ranking = {q: {f"d{q}-{d}": float(s) for d, s in enumerate(np.round(rng.normal(size=60), 2))} for q in qids}
     qrels_path, run_path = write_qrels(tmp_path / "qrels", qrels), write_run(tmp_path / "run", ranking)
-    ours = run("eval", "-q", "-R", qrels_path, "-m", "ap,ap@10,ndcg,ndcg@10,p@5,10,r@10,rr,rp,p@0,r@0", "--format", "tsv", run_path)
+    ours = run_cli("eval", "-q", "-R", qrels_path, "-m", "ap,ap@10,ndcg,ndcg@10,p@5,10,r@10,rr,rp,p@0,r@0",
+                   "--format", "tsv", run_path)
     assert ours.exit_code == 0, ours.output
 
-    names = ["map", "map_cut_10", "ndcg", "ndcg_cut_10", "P_5", "P_10", "recall_10", "recip_rank", "Rprec", "set_P", "set_recall"]
+    names = ["map", "map_cut_10", "ndcg", "ndcg_cut_10", "P_5", "P_10", "recall_10", "recip_rank", "Rprec", "set_P",
+             "set_recall"]
     values = pytrec_eval.RelevanceEvaluator(qrels, {"map", "map_cut", "ndcg", "ndcg_cut", "P", "recall", "recip_rank",
                                                     "Rprec", "set_P", "set_recall"}).evaluate(ranking)
     expected = [f"{name:<22}\t{qid}\t{values[qid][name]:6.4f}" for qid in qids for name in names]
@@ -59,14 +50,14 @@ def test_eval_tsv_is_trec_eval_text_output(tmp_path):
 
 
 def test_eval_tsv_with_several_runs_and_samples():
-    output = run("eval", "-R", QRELS, "-m", "ap,rpp", "--format", "tsv", *RUNS[:2]).stdout.splitlines()
+    output = run_cli("eval", "-R", QRELS, "-m", "ap,rpp", "--format", "tsv", *RUNS[:2]).stdout.splitlines()
     assert output == [
         "bm25/dense\tmap                   \tall\t-0.2277",
         "bm25/dense\trpp                   \tall\t-0.3967",
         "bm25\tmap                   \tall\t0.4676",
         "dense\tmap                   \tall\t0.6953",
     ]
-    sampled = run("eval", "-R", QRELS, "-m", "ap", "--samples", "2", "--query-fraction", "0.5", "--seed", "3",
+    sampled = run_cli("eval", "-R", QRELS, "-m", "ap", "--samples", "2", "--query-fraction", "0.5", "--seed", "3",
                   "--format", "tsv", RUNS[0]).stdout.splitlines()
     assert [line.split("\t")[0] for line in sampled] == ["0", "1"]
     assert [line.split("\t")[1].strip() for line in sampled] == ["map", "map"]
@@ -75,7 +66,7 @@ def test_eval_tsv_with_several_runs_and_samples():
 def test_eval_table_holds_the_summary_means():
     means = prefeval.evaluate(QRELS, RUNS, ["ap", "ndcg@10"], per_query=False).set_index("run")
     prefs = prefeval.compare(QRELS, RUNS, ["rpp"], per_query=False)
-    output = run("eval", "-R", QRELS, "-m", "ap,ndcg@10,rpp", "--format", "table", *RUNS).stdout.splitlines()
+    output = run_cli("eval", "-R", QRELS, "-m", "ap,ndcg@10,rpp", "--format", "table", *RUNS).stdout.splitlines()
     assert output[0].split() == ["run", "ap", "ndcg@10", "rpp"]
     rows = {line.split()[0]: line.split()[1:] for line in output[2:6]}
     for name in ("bm25", "dense", "hybrid", "random"):
@@ -86,11 +77,13 @@ def test_eval_table_holds_the_summary_means():
 
 def test_eval_baseline_markers_agree_with_significance(tmp_path):
     prefs = tmp_path / "prefs.jsonl"
-    run("eval", "-q", "-R", QRELS, "-m", "ap,rr,rpp", "-o", prefs, *RUNS)
-    tests = [r for r in records(run("significance", "-P", prefs, "--baseline", "bm25", "--seed", "1").stdout) if "runi" in r]
-    table = run("eval", "-R", QRELS, "-m", "ap,rr,rpp", "--format", "markdown", "--baseline", "bm25", *RUNS)
+    run_cli("eval", "-q", "-R", QRELS, "-m", "ap,rr,rpp", "-o", prefs, *RUNS)
+    tests = [r for r in json_lines(run_cli("significance", "-P", prefs, "--baseline", "bm25", "--seed", "1").stdout)
+             if "runi" in r]
+    table = run_cli("eval", "-R", QRELS, "-m", "ap,rr,rpp", "--format", "markdown", "--baseline", "bm25", *RUNS)
     assert table.exit_code == 0, table.output
-    rows = {row.split(" | ")[0].strip("| "): [c.strip(" |") for c in row.split(" | ")[1:]] for row in table.stdout.splitlines()[2:6]}
+    rows = {row.split(" | ")[0].strip("| "): [c.strip(" |") for c in row.split(" | ")[1:]]
+            for row in table.stdout.splitlines()[2:6]}
     assert rows["bm25"][2] == "—"
     for test in tests:
         shown = rows[test["runi"]][["ap", "rr", "rpp"].index(test["measure"])].replace("**", "")
@@ -98,43 +91,45 @@ def test_eval_baseline_markers_agree_with_significance(tmp_path):
         assert shown.endswith(marker) and (marker or shown[-1].isdigit())
         if test["measure"] == "rpp":  # a preference over the baseline; metrics show their own means
             assert shown == f"{test['mean']:.4f}{marker}"
-    assert sum("↑" in cell or "↓" in cell for cell in sum(rows.values(), [])) == sum(t["significant"] for t in tests) > 0
+    assert (sum("↑" in cell or "↓" in cell for cell in sum(rows.values(), []))
+            == sum(t["significant"] for t in tests) > 0)
 
 
 def test_eval_format_requests_that_cannot_be_met():
-    result = run("eval", "-q", "-R", QRELS, "--format", "table", *RUNS)
+    result = run_cli("eval", "-q", "-R", QRELS, "--format", "table", *RUNS)
     assert result.exit_code == 2 and "drop -q and -n" in result.stderr and result.stdout == ""
-    result = run("eval", "-R", QRELS, "--format", "tsv", "--baseline", "bm25", *RUNS)
+    result = run_cli("eval", "-R", QRELS, "--format", "tsv", "--baseline", "bm25", *RUNS)
     assert result.exit_code == 2 and "--baseline marks significance in the table formats" in result.stderr
-    result = run("eval", "-R", QRELS, "--format", "table", "--baseline", "nope", *RUNS)
+    result = run_cli("eval", "-R", QRELS, "--format", "table", "--baseline", "nope", *RUNS)
     assert result.exit_code == 2 and "baseline 'nope' is not one of the runs" in result.stderr
 
 
 def test_aggregate_tsv_and_table_follow_the_orderings(tmp_path):
     prefs = tmp_path / "prefs.jsonl"
-    run("eval", "-q", "-R", QRELS, "-m", "rpp,ap", "-o", prefs, *RUNS)
-    (summary,) = records(run("aggregate", "-P", prefs).stdout)
-    tsv = pd.read_csv(io.StringIO(run("aggregate", "-P", prefs, "-q", "--format", "tsv").stdout), sep="\t", dtype={"qid": str})
+    run_cli("eval", "-q", "-R", QRELS, "-m", "rpp,ap", "-o", prefs, *RUNS)
+    (summary,) = json_lines(run_cli("aggregate", "-P", prefs).stdout)
+    tsv = pd.read_csv(io.StringIO(run_cli("aggregate", "-P", prefs, "-q", "--format", "tsv").stdout), sep="\t",
+                      dtype={"qid": str})
     assert list(tsv.columns) == ["sample", "qid", "measure", "method", "position", "run", "score"]
     assert len(tsv) == 7 * 2 * 4 + 3 * 4  # 7 queries × 2 measures × 4 runs, then mc4, borda and mean orderings
     mc4 = tsv[(tsv.qid == "all") & (tsv.method == "mc4")]
     assert mc4.run.tolist() == summary["rpp"]["mc4"] and mc4.position.tolist() == [1, 2, 3, 4]
     assert mc4.score.tolist() == pytest.approx([summary["rpp"]["scores"]["mc4"][r] for r in mc4.run])
 
-    table = run("aggregate", "-P", prefs, "--format", "table").stdout.splitlines()
+    table = run_cli("aggregate", "-P", prefs, "--format", "table").stdout.splitlines()
     assert table[0].split("  ")[0] == "run" and "rpp mc4" in table[0] and "ap mean" in table[0]
     assert [line.split()[0] for line in table[2:6]] == summary["rpp"]["mc4"]
     assert [line.split()[1] for line in table[2:6]] == ["1", "2", "3", "4"]
-    result = run("aggregate", "-P", prefs, "-q", "--format", "markdown")
+    result = run_cli("aggregate", "-P", prefs, "-q", "--format", "markdown")
     assert result.exit_code == 2 and "per-query orderings (-q) need jsonl or tsv" in result.stderr
 
 
 def test_significance_tsv_is_the_json_lines_as_rows(tmp_path):
     prefs = tmp_path / "prefs.jsonl"
-    run("eval", "-q", "-R", QRELS, "-m", "rpp,ap", "-o", prefs, *RUNS)
+    run_cli("eval", "-q", "-R", QRELS, "-m", "rpp,ap", "-o", prefs, *RUNS)
     args = ["significance", "-P", prefs, "--seed", "2", "--bootstrap", "200"]
-    lines = [r for r in records(run(*args).stdout) if "runi" in r]
-    frame = pd.read_csv(io.StringIO(run(*args, "--format", "tsv").stdout), sep="\t")
+    lines = [r for r in json_lines(run_cli(*args).stdout) if "runi" in r]
+    frame = pd.read_csv(io.StringIO(run_cli(*args, "--format", "tsv").stdout), sep="\t")
     assert list(frame.columns) == ["sample", "runi", "runj", "measure", "test", "mean", "wins", "losses", "ties", "p",
                                    "p_corrected", "ci_low", "ci_high", "effect_size", "significant"]
     assert len(frame) == len(lines) == 12
@@ -144,9 +139,10 @@ def test_significance_tsv_is_the_json_lines_as_rows(tmp_path):
 
 def test_significance_table_marks_and_discriminative_power(tmp_path):
     prefs = tmp_path / "prefs.jsonl"
-    run("eval", "-q", "-R", QRELS, "-m", "rpp,ap", "-o", prefs, *RUNS)
-    lines = records(run("significance", "-P", prefs, "--seed", "2", "--bootstrap", "200").stdout)
-    table = run("significance", "-P", prefs, "--seed", "2", "--bootstrap", "200", "--format", "table").stdout.splitlines()
+    run_cli("eval", "-q", "-R", QRELS, "-m", "rpp,ap", "-o", prefs, *RUNS)
+    lines = json_lines(run_cli("significance", "-P", prefs, "--seed", "2", "--bootstrap", "200").stdout)
+    table = run_cli("significance", "-P", prefs, "--seed", "2", "--bootstrap", "200",
+                    "--format", "table").stdout.splitlines()
     assert table[0].split() == ["runi", "runj", "rpp", "ap"]
     pair_rows = [line.split() for line in table[2:8]]
     for line in (r for r in lines if "runi" in r):

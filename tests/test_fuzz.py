@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from prefeval.errors import InputError
 from prefeval.io.evallines import read_eval_lines
-from prefeval.io.trec import read_qrels, read_run
+from prefeval.io.trec import QRELS_FORMAT, RUN_FORMAT, read_columns, read_columns_leniently, read_qrels, read_run
 
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -51,6 +51,23 @@ def test_run_reader(tmp_path, data):
     path = tmp_path / "run"
     path.write_bytes(data)
     survives(read_run, path)
+
+
+@FUZZ
+@given(st.one_of(text_file, raw_bytes))
+def test_lenient_reader_never_raises_and_accounts_for_every_bad_line(data):
+    for fmt in (QRELS_FORMAT, RUN_FORMAT):
+        read = read_columns_leniently(data, "<fuzz>", fmt, shown=3)
+        assert len({len(values) for values in read.columns.values()}) == 1
+        assert len(read.malformed_lines) == min(read.malformed, 3)
+        assert (read.first_problem is None) == (read.malformed == 0)
+        try:
+            read_columns(data, "<fuzz>", fmt)
+        except InputError as error:
+            no_lines = read.malformed == 0 and len(read.columns["qid"]) == 0
+            assert no_lines or error.line == read.malformed_lines[0]
+        else:
+            assert read.malformed == 0
 
 
 json_value = st.one_of(st.integers(-3, 3), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=4),

@@ -55,10 +55,13 @@ RUN_CASES = {
     "binary garbage": (lambda p: p.write_bytes(bytes(range(256)) * 4), 1, "expected 5 or 6 fields"),
     "truncated gzip": (lambda p: p.write_bytes(gzip.compress(("\n".join(GOOD_LINES * 500)).encode())[:60]),
                        None, "truncated or corrupt gzip data"),
-    "too few columns": (lambda p: p.write_text("\n".join(GOOD_LINES + ["q101 Q0 DOC-101-002 3"])), 3, "expected 5 or 6 fields"),
+    "too few columns": (lambda p: p.write_text("\n".join(GOOD_LINES + ["q101 Q0 DOC-101-002 3"])), 3,
+                        "expected 5 or 6 fields"),
     "too many columns": (lambda p: p.write_text("\n".join(GOOD_LINES + ["q101 Q0 D 3 1.0 t x"])), 3, "found 7"),
-    "a word for a score": (lambda p: p.write_text("\n".join(["q101 Q0 D 1 high t"] + GOOD_LINES)), 1, "score 'high' is not a number"),
-    "qrels given as a run": (lambda p: p.write_text("q101 0 DOC-101-000 1\n"), 1, "is this a qrels file given as a run?"),
+    "a word for a score": (lambda p: p.write_text("\n".join(["q101 Q0 D 1 high t"] + GOOD_LINES)), 1,
+                           "score 'high' is not a number"),
+    "qrels given as a run": (lambda p: p.write_text("q101 0 DOC-101-000 1\n"), 1,
+                             "is this a qrels file given as a run?"),
     "a very long line": (lambda p: p.write_text("\n".join(GOOD_LINES + ["q101 " * 200_000])), 3, "found 200000"),
     "a document twice": (lambda p: p.write_text("\n".join(GOOD_LINES + [GOOD_LINES[0]])), 3, "first on line 1"),
     "query ids that never match": (lambda p: p.write_text("q0101 Q0 DOC-101-000 1 2.5 t\n"), None, "zero-padding"),
@@ -71,6 +74,20 @@ def test_broken_runs(tmp_path, case):
     path = broken_run(tmp_path, "run", make)
     result, left = run_cli(["eval", "-q", "-R", QRELS, RUN, path], tmp_path)
     assert_rejected(result, left, 1, fragment, line=line, source=path)
+
+
+MALFORMED_RUN_CASES = ["binary garbage", "too few columns", "too many columns", "a word for a score",
+                       "qrels given as a run", "a very long line"]
+
+
+@pytest.mark.parametrize("case", MALFORMED_RUN_CASES)
+def test_check_reports_the_line_that_eval_rejects(tmp_path, case):
+    make, line, fragment = RUN_CASES[case]
+    path = broken_run(tmp_path, "run", make)
+    result = CliRunner().invoke(main, ["check", "-R", QRELS, path])
+    assert result.exit_code == 1 and "Traceback" not in result.stderr
+    malformed = orjson.loads(result.stdout.splitlines()[1])["malformed_lines"]
+    assert malformed["first"][0] == line and fragment in malformed["message"]
 
 
 QRELS_CASES = {
@@ -126,7 +143,8 @@ PREFS_CASES = {
             2, "malformed JSON"),
     "a line of the wrong kind": ([orjson.dumps(eval_line()), orjson.dumps({"qid": "q2", "measure": "rpp"})], 2,
                                  "not an eval line"),
-    "a missing key": ([orjson.dumps(eval_line()), orjson.dumps(eval_line(runj=None))], 2, "preference line without 'runj'"),
+    "a missing key": ([orjson.dumps(eval_line()), orjson.dumps(eval_line(runj=None))], 2,
+                      "preference line without 'runj'"),
     "a text value": ([orjson.dumps(eval_line(rpp="high"))], 1, "value of 'rpp' must be a number"),
     "not an object": ([orjson.dumps(eval_line()), b"[1, 2]"], 2, "expected a JSON object"),
     "summary lines only": ([orjson.dumps({"qid": "all", "runi": "A", "runj": "B", "sample": 0, "rpp": 0.5})], None,

@@ -9,14 +9,13 @@ import orjson
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, QRELS, ROOT
 
 import prefeval
 from prefeval.cli import main
 from prefeval.errors import InputError, UsageError
 from prefeval.io.inputs import load_qrels, load_run, named_runs
 
-QRELS = str(EXAMPLES / "qrels.txt")
 NAMES = ("bm25", "dense", "hybrid", "random")
 RUNS = [str(EXAMPLES / "runs" / name) for name in NAMES]
 MEASURES = ["ap", "ndcg@10", "p@10", "rr", "rbp@0.8"]
@@ -116,8 +115,10 @@ def test_runs_are_named_by_key_file_name_or_position(tmp_path):
      "<run r>: score 'high' (row 0) is not a number"),
     (QRELS, {"r": pd.DataFrame({"qid": [None], "doc_id": ["a"], "score": [1.0]})}, InputError,
      "<run r>: column 'qid' is missing a value (row 0)"),
-    (QRELS, {"r": {"q101": {"a": "high"}}}, InputError, "<run r>: score 'high' of document 'a' in query 'q101' is not a number"),
-    (QRELS, {"r": {"q101": [1.0]}}, InputError, "<run r>: query 'q101' holds a value of type list; expected {qid: {docid: score}}"),
+    (QRELS, {"r": {"q101": {"a": "high"}}}, InputError,
+     "<run r>: score 'high' of document 'a' in query 'q101' is not a number"),
+    (QRELS, {"r": {"q101": [1.0]}}, InputError,
+     "<run r>: query 'q101' holds a value of type list; expected {qid: {docid: score}}"),
     (QRELS, {"r": {}}, InputError, "<run r>: no scored documents"),
     ({"q1": {"a": float("nan")}}, [RUNS[0]], InputError, "<qrels>: the grade of document 'a' is missing (NaN)"),
     ({"q1": {"a": 0}}, [RUNS[0]], InputError, "<qrels>: no query has a relevant document"),

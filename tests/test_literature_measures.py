@@ -195,7 +195,8 @@ def test_aggregate_and_python_api(tmp_path):
     assert list(frame.columns) == ["sample", "run", "qid", *NAMES]
     assert frame["auc"].between(0, 1).all() and frame["pfound"].between(0, 1).all()
     prefs = tmp_path / "prefs.jsonl"
-    assert CliRunner().invoke(main, ["eval", "-q", "-R", QRELS, "-m", LITERATURE, "-o", str(prefs), *RUNS]).exit_code == 0
+    args = ["eval", "-q", "-R", QRELS, "-m", LITERATURE, "-o", str(prefs), *RUNS]
+    assert CliRunner().invoke(main, args).exit_code == 0
     (summary,) = prefeval.aggregate(str(prefs))
     assert summary["auc"]["type"] == "metric"
     assert summary["auc"]["mean"][-1] == "random"

@@ -16,7 +16,8 @@ from prefeval.errors import UsageError
 from prefeval.evaluation import Block, Evaluation
 from prefeval.measures import families, parse_measure, parse_measures
 from prefeval.measures.catalogue import measure_catalogue
-from prefeval.measures.names import FOREIGN_NAMES, split_measure_list
+from prefeval.measures.names import FOREIGN_NAMES, split_measure_list, trec_eval_spelling
+from prefeval.ranking.options import RelevanceOptions
 
 INF = math.inf
 QRELS = str(EXAMPLES / "qrels.txt")
@@ -69,6 +70,39 @@ def test_success_names(text):
     assert names(text) == ["success@10"]
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("set_P", ["p@0"]),
+    ("set_recall", ["r@0"]),
+    ("SET_P,set_recall", ["p@0", "r@0"]),
+    ("success.1,5,10", ["success@1", "success@5", "success@10"]),
+])
+def test_trec_eval_set_and_success_names(text, expected):
+    assert names(text) == expected
+
+
+@pytest.mark.parametrize("measure, printed", [
+    ("ap", "map"), ("ap@0", "map"), ("ap@10", "map_cut_10"), ("ndcg", "ndcg"), ("ndcg@10", "ndcg_cut_10"),
+    ("p@10", "P_10"), ("p", "P_10"), ("p@0", "set_P"), ("r@10", "recall_10"), ("r@0", "set_recall"),
+    ("rr", "recip_rank"), ("rp", "Rprec"), ("success@1", "success_1"), ("success@10", "success_10"),
+    ("rr@10", None), ("success@0", None), ("rbp", None), ("f@0", None), ("rpp", None),
+])
+def test_trec_eval_spelling_is_read_back_by_the_parser(measure, printed):
+    assert trec_eval_spelling(parse_measure(measure)) == printed
+    if printed is not None:
+        assert parse_measure(printed).values == parse_measure(measure).values
+
+
+def test_tsv_writes_the_names_it_reads():
+    args = ["eval", "-R", QRELS, "--format", "tsv", RUNS[0]]
+    written = CliRunner().invoke(main, [*args, "-m", "p@0,r@0,success@1,ap@10"])
+    assert written.exit_code == 0, written.output
+    printed = [line.split()[0] for line in written.stdout.splitlines()]
+    assert printed == ["set_P", "set_recall", "success_1", "map_cut_10"]
+    read = CliRunner().invoke(main, [*args, "-m", ",".join(printed)])
+    assert read.exit_code == 0, read.output
+    assert read.stdout == written.stdout
+
+
 @pytest.mark.parametrize("text, message", [
     ("map_cut", "give trec_eval's map_cut a cut-off, such as map_cut.10"),
     ("ndcg_cut", "give trec_eval's ndcg_cut a cut-off"),
@@ -115,7 +149,8 @@ def test_trec_eval_and_ir_measures_names_give_the_same_output_in_eval():
 def level_values(level, measures, runs, grades):
     """{measure: values} of the first block (metrics: run 0; preferences: pair (0, 1))."""
     table = table_from_positions(runs, grades)
-    evaluation = Evaluation(table=table, measures=parse_measures(measures), relevance_level=level)
+    relevance = RelevanceOptions(relevance_level=level)
+    evaluation = Evaluation(table=table, measures=parse_measures(measures), relevance=relevance)
     block = next(r for r in evaluation.results() if isinstance(r, Block))
     values = {name: v[0] for name, v in block.metrics.items()}
     values.update({name: v[0] for name, v in block.preferences.items() if name not in values})
@@ -195,13 +230,19 @@ def test_catalogue_describes_every_family_once():
     ap = next(m for m in catalogue if m["name"] == "ap")
     assert ap == {
         "name": "ap", "syntax": "ap[@k]", "kind": "metric", "relevance": "binary", "aliases": [],
-        "parameters": [{"name": "k", "type": "int", "default": 0, "range": "[0, inf]", "meaning": "rank cut-off; 0 means none"}],
+        "parameters": [
+            {"name": "k", "type": "int", "default": 0, "range": "[0, inf]", "meaning": "rank cut-off; 0 means none"}
+        ],
         "trec_eval": ["map", "map_cut.k"], "ir_measures": ["AP[@k]"], "description": ap["description"],
+        "citation": ap["citation"],
     }
     kinds = {m["name"]: (m["kind"], m["relevance"]) for m in catalogue}
     assert kinds["ndcg"] == ("metric", "graded") and kinds["rpp"] == ("preference", "graded")
     assert kinds["lexirecall"] == ("preference", "binary") and kinds["rbp"] == ("metric", "binary")
-    assert all(m["description"] for m in catalogue)
+    assert all(m["description"] and m["citation"] for m in catalogue)
+    names = {m["name"]: m for m in catalogue}
+    assert names["p"]["trec_eval"] == ["P.k", "set_P"] and names["r"]["trec_eval"] == ["recall.k", "set_recall"]
+    assert names["rpp"]["citation"] == "Diaz and Ferraro, SIGIR 2022, doi:10.1145/3477495.3532033"
 
 
 def test_measures_command_lists_json_and_table():
@@ -212,10 +253,13 @@ def test_measures_command_lists_json_and_table():
     table = CliRunner().invoke(main, ["measures"])
     assert table.exit_code == 0
     lines = table.stdout.splitlines()
-    assert lines[0].split() == ["measure", "kind", "relevance", "defaults", "aliases", "trec_eval", "ir_measures", "description"]
-    assert len(lines) == 1 + len(records)
+    header = ["measure", "kind", "relevance", "defaults", "aliases", "trec_eval", "ir_measures", "description",
+              "citation"]
+    assert lines[0].split() == header
+    assert set(lines[1]) == {"-", " "}  # the rule under the header (prefeval.report.tables)
+    assert [line.split()[0] for line in lines[2:]] == [m["syntax"] for m in records]
     rbp = next(line for line in lines if line.startswith("rbp"))
-    assert "gamma=0.5, k=0" in rbp and "RBP(p=gamma)[@k]" in rbp
+    assert "gamma=0.5, k=0" in rbp and "RBP(p=gamma)[@k]" in rbp and "Moffat and Zobel" in rbp
 
 
 def test_aggregate_accepts_any_name_of_a_measure_in_the_lines(tmp_path):

@@ -66,7 +66,8 @@ def test_counts_in_intervals_follow_their_distribution(replacement):
         expected = law.pmf(support) * groups
         keep = expected > 0
         assert observed[~keep].sum() == 0
-        assert stats.chisquare(observed[keep], expected[keep] * observed[keep].sum() / expected[keep].sum()).pvalue > 1e-4
+        assert stats.chisquare(observed[keep],
+                               expected[keep] * observed[keep].sum() / expected[keep].sum()).pvalue > 1e-4
 
 
 def test_counts_in_intervals_joint_law_without_replacement():

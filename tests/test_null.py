@@ -11,19 +11,14 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from click.testing import CliRunner
-from conftest import EXAMPLES, table_from_positions
+from conftest import QRELS, RUNS, run_cli, table_from_positions
 from scipy import stats
 
 import prefeval
 from prefeval.analyses.null import EXACT, MONTE_CARLO, NullEvaluation, null_records, random_rankings
-from prefeval.cli import main
 from prefeval.errors import UsageError
 from prefeval.measures import parse_measure, select_additive_metrics
 from prefeval.ranking.positions import Selection, binary_positions
-
-QRELS = str(EXAMPLES / "qrels.txt")
-RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
 
 
 def null_for(relevant: list[int], items: int, measures, grades=None, **options) -> NullEvaluation:
@@ -78,7 +73,8 @@ def test_expected_ap_equals_bestgens_double_sum(items, relevant):
 @pytest.mark.parametrize("items", [1, 2, 7, 100, 5000])
 def test_expected_ap_of_one_relevant_item_is_the_harmonic_number_over_n(items):
     harmonic = sum(1 / j for j in range(1, items + 1))
-    assert values_of(null_for([1], items, ["ap"], seed=0, draws=10))["ap"].expected[0] == pytest.approx(harmonic / items)
+    assert (values_of(null_for([1], items, ["ap"], seed=0, draws=10))["ap"].expected[0]
+            == pytest.approx(harmonic / items))
 
 
 def test_expected_ap_agrees_with_monte_carlo():
@@ -186,12 +182,9 @@ def test_impossible_requests_are_usage_errors():
 
 # --- the command line --------------------------------------------------------------------------------
 
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
 
 def test_cli_on_the_examples():
-    result = run("null", "-R", QRELS, "-m", "ap,p@10", "--draws", 2000, "--seed", 4, *RUNS)
+    result = run_cli("null", "-R", QRELS, "-m", "ap,p@10", "--draws", 2000, "--seed", 4, *RUNS)
     assert result.exit_code == 0, result.output
     records = [orjson.loads(line) for line in result.stdout.splitlines()]
     assert len(records) == 7 * (2 + 4 * 2) + 4 * 2
@@ -207,19 +200,19 @@ def test_cli_on_the_examples():
     observed = {(r["qid"], r["run"]): r["value"] for r in records if r.get("measure") == "ap" and "value" in r}
     for row in frame.itertuples():
         assert observed[row.qid, row.run] == row.ap
-    assert run("null", "-R", QRELS, "-m", "ap", "--draws", 300, "--seed", 4).stdout == \
-        run("null", "-R", QRELS, "-m", "ap", "--draws", 300, "--seed", 4).stdout
+    assert run_cli("null", "-R", QRELS, "-m", "ap", "--draws", 300, "--seed", 4).stdout == \
+        run_cli("null", "-R", QRELS, "-m", "ap", "--draws", 300, "--seed", 4).stdout
 
 
 def test_cli_seed_note_only_when_drawing():
-    exact = run("null", "-R", QRELS, "-m", "p@5,rr", "--num-items", 120)
+    exact = run_cli("null", "-R", QRELS, "-m", "p@5,rr", "--num-items", 120)
     assert exact.exit_code == 0 and "drew seed" not in exact.stderr
     assert {orjson.loads(line)["num_items"] for line in exact.stdout.splitlines()} == {120}
-    drawn = run("null", "-R", QRELS, "-m", "ap", "--draws", 100)
+    drawn = run_cli("null", "-R", QRELS, "-m", "ap", "--draws", 100)
     assert "drew seed" in drawn.stderr
-    bad = run("null", "-R", QRELS, "--num-items", 3)
+    bad = run_cli("null", "-R", QRELS, "--num-items", 3)
     assert bad.exit_code == 2 and bad.stderr.startswith("prefeval: error: --num-items 3 is smaller than the")
-    assert "Examples:" in run("null", "--help").stdout
+    assert "Examples:" in run_cli("null", "--help").stdout
 
 
 def test_auc_of_runs_counts_the_catalogue_when_one_is_given():

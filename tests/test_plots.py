@@ -8,31 +8,24 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
-from conftest import EXAMPLES
+from conftest import QRELS, RUNS, run_cli
 
 from prefeval.analyses.aggregate import aggregate
 from prefeval.analyses.orderings import kendall_tau
 from prefeval.analyses.significance import pairwise_significance
-from prefeval.cli import main
 from prefeval.errors import UsageError
 from prefeval.report.plots import PLOT_KINDS, PlotRequest, render_plot
 
 pytest.importorskip("matplotlib")
 
-QRELS = str(EXAMPLES / "qrels.txt")
-RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
 @pytest.fixture(scope="module")
 def prefs(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("prefs") / "prefs.jsonl"
-    result = run("eval", "-q", "-R", QRELS, "-m", "rpp,lexiprecision,ap,rr", "-o", path, *RUNS)
+    result = run_cli("eval", "-q", "-R", QRELS, "-m", "rpp,lexiprecision,ap,rr", "-o", path, *RUNS)
     assert result.exit_code == 0, result.output
     return str(path)
 
@@ -40,7 +33,7 @@ def prefs(tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def sampled_lines(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("sampled") / "sampled.jsonl"
-    result = run("sampled", "-R", QRELS, "--num-items", 300, "--sample-size", 5, "--sample-size", 20,
+    result = run_cli("sampled", "-R", QRELS, "--num-items", 300, "--sample-size", 5, "--sample-size", 20,
                  "--sample-size", 80, "-m", "ap,rr,auc", "-o", path, *RUNS)
     assert result.exit_code == 0, result.output
     return str(path)
@@ -49,7 +42,7 @@ def sampled_lines(tmp_path_factory) -> str:
 @pytest.fixture(scope="module")
 def null_lines(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("null") / "null.jsonl"
-    result = run("null", "-R", QRELS, "-m", "ap,p@10", "--draws", 200, "--seed", 1, "-o", path, *RUNS)
+    result = run_cli("null", "-R", QRELS, "-m", "ap,p@10", "--draws", 200, "--seed", 1, "-o", path, *RUNS)
     assert result.exit_code == 0, result.output
     return str(path)
 
@@ -64,8 +57,8 @@ def plot_input(request, prefs, sampled_lines, null_lines):
 def test_every_kind_renders_a_valid_png_and_svg(kind, plot_input, tmp_path):
     png, svg = tmp_path / f"{kind}.png", tmp_path / f"{kind}.svg"
     prefs = plot_input
-    assert run("plot", kind, prefs, "-o", png).exit_code == 0
-    result = run("plot", kind, prefs, "-o", svg)
+    assert run_cli("plot", kind, prefs, "-o", png).exit_code == 0
+    result = run_cli("plot", kind, prefs, "-o", svg)
     assert result.exit_code == 0, result.output
     data = png.read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 5000
@@ -74,7 +67,7 @@ def test_every_kind_renders_a_valid_png_and_svg(kind, plot_input, tmp_path):
     root = ElementTree.parse(svg).getroot()
     assert root.tag == "{http://www.w3.org/2000/svg}svg" and len(list(root.iter())) > 50
     again = tmp_path / f"again.{kind}.svg"
-    run("plot", kind, prefs, "-o", again)
+    run_cli("plot", kind, prefs, "-o", again)
     assert again.read_bytes() == svg.read_bytes()  # no dates, no random ids
 
 
@@ -109,20 +102,20 @@ def test_missing_matplotlib_is_one_clear_line(prefs, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes ``import matplotlib`` fail
     with pytest.raises(UsageError, match=r"pip install 'prefeval\[plot\]'"):
         render_plot("preferences", PlotRequest(prefs), str(tmp_path / "x.png"))
-    result = run("plot", "preferences", prefs, "-o", tmp_path / "x.png")
+    result = run_cli("plot", "preferences", prefs, "-o", tmp_path / "x.png")
     assert result.exit_code == 2
     assert result.stderr == "prefeval: error: plots need matplotlib: pip install 'prefeval[plot]'\n"
     assert not (tmp_path / "x.png").exists()
 
 
 def test_plot_requests_that_cannot_be_met(prefs, tmp_path):
-    result = run("plot", "preferences", prefs, "-o", tmp_path / "x.gif")
+    result = run_cli("plot", "preferences", prefs, "-o", tmp_path / "x.gif")
     assert result.exit_code == 2 and "must end in .png, .svg, .pdf" in result.stderr
-    result = run("plot", "preferences", prefs, "-m", "rpp,ap", "-o", tmp_path / "x.png")
+    result = run_cli("plot", "preferences", prefs, "-m", "rpp,ap", "-o", tmp_path / "x.png")
     assert result.exit_code == 2 and "this plot draws one measure" in result.stderr
-    result = run("plot", "preferences", prefs)
+    result = run_cli("plot", "preferences", prefs)
     assert result.exit_code == 2 and "plot needs -o FILE" in result.stderr
-    result = run("plot", "orderings", tmp_path / "missing.jsonl", "-o", tmp_path / "x.png")
+    result = run_cli("plot", "orderings", tmp_path / "missing.jsonl", "-o", tmp_path / "x.png")
     assert result.exit_code == 1 and "missing.jsonl: no such file" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
@@ -132,7 +125,8 @@ def test_sampled_plot_draws_every_run_and_the_consistency_of_every_metric(sample
     values_axes, tau_axes = figure.axes[:2]
     assert [line.get_label() for line in values_axes.get_lines() if not line.get_label().startswith("_")] == \
         ["bm25", "dense", "hybrid", "random"]
-    assert [line.get_label() for line in tau_axes.get_lines() if not line.get_label().startswith("_")] == ["ap", "rr", "auc"]
+    assert [line.get_label() for line in tau_axes.get_lines() if not line.get_label().startswith("_")] == \
+        ["ap", "rr", "auc"]
     sizes = [int(float(x)) for x in values_axes.get_lines()[0].get_xdata()]
     assert sizes == [5, 20, 80]
 
@@ -142,7 +136,8 @@ def test_null_plot_draws_the_queries_and_the_fraction_above_the_null(null_lines)
 
     figure = PLOT_KINDS["null"].draw(PlotRequest(null_lines, ("p@10",)))
     query_axes, run_axes = figure.axes[:2]
-    fractions = {r["run"]: r["fraction_above_null"] for r in map(orjson.loads, Path(null_lines).read_bytes().splitlines())
+    fractions = {r["run"]: r["fraction_above_null"]
+                 for r in map(orjson.loads, Path(null_lines).read_bytes().splitlines())
                  if r.get("qid") == "all" and r["measure"] == "p@10"}
     bars = [patch.get_width() for patch in run_axes.patches]
     assert bars == pytest.approx([fractions[run] for run in ("bm25", "dense", "hybrid", "random")])

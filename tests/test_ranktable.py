@@ -7,14 +7,15 @@ import pytest
 from conftest import write_qrels, write_run, write_text
 
 from prefeval.errors import InputError
-from prefeval.io.trec import read_qrels, read_run
+from prefeval.ranking.loading import load_collection
+from prefeval.ranking.options import RelevanceOptions
 from prefeval.ranking.ranktable import RankTable
 
 
 def table_for(tmp_path, judgments, *runs, topk=None) -> RankTable:
-    qrels = read_qrels(write_qrels(tmp_path / "qrels", judgments))
+    qrels = write_qrels(tmp_path / "qrels", judgments)
     paths = [write_run(tmp_path / f"run{n}", scores) for n, scores in enumerate(runs)]
-    return RankTable.from_runs(qrels, (read_run(p) for p in paths), topk)
+    return load_collection(qrels, paths, RelevanceOptions(topk=topk))
 
 
 def test_documents_sorted_by_score_then_docid_descending(tmp_path):
@@ -52,10 +53,10 @@ def test_missing_query_is_worst_case_and_unjudged_queries_ignored(tmp_path):
 
 
 def test_duplicate_document_names_both_lines(tmp_path):
-    qrels = read_qrels(write_qrels(tmp_path / "qrels", {"q": {"a": 1}}))
+    qrels = (write_qrels(tmp_path / "qrels", {"q": {"a": 1}}))
     path = write_text(tmp_path / "run", ["q Q0 a 1 3 t", "q Q0 b 2 2 t", "q Q0 a 3 1 t"])
     with pytest.raises(InputError, match=r"document 'a' appears twice for query 'q' \(first on line 1\)") as caught:
-        RankTable.from_runs(qrels, [read_run(path)])
+        load_collection(qrels, [path])
     assert caught.value.line == 3
     assert caught.value.source == path
 
@@ -66,22 +67,22 @@ def test_same_document_in_two_queries_is_fine(tmp_path):
 
 
 def test_two_runs_with_one_id_are_an_error(tmp_path):
-    qrels = read_qrels(write_qrels(tmp_path / "qrels", {"q": {"a": 1}}))
+    qrels = (write_qrels(tmp_path / "qrels", {"q": {"a": 1}}))
     (tmp_path / "x").mkdir()
     first = write_run(tmp_path / "input.same", {"q": {"a": 1.0}})
     second = write_run(tmp_path / "x" / "same.gz", {"q": {"a": 1.0}})
     with pytest.raises(InputError, match="run id 'same' is also the id of"):
-        RankTable.from_runs(qrels, [read_run(first), read_run(second)])
+        load_collection(qrels, [first, second])
 
 
 def test_shuffling_run_lines_changes_nothing(tmp_path):
     rng = np.random.default_rng(7)
     judgments = {f"q{q}": {f"d{d}": int(rng.integers(0, 3)) for d in range(30)} for q in range(5)}
     lines = [f"q{q} Q0 d{d} 0 {rng.integers(0, 6)} t" for q in range(5) for d in range(40)]
-    qrels = read_qrels(write_qrels(tmp_path / "qrels", judgments))
+    qrels = (write_qrels(tmp_path / "qrels", judgments))
     ordered = write_text(tmp_path / "a", lines)
     shuffled = write_text(tmp_path / "b", [lines[i] for i in rng.permutation(len(lines))])
-    table = RankTable.from_runs(qrels, [read_run(ordered), read_run(shuffled)])
+    table = load_collection(qrels, [ordered, shuffled])
     np.testing.assert_array_equal(table.ranks[0], table.ranks[1])
     np.testing.assert_array_equal(table.num_retrieved[0], table.num_retrieved[1])
 
@@ -97,9 +98,10 @@ def test_runs_already_in_ranking_order_rank_the_same_as_shuffled_ones(tmp_path, 
         "any order": lambda docid: sum(map(ord, docid)) * 7919 % 13,
     }[ties_in_file]
     ordered = sorted(rows, key=lambda r: (r[0], -r[2], tie_order(r[1])))
-    qrels = read_qrels(write_qrels(tmp_path / "qrels", judgments))
+    qrels = (write_qrels(tmp_path / "qrels", judgments))
     as_ranked = write_text(tmp_path / "a", [f"{q} Q0 {d} 0 {s} t" for q, d, s in ordered])
-    shuffled = write_text(tmp_path / "b", [f"{q} Q0 {d} 0 {s} t" for q, d, s in (rows[i] for i in rng.permutation(len(rows)))])
-    table = RankTable.from_runs(qrels, [read_run(as_ranked), read_run(shuffled)])
+    shuffled = write_text(tmp_path / "b", [f"{q} Q0 {d} 0 {s} t"
+                                           for q, d, s in (rows[i] for i in rng.permutation(len(rows)))])
+    table = load_collection(qrels, [as_ranked, shuffled])
     np.testing.assert_array_equal(table.ranks[0], table.ranks[1])
     assert np.isfinite(table.ranks[0]).sum() > 10

@@ -10,8 +10,7 @@ import math
 import numpy as np
 import orjson
 import pytest
-from click.testing import CliRunner
-from conftest import EXAMPLES, table_from_positions
+from conftest import QRELS, RUNS, run_cli, table_from_positions
 from scipy import stats
 from scipy.special import gammaln
 
@@ -24,14 +23,11 @@ from prefeval.analyses.sampled_metrics import (
     log_count_probability,
     sampled_records,
 )
-from prefeval.cli import main
 from prefeval.errors import UsageError
 from prefeval.measures import parse_measure, select_additive_metrics
 from prefeval.ranking.positions import Selection, binary_positions
 
 INF = math.inf
-QRELS = str(EXAMPLES / "qrels.txt")
-RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
 
 
 def analysis(runs, num_items, measures, grades=None, retrieved=None, **options) -> SampledEvaluation:
@@ -40,8 +36,8 @@ def analysis(runs, num_items, measures, grades=None, retrieved=None, **options) 
     table = table_from_positions(runs, grades)
     shape = table.num_retrieved.shape
     table = dataclasses.replace(table, num_retrieved=np.full(shape, retrieved or num_items, dtype=np.int64))
-    return SampledEvaluation(table=table, measures=select_additive_metrics(measures, (), "sampled"), num_items=num_items,
-                             **options)
+    return SampledEvaluation(table=table, measures=select_additive_metrics(measures, (), "sampled"),
+                             num_items=num_items, **options)
 
 
 def by_measure(evaluation: SampledEvaluation) -> dict[tuple[str, int], SampledValues]:
@@ -94,7 +90,8 @@ def test_probabilities_agree_with_scipy():
         np.testing.assert_allclose(ours, stats.binom.pmf(count, sample_size, above / 199), rtol=1e-9, atol=1e-300)
         valid = (count <= above) & (sample_size - count <= 199 - above)
         safe = np.where(valid, count, np.maximum(0, sample_size - (199 - above)))
-        ours = np.where(valid, np.exp(log_count_probability(safe, above, np.full_like(above, 199), sample_size, False, lf)), 0)
+        ours = np.where(valid,
+                        np.exp(log_count_probability(safe, above, np.full_like(above, 199), sample_size, False, lf)), 0)
         np.testing.assert_allclose(ours, stats.hypergeom.pmf(count, 199, above, sample_size), rtol=1e-9, atol=1e-300)
 
 
@@ -103,7 +100,8 @@ def test_the_window_holds_all_but_a_negligible_probability(replacement):
     irrelevant, sample_size = 5000, 2000
     above = np.array([0, 1, 3, 100, 2500, 4999, 5000])
     low, high = count_window(above, np.full_like(above, irrelevant), sample_size, replacement)
-    law = stats.binom(sample_size, above / irrelevant) if replacement else stats.hypergeom(irrelevant, above, sample_size)
+    law = (stats.binom(sample_size, above / irrelevant) if replacement
+           else stats.hypergeom(irrelevant, above, sample_size))
     outside = law.cdf(low - 1) + law.sf(high)
     assert (outside < 1e-15).all()
     assert (high - low < 2 * (9 * np.sqrt(sample_size / 4) + 27) + 2).all()
@@ -137,12 +135,15 @@ def test_expectations_agree_with_enumerating_every_sample(replacement):
     num_items, sample_size = 9, 3
     runs = [[[2, 5, 9], [1, 8]], [[1, 3, 4], [6, 7]]]
     grades = [[1, 3, 2], [2, 1]]
-    values = by_measure(analysis(runs, num_items, MEASURES, grades, sample_sizes=[sample_size], replacement=replacement))
+    values = by_measure(analysis(runs, num_items, MEASURES, grades, sample_sizes=[sample_size],
+                                 replacement=replacement))
     for measure in MEASURES:
         for r, run in enumerate(runs):
             for q, full_ranks in enumerate(run):
-                expected = enumerated_expectation(measure, full_ranks, grades[q], 3, num_items, sample_size, replacement)
-                assert values[parse_measure(measure).name, sample_size].sampled[r, q] == pytest.approx(expected, abs=1e-12), (measure, r, q)
+                expected = enumerated_expectation(measure, full_ranks, grades[q], 3, num_items, sample_size,
+                                                  replacement)
+                assert (values[parse_measure(measure).name, sample_size].sampled[r, q]
+                        == pytest.approx(expected, abs=1e-12)), (measure, r, q)
 
 
 def test_a_sample_of_every_irrelevant_item_gives_the_exact_values():
@@ -185,7 +186,8 @@ def test_unretrieved_relevant_items_are_placed_by_the_policy():
 
 def test_exact_values_bracket_and_best_equals_a_full_ranking():
     worst = by_measure(analysis([[[2, INF, INF]]], 20, ["ap"], retrieved=5, sample_sizes=[5]))["ap", 5]
-    best = by_measure(analysis([[[2, INF, INF]]], 20, ["ap"], retrieved=5, sample_sizes=[5], unretrieved="best"))["ap", 5]
+    best = by_measure(analysis([[[2, INF, INF]]], 20, ["ap"], retrieved=5, sample_sizes=[5],
+                               unretrieved="best"))["ap", 5]
     assert worst.exact[0, 0] == pytest.approx((1 / 2 + 2 / 19 + 3 / 20) / 3)
     assert best.exact[0, 0] == pytest.approx((1 / 2 + 2 / 6 + 3 / 7) / 3)
     assert worst.sampled[0, 0] < best.sampled[0, 0]
@@ -225,7 +227,8 @@ def test_records_per_query_summary_and_consistency():
     # per sample size and measure: 2 queries × 2 runs, 2 run lines, a consistency line
     assert len(records) == 2 * 2 * (4 + 2 + 1)
     assert records[0] == {**records[0], "qid": "q0", "run": "run0", "measure": "ap", "sample_size": 5}
-    assert list(records[0]) == ["qid", "run", "measure", "sample_size", "exact", "sampled", "sampled_mean", "sampled_std"]
+    assert list(records[0]) == ["qid", "run", "measure", "sample_size", "exact", "sampled", "sampled_mean",
+                                "sampled_std"]
     assert list(records[4]) == list(records[0]) and records[4]["qid"] == "all"
     assert records[4]["exact"] == pytest.approx((records[0]["exact"] + records[2]["exact"]) / 2)
     assert list(records[6]) == ["qid", "measure", "sample_size", "kendall_tau", "discordant_pairs"]
@@ -236,35 +239,32 @@ def test_records_per_query_summary_and_consistency():
 
 # --- the command line ---------------------------------------------------------------------------------
 
-def run(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
 
 def test_cli_on_the_examples(tmp_path):
-    result = run("sampled", "-R", QRELS, "--num-items", 200, "--sample-size", 20, "--sample-size", 100,
+    result = run_cli("sampled", "-R", QRELS, "--num-items", 200, "--sample-size", 20, "--sample-size", 100,
                  "-m", "ap,auc", *RUNS)
     assert result.exit_code == 0, result.output
     records = [orjson.loads(line) for line in result.stdout.splitlines()]
     assert len(records) == 2 * 2 * (4 + 1)
     auc = [r for r in records if r["measure"] == "auc" and "run" in r]
     assert all(r["sampled"] == pytest.approx(r["exact"], abs=1e-12) for r in auc)
-    assert "dropped 1 queries without relevant documents" in result.stderr
+    assert "dropped 1 query (q107) without relevant documents" in result.stderr
     args = ["sampled", "-R", QRELS, "--num-items", 200, "--draws", 5, "-q", *RUNS[:2]]
-    first = run(*args, "--seed", 3)
-    assert first.stdout == run(*args, "--seed", 3).stdout != run(*args, "--seed", 4).stdout
-    drawn = run(*args)
+    first = run_cli(*args, "--seed", 3)
+    assert first.stdout == run_cli(*args, "--seed", 3).stdout != run_cli(*args, "--seed", 4).stdout
+    drawn = run_cli(*args)
     seed = drawn.stderr.split("drew seed ")[1].split()[0]
-    assert run(*args, "--seed", seed).stdout == drawn.stdout
+    assert run_cli(*args, "--seed", seed).stdout == drawn.stdout
 
 
 def test_cli_errors_are_one_line_and_leave_no_file(tmp_path):
     target = tmp_path / "out.jsonl"
-    result = run("sampled", "-R", QRELS, "--num-items", 40, "-o", target, *RUNS)
+    result = run_cli("sampled", "-R", QRELS, "--num-items", 40, "-o", target, *RUNS)
     assert result.exit_code == 2 and not target.exists()
     assert result.stderr.startswith("prefeval: error: --num-items 40 is smaller than what run bm25 ranks")
     assert result.stderr.count("\n") == 1
-    result = run("sampled", "-R", QRELS, "--num-items", 200, "-m", "lexirecall", *RUNS)
+    result = run_cli("sampled", "-R", QRELS, "--num-items", 200, "-m", "lexirecall", *RUNS)
     assert result.exit_code == 2 and "lexirecall is a preference" in result.stderr
-    result = run("sampled", "-R", tmp_path / "missing", "--num-items", 200, *RUNS)
+    result = run_cli("sampled", "-R", tmp_path / "missing", "--num-items", 200, *RUNS)
     assert result.exit_code == 1 and result.stderr == f"prefeval: error: {tmp_path / 'missing'}: no such file\n"
-    assert "Examples:" in run("sampled", "--help").stdout
+    assert "Examples:" in run_cli("sampled", "--help").stdout

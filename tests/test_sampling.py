@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 from conftest import table_from_positions
 
+from prefeval.errors import UsageError
 from prefeval.evaluation import Evaluation
-from prefeval.ranking.subsampling import draw_selection, keep_count
+from prefeval.ranking.subsampling import SubsamplingOptions, draw_selection, keep_count
+from prefeval.runtime.notes import Note
 
 INF = math.inf
 
@@ -29,7 +31,7 @@ def test_keep_count_floors_but_keeps_one():
 
 
 def test_query_fraction_keeps_queries_in_order():
-    selection = draw_selection(table(), np.random.default_rng(0), query_fraction=0.6)
+    selection = draw_selection(table(), np.random.default_rng(0), SubsamplingOptions(query_fraction=0.6))
     assert len(selection.queries) == 3
     assert selection.queries.tolist() == sorted(selection.queries.tolist())
     assert selection.documents.all()
@@ -37,14 +39,14 @@ def test_query_fraction_keeps_queries_in_order():
 
 def test_random_labels_keep_a_fraction_of_each_query():
     t = table()
-    selection = draw_selection(t, np.random.default_rng(0), label_fraction=0.5)
+    selection = draw_selection(t, np.random.default_rng(0), SubsamplingOptions(label_fraction=0.5))
     kept = np.add.reduceat(selection.documents.astype(int), t.qrels.offsets[:-1])
     assert kept.tolist() == [1, 1, 2, 2, 5]
 
 
 def test_pool_labels_drop_the_least_retrieved_first():
     t = table()
-    selection = draw_selection(t, None, label_fraction=0.5, label_policy="pool")
+    selection = draw_selection(t, None, SubsamplingOptions(label_fraction=0.5, label_policy="pool"))
     # per query, the first documents are retrieved by the most runs and are the ones kept
     expected = np.concatenate([np.arange(m) < max(1, m // 2) for m in (1, 2, 4, 5, 10)])
     # ties in how often a document was retrieved (none retrieved it) are broken by docid descending:
@@ -58,7 +60,7 @@ def test_pool_labels_drop_the_least_retrieved_first():
 
 def test_samples_are_reproducible_with_a_seed_and_fresh_each_time():
     def selections(seed):
-        evaluation = Evaluation(table(), [], samples=3, query_fraction=0.4, seed=seed)
+        evaluation = Evaluation(table(), [], SubsamplingOptions(samples=3, query_fraction=0.4, seed=seed))
         return [tuple(sample.qids) for sample in evaluation.draw_samples()]
     first = selections(11)
     assert first == selections(11)
@@ -66,14 +68,23 @@ def test_samples_are_reproducible_with_a_seed_and_fresh_each_time():
     assert first != selections(12)
 
 
-def test_a_seed_is_drawn_and_reported_when_needed():
-    evaluation = Evaluation(table(), [], query_fraction=0.5)
+def test_a_seed_is_drawn_and_reported_when_needed(recwarn):
+    evaluation = Evaluation(table(), [], SubsamplingOptions(query_fraction=0.5))
     assert evaluation.seed is not None
-    assert f"--seed {evaluation.seed}" in evaluation.notes[0]
-    assert Evaluation(table(), []).notes == []
+    (drawn,) = [w for w in recwarn if issubclass(w.category, Note)]
+    assert f"--seed {evaluation.seed}" in str(drawn.message)
 
 
-@pytest.mark.parametrize("options", [{"samples": 0}, {"query_fraction": 0.0}, {"label_fraction": 1.5}, {"label_policy": "x"}])
+@pytest.mark.parametrize("options", [{}, {"label_fraction": 0.5, "label_policy": "pool"},
+                                     {"query_fraction": 0.5, "seed": 3}])
+def test_no_seed_is_drawn_or_reported_when_nothing_is_random_or_one_is_given(recwarn, options):
+    evaluation = Evaluation(table(), [], SubsamplingOptions(**options))
+    assert evaluation.seed == options.get("seed")
+    assert not [w for w in recwarn if issubclass(w.category, Note)]
+
+
+@pytest.mark.parametrize("options", [{"samples": 0}, {"query_fraction": 0.0}, {"label_fraction": 1.5},
+                                     {"label_policy": "x"}, {"samples": 1.5}, {"query_fraction": "1"}])
 def test_bad_sampling_options(options):
-    with pytest.raises(ValueError):
-        Evaluation(table(), [], **options)
+    with pytest.raises(UsageError):
+        SubsamplingOptions(**options)

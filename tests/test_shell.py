@@ -9,12 +9,11 @@ import sys
 import orjson
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES
+from conftest import EXAMPLES, QRELS
 
 from prefeval.cli import COMMANDS, main
 from prefeval.cli.common import styled_for
 
-QRELS = str(EXAMPLES / "qrels.txt")
 RUN = str(EXAMPLES / "runs" / "bm25")
 ERROR_LABEL = "\x1b[31m\x1b[1merror:\x1b[0m"
 

@@ -8,8 +8,7 @@ import numpy as np
 import orjson
 import pytest
 import scipy.stats
-from click.testing import CliRunner
-from conftest import EXAMPLES, REFERENCE, robust03_or_skip, write_text
+from conftest import QRELS, REFERENCE, RUNS, robust03_or_skip, run_cli, write_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,22 +22,14 @@ from prefeval.analyses.significance import (
     pairwise_significance,
     randomization_test,
 )
-from prefeval.cli import main
 from prefeval.errors import InputError, UsageError
-
-QRELS = str(EXAMPLES / "qrels.txt")
-RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
-
-
-def run(*args, input=None):
-    return CliRunner().invoke(main, [str(a) for a in args], input=input)
 
 
 @pytest.fixture(scope="module")
 def prefs(tmp_path_factory) -> str:
     """Per-query eval lines of the four example runs."""
     path = tmp_path_factory.mktemp("prefs") / "prefs.jsonl"
-    result = run("eval", "-q", "-R", QRELS, "-m", "rpp,lexiprecision,ap,ndcg@10,rr", "-o", path, *RUNS)
+    result = run_cli("eval", "-q", "-R", QRELS, "-m", "rpp,lexiprecision,ap,ndcg@10,rr", "-o", path, *RUNS)
     assert result.exit_code == 0, result.output
     return str(path)
 
@@ -66,7 +57,8 @@ def test_t_test_equals_scipy_ttest_rel(seed):
 
 
 @pytest.mark.parametrize("seed", range(2))
-@pytest.mark.parametrize("num_queries", [9, 60])  # scipy's exact (or permutation) distribution, and its normal approximation
+# scipy's exact (or permutation) distribution, and its normal approximation
+@pytest.mark.parametrize("num_queries", [9, 60])
 def test_wilcoxon_equals_scipy_wilcoxon(seed, num_queries):
     x, y = paired_samples(seed, num_queries=num_queries)
     stats = compare_pairs(x - y, test="wilcoxon", correction="none", bootstrap=None)
@@ -200,7 +192,8 @@ def test_records_from_eval_lines_match_scipy_on_the_metric_values(prefs):
     records = list(pairwise_significance(prefs, ["ap"], seed=1, bootstrap=200))
     pairs, (power,) = records[:-1], records[-1:]
     assert [(r["runi"], r["runj"]) for r in pairs] == [
-        ("bm25", "dense"), ("bm25", "hybrid"), ("bm25", "random"), ("dense", "hybrid"), ("dense", "random"), ("hybrid", "random")]
+        ("bm25", "dense"), ("bm25", "hybrid"), ("bm25", "random"), ("dense", "hybrid"), ("dense", "random"),
+        ("hybrid", "random")]
     assert list(pairs[0]) == ["qid", "runi", "runj", "measure", "test", "mean", "wins", "losses", "ties", "p",
                               "p_corrected", "ci_low", "ci_high", "effect_size", "significant", "sample"]
     for record in pairs:
@@ -215,14 +208,16 @@ def test_records_from_eval_lines_match_scipy_on_the_metric_values(prefs):
 
 
 def test_baseline_orients_pairs_and_corrects_across_them(prefs):
-    everything = {(r["runi"], r["runj"]): r for r in pairwise_significance(prefs, ["rpp"], bootstrap=None) if "runi" in r}
+    everything = {(r["runi"], r["runj"]): r for r in pairwise_significance(prefs, ["rpp"], bootstrap=None)
+                  if "runi" in r}
     against = [r for r in pairwise_significance(prefs, ["rpp"], baseline="dense", bootstrap=None) if "runi" in r]
     assert [(r["runi"], r["runj"]) for r in against] == [("bm25", "dense"), ("hybrid", "dense"), ("random", "dense")]
     flipped = everything[("dense", "hybrid")]
     hybrid = against[1]
     assert hybrid["mean"] == pytest.approx(-flipped["mean"]) and hybrid["p"] == pytest.approx(flipped["p"])
     assert (hybrid["wins"], hybrid["losses"]) == (flipped["losses"], flipped["wins"])
-    assert [r["p_corrected"] for r in against] == pytest.approx(correct(np.array([r["p"] for r in against]), "holm").tolist())
+    assert ([r["p_corrected"] for r in against]
+            == pytest.approx(correct(np.array([r["p"] for r in against]), "holm").tolist()))
     with pytest.raises(UsageError, match="baseline 'nope' is not a run"):
         list(pairwise_significance(prefs, baseline="nope"))
 
@@ -257,31 +252,33 @@ def test_incomplete_pair_lines_are_an_input_error(tmp_path):
 # --- the command ----------------------------------------------------------------------------------
 
 def test_command_is_reproducible_with_a_seed_and_reports_a_drawn_one(prefs):
-    args = ["significance", "-P", prefs, "-m", "rpp,ap", "--test", "randomization", "--bootstrap", "300", "--permutations", "300"]
-    first = run(*args, "--seed", "5")
+    args = ["significance", "-P", prefs, "-m", "rpp,ap", "--test", "randomization", "--bootstrap", "300",
+            "--permutations", "300"]
+    first = run_cli(*args, "--seed", "5")
     assert first.exit_code == 0, first.output
-    assert first.stdout == run(*args, "--seed", "5").stdout
-    assert first.stdout != run(*args, "--seed", "6").stdout
-    drawn = run(*args)
+    assert first.stdout == run_cli(*args, "--seed", "5").stdout
+    assert first.stdout != run_cli(*args, "--seed", "6").stdout
+    drawn = run_cli(*args)
     seed = drawn.stderr.split("drew seed ")[1].split()[0]
-    assert run(*args, "--seed", seed).stdout == drawn.stdout
+    assert run_cli(*args, "--seed", seed).stdout == drawn.stdout
     records = [orjson.loads(line) for line in first.stdout.splitlines()]
     assert [r["measure"] for r in records if "discriminative_power" in r] == ["rpp", "ap"]
     assert len(records) == 2 * (6 + 1)
 
 
 def test_command_errors(prefs, tmp_path):
-    result = run("significance", "-P", prefs, "-m", "nope", "--seed", "1")
+    result = run_cli("significance", "-P", prefs, "-m", "nope", "--seed", "1")
     assert result.exit_code == 2 and "measure(s) nope not in" in result.stderr
     summary_only = write_text(tmp_path / "summary.jsonl", ['{"qid":"all","runi":"A","runj":"B","sample":0,"rpp":0.1}'])
-    result = run("significance", "-P", summary_only, "--seed", "1", "-o", tmp_path / "out.jsonl")
+    result = run_cli("significance", "-P", summary_only, "--seed", "1", "-o", tmp_path / "out.jsonl")
     assert result.exit_code == 1 and "run `prefeval eval` with -q" in result.stderr
     assert not (tmp_path / "out.jsonl").exists() and result.stdout == ""
 
 
 def test_a_single_run_has_nothing_to_compare(tmp_path):
     single = tmp_path / "single.jsonl"
-    run("eval", "-q", "-R", QRELS, "-m", "ap", "-o", single, RUNS[0])
-    result = run("significance", "-P", single, "--seed", "1")
+    run_cli("eval", "-q", "-R", QRELS, "-m", "ap", "-o", single, RUNS[0])
+    result = run_cli("significance", "-P", single, "--seed", "1")
     assert result.exit_code == 1
-    assert result.stderr == f"prefeval: error: {single}: sample 0 has no pair lines: significance compares two or more runs\n"
+    assert result.stderr == (f"prefeval: error: {single}: sample 0 has no pair lines: "
+                             "significance compares two or more runs\n")

@@ -18,7 +18,8 @@ import prefeval  # noqa: E402
 CUTOFFS = (5, 10, 15, 20, 30, 100)
 OURS_TO_TREC_EVAL = {"ap": "map", "ndcg": "ndcg", "rr": "recip_rank", "rp": "Rprec"}
 for k in CUTOFFS:
-    OURS_TO_TREC_EVAL.update({f"ap@{k}": f"map_cut_{k}", f"ndcg@{k}": f"ndcg_cut_{k}", f"p@{k}": f"P_{k}", f"r@{k}": f"recall_{k}"})
+    OURS_TO_TREC_EVAL.update({f"ap@{k}": f"map_cut_{k}", f"ndcg@{k}": f"ndcg_cut_{k}", f"p@{k}": f"P_{k}",
+                              f"r@{k}": f"recall_{k}"})
 
 
 def random_collection(seed: int):
@@ -55,7 +56,8 @@ def test_metrics_equal_trec_eval_per_query(tmp_path, seed):
     qrels_path = write_qrels(tmp_path / "qrels", qrels)
     run_paths = [write_run(tmp_path / f"run{n}", run) for n, run in enumerate(runs)]
     ours = prefeval.evaluate(qrels_path, run_paths, list(OURS_TO_TREC_EVAL))
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "map_cut", "ndcg", "ndcg_cut", "recip_rank", "Rprec", "P", "recall"})
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"map", "map_cut", "ndcg", "ndcg_cut", "recip_rank", "Rprec",
+                                                       "P", "recall"})
     compared = 0
     for n, run in enumerate(runs):
         expected = evaluator.evaluate(run)

@@ -14,11 +14,14 @@ from prefeval.errors import InputError
 from prefeval.io.trec import (
     QRELS_FORMAT,
     RUN_FORMAT,
+    LineFormat,
     _read_columns_fast,
-    _read_columns_slowly,
+    read_columns,
+    read_columns_leniently,
     read_qrels,
     read_run,
     run_id_from_path,
+    scan_lines,
 )
 
 
@@ -164,7 +167,8 @@ separator = st.sampled_from([" ", "\t", "  ", " \t"])
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(token, token, st.integers(0, 999), score, st.booleans(), st.lists(separator, min_size=5, max_size=5)),
+@given(st.lists(st.tuples(token, token, st.integers(0, 999), score, st.booleans(),
+                          st.lists(separator, min_size=5, max_size=5)),
                 min_size=1, max_size=12))
 def test_fast_and_slow_readers_agree(rows):
     lines = []
@@ -172,7 +176,7 @@ def test_fast_and_slow_readers_agree(rows):
         parts = [qid, "Q0", docid, str(rank), value] + (["tag"] if tagged else [])
         lines.append(_line(parts, seps[: len(parts) - 1]))
     data = ("\n".join(lines) + "\n").encode()
-    slow = _read_columns_slowly(data, "<test>", RUN_FORMAT)
+    slow = scan_lines(data, "<test>", RUN_FORMAT, strict=True).columns
     fast = _read_columns_fast(data, RUN_FORMAT)
     if fast is not None:  # None means "use the slow path", which is always allowed
         assert fast["qid"].tolist() == slow["qid"].tolist()
@@ -184,3 +188,77 @@ def test_fast_reader_takes_ordinary_files():
     data = b"".join(b"q%d\tQ0\td%d\t%d\t%f\ttag\n" % (q, d, d, 1.0 / (d + 1)) for q in range(3) for d in range(5))
     assert _read_columns_fast(data, RUN_FORMAT) is not None
     assert _read_columns_fast(b"q1 0 a 1\nq1 0 b 0\n", QRELS_FORMAT) is not None
+
+
+def test_lenient_reading_keeps_the_good_lines():
+    data = b"q1 Q0 a 1 2,5 t\nq1 Q0 b 2\nq1 Q0 c 3 x t\nq2 Q0 d 1 -1e3\n"
+    read = read_columns_leniently(data, "f", RUN_FORMAT, shown=5)
+    assert read.columns["qid"].tolist() == ["q1", "q2"] and read.columns["score"].tolist() == [2.5, -1000.0]
+    assert (read.malformed, read.malformed_lines) == (2, (2, 3))
+    assert read.first_problem.startswith("expected 5 or 6 fields")
+    assert read_columns_leniently(data, "f", RUN_FORMAT, shown=1).malformed_lines == (2,)
+
+
+def test_lenient_reading_of_files_without_lines_or_without_problems():
+    for data in (b"", b"\n# a comment\n  \n"):
+        read = read_columns_leniently(data, "f", QRELS_FORMAT, shown=5)
+        assert read.columns["grade"].tolist() == [] and read.columns["qid"].dtype == object
+        assert (read.malformed, read.malformed_lines, read.first_problem) == (0, (), None)
+    read = read_columns_leniently(b"q1 0 a 1\nq1 0 b 0\n", "f", QRELS_FORMAT, shown=5)
+    assert read.columns["docid"].tolist() == ["a", "b"] and read.malformed == 0
+
+
+def near_valid_lines(fmt: LineFormat) -> st.SearchStrategy[list[str]]:
+    """Files of ``fmt`` lines, mostly well-formed; the others have a field too few or too many, or a
+    number ``fmt`` does not take, or are blank or commented out (which is not malformed)."""
+    words = st.sampled_from(["q1", "q2", "Q0", "0", "a", "b", "tag", "é", "#c"])
+    numbers = st.sampled_from(["1", "0", "-2", "2.5", "1e3", "inf", "1,5", "nan", "NaN", "x"])
+    changes = st.sampled_from([None] * 12 + ["drop", "extra", "comment", "blank"])
+
+    def line(count: int, texts: list[str], number: str, change: str | None, sep: str) -> str:
+        fields = texts[:count]
+        fields[fmt.number_field[1]] = number
+        fields = {"drop": fields[:-1], "extra": [*fields, "x"], "comment": ["#", *fields], "blank": []}.get(
+            change, fields)
+        return sep.join(fields)
+
+    texts = st.lists(words, min_size=fmt.max_fields, max_size=fmt.max_fields)
+    lines = st.builds(line, st.integers(fmt.min_fields, fmt.max_fields), texts, numbers, changes, separator)
+    return st.lists(lines, max_size=8)
+
+
+def _assert_strict_and_lenient_agree(lines: list[str], fmt: LineFormat) -> None:
+    data = "\n".join(lines).encode()
+    read = scan_lines(data, "<test>", fmt, strict=False, shown=len(lines))
+    assert read.malformed == len(read.malformed_lines) and list(read.malformed_lines) == sorted(read.malformed_lines)
+    try:
+        strict = scan_lines(data, "<test>", fmt, strict=True).columns
+    except InputError as error:
+        assert read.malformed > 0
+        assert (read.malformed_lines[0], read.first_problem) == (error.line, error.message)
+        bad = set(read.malformed_lines)
+        good = [line for number, line in enumerate(lines, start=1) if number not in bad]
+        strict = scan_lines("\n".join(good).encode(), "<test>", fmt, strict=True).columns  # lenient keeps the rest
+    else:
+        assert (read.malformed, read.first_problem) == (0, None)
+    assert read.columns.keys() == strict.keys()
+    for name, values in strict.items():
+        np.testing.assert_array_equal(read.columns[name], values)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_strict_and_lenient_scans_agree(data):
+    """On a well-formed file both modes return the same columns; otherwise lenient's first malformed line
+    and message are strict's error, and its columns are strict's on the file without the malformed lines."""
+    for fmt in (RUN_FORMAT, QRELS_FORMAT):
+        _assert_strict_and_lenient_agree(data.draw(near_valid_lines(fmt), label=fmt.kind), fmt)
+
+
+def test_strict_and_lenient_readers_agree_on_the_fast_path():
+    data = b"q1 Q0 a 1 3.0 t\nq1 Q0 b 2 2.0 t\n"
+    assert _read_columns_fast(data, RUN_FORMAT) is not None
+    read = read_columns_leniently(data, "f", RUN_FORMAT, shown=5)
+    assert read.malformed == 0
+    for name, values in read_columns(data, "f", RUN_FORMAT).items():
+        np.testing.assert_array_equal(read.columns[name], values)

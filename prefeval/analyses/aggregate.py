@@ -32,6 +32,7 @@ from prefeval.io.evallines import (
     read_eval_lines,
 )
 from prefeval.ranking.subsampling import keep_count
+from prefeval.runtime.seeds import resolve_seed
 
 
 def aggregate(
@@ -120,7 +121,7 @@ def _aggregation_samples(lines: EvalLines, query_fraction: float, num_samples: i
             yield sample.sample, sample, np.arange(len(sample.qids))
         return
     source = lines.samples[0]
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(resolve_seed(seed))
     count = int(keep_count(len(source.qids), query_fraction))
     for number in range(num_samples or 1):
         yield number, source, np.sort(rng.choice(len(source.qids), size=count, replace=False))

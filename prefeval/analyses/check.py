@@ -25,9 +25,9 @@ of the documents in tie groups is a warning. A run is *shallow* (a warning) when
 is less than half of the largest median depth of the runs checked together.
 
 Malformed lines are all counted, not just the first: ``{"count": n, "first": [line numbers],
-"message": "what is wrong with the first"}`` (an error). Files that valid readers accept are scanned
-by the fast reader of :mod:`prefeval.io.trec`; only a file it rejects is scanned again line by
-line, leniently. Errors also: a file that cannot be read or holds no lines, two runs with one id,
+"message": "what is wrong with the first"}`` (an error), found by the readers of
+:mod:`prefeval.io.trec` (:func:`~prefeval.io.trec.read_columns_leniently`), which judge a line as
+``eval`` does. Errors also: a file that cannot be read or holds no lines, two runs with one id,
 and a run that shares no query with the qrels (with a hint when the ids differ in zero-padding).
 """
 
@@ -46,8 +46,9 @@ from prefeval.io.trec import (
     QRELS_FORMAT,
     RUN_FORMAT,
     LineFormat,
+    Scan,
     find_lines,
-    read_columns,
+    read_columns_leniently,
     run_id_from_path,
 )
 from prefeval.ranking.ranktable import query_id_hint, rank_within_queries
@@ -84,61 +85,6 @@ def has_errors(records: list[dict]) -> bool:
 
 
 @dataclass
-class Scan:
-    """The columns of a file's well-formed lines, and its malformed lines (count, first few, why)."""
-
-    columns: dict[str, np.ndarray]
-    malformed: int
-    malformed_lines: list[int]
-    first_problem: str | None
-
-    def summary(self) -> dict:
-        return {"count": self.malformed, "first": self.malformed_lines, "message": self.first_problem}
-
-
-def scan(data: bytes, source: str, fmt: LineFormat) -> Scan:
-    """Read ``data`` as ``fmt`` lines, keeping the good lines and counting every bad one."""
-    try:
-        return Scan(read_columns(data, source, fmt), 0, [], None)
-    except InputError:
-        return _scan_leniently(data, fmt)
-
-
-def _scan_leniently(data: bytes, fmt: LineFormat) -> Scan:
-    """Line by line, for a file the strict reader rejected: every line is checked as the strict
-    reader checks it (number of fields, a number where one is expected)."""
-    number_name, number_index = fmt.number_field
-    texts: dict[str, list[str]] = {name: [] for name in fmt.text_fields}
-    numbers: list[float] = []
-    bad_lines: list[int] = []
-    count, first_problem = 0, None
-    for line_number, line in enumerate(data.split(b"\n"), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        problem, number = None, None
-        if not fmt.min_fields <= len(fields) <= fmt.max_fields:
-            problem = fmt.field_count_error(len(fields))
-        else:
-            number = fmt.parse_number(fields[number_index])
-            if number is None:
-                shown = fields[number_index].decode("utf-8", "replace")[:40]
-                problem = f"{number_name} {shown!r} is not a number"
-        if problem is not None:
-            count += 1
-            first_problem = first_problem or problem
-            if len(bad_lines) < SHOWN:
-                bad_lines.append(line_number)
-            continue
-        for name, index in fmt.text_fields.items():
-            texts[name].append(fields[index].decode("utf-8", "surrogateescape"))
-        numbers.append(number)
-    columns = {name: np.array(values, dtype=object) for name, values in texts.items()}
-    columns[number_name] = np.array(numbers, dtype=np.float64)
-    return Scan(columns, count, bad_lines, first_problem)
-
-
-@dataclass
 class JudgedQrels:
     """What the run checks need from the qrels (None when the qrels could not be read)."""
 
@@ -156,7 +102,7 @@ def _check_qrels(path: str) -> JudgedQrels:
     except InputError as error:
         record.update(errors=[error.message], warnings=[])
         return JudgedQrels(record)
-    read = scan(data, source, QRELS_FORMAT)
+    read = read_columns_leniently(data, source, QRELS_FORMAT, SHOWN)
     qids, docids, grades = read.columns["qid"], read.columns["docid"], read.columns["grade"]
     errors, warnings = [], []
     _report_malformed(read, QRELS_FORMAT, errors)
@@ -168,7 +114,8 @@ def _check_qrels(path: str) -> JudgedQrels:
     has_relevant = np.bincount(query_codes[grades > 0], minlength=len(unique_qids)) > 0
     without = unique_qids[~has_relevant]
     if len(without):
-        warnings.append(f"{_counted(len(without), 'query has', 'queries have')} no relevant document (grade > 0), left out of evaluations")
+        warnings.append(f"{_counted(len(without), 'query has', 'queries have')} no relevant document (grade > 0), "
+                        "left out of evaluations")
     if len(grades) and not has_relevant.any():
         errors.append("no query has a relevant document (grade > 0)")
     levels, counts = np.unique(best.to_numpy(), return_counts=True)
@@ -179,7 +126,7 @@ def _check_qrels(path: str) -> JudgedQrels:
         relevant=int((best.to_numpy() > 0).sum()),
         grades={_number_text(level): int(count) for level, count in zip(levels, counts)},
         queries_without_relevant=_listed(without),
-        malformed_lines=read.summary(),
+        malformed_lines=_malformed_summary(read),
         errors=errors,
         warnings=warnings,
     )
@@ -200,7 +147,7 @@ def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
     except InputError as error:
         record.update(errors=[error.message, *errors], warnings=warnings)
         return record
-    read = scan(data, source, RUN_FORMAT)
+    read = read_columns_leniently(data, source, RUN_FORMAT, SHOWN)
     _report_malformed(read, RUN_FORMAT, errors)
     scores = read.columns["score"]
     scored = ~np.isnan(scores)
@@ -222,7 +169,7 @@ def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
         {"min": int(depth.min()), "median": float(np.median(depth)), "max": int(depth.max())} if len(depth) else None
     )
     record["unjudged_at_10"] = _unjudged_at_top(qids, docids, rank, qrels)
-    record.update(nan_scores=nan_scores, malformed_lines=read.summary(), errors=errors, warnings=warnings)
+    record.update(nan_scores=nan_scores, malformed_lines=_malformed_summary(read), errors=errors, warnings=warnings)
     return record
 
 
@@ -236,7 +183,8 @@ def _against_qrels(run_qids: pd.Index, qrels: JudgedQrels, errors: list[str], wa
     elif len(not_in_qrels):
         warnings.append(f"{_counted(len(not_in_qrels), 'query is', 'queries are')} not in the qrels and ignored")
     if len(missing) and len(not_in_qrels) < len(run_qids):
-        warnings.append(f"{_counted(len(missing), 'query', 'queries')} with relevant documents missing, scored as retrieving nothing")
+        warnings.append(f"{_counted(len(missing), 'query', 'queries')} with relevant documents missing, "
+                        "scored as retrieving nothing")
     return {"queries_not_in_qrels": _listed(not_in_qrels), "queries_missing_from_run": _listed(missing)}
 
 
@@ -270,9 +218,11 @@ def _ties(query_codes, scores, rank, depth, warnings: list[str]) -> dict:
     at_depth = int((last_rank == depth[query]).sum())
     documents = int(size[tied].sum())
     if documents > MOSTLY_TIED * len(order):
-        warnings.append(f"{documents} of {len(order)} documents share their score with another: docids decide their order")
+        warnings.append(f"{documents} of {len(order)} documents share their score with another: "
+                        "docids decide their order")
     if across:
-        warnings.append(f"{_counted(across, 'tie group straddles', 'tie groups straddle')} rank {TOP}: which tied documents count at cut-off {TOP} is decided by docid")
+        warnings.append(f"{_counted(across, 'tie group straddles', 'tie groups straddle')} rank {TOP}: "
+                        f"which tied documents count at cut-off {TOP} is decided by docid")
     return {
         "groups": int(tied.sum()),
         "documents": documents,
@@ -307,10 +257,18 @@ def _warn_shallow_runs(records: list[dict]) -> None:
             )
 
 
+def _malformed_summary(read: Scan) -> dict:
+    """The ``malformed_lines`` figure of a record: the count, the first line numbers, the first message."""
+    return {"count": read.malformed, "first": list(read.malformed_lines), "message": read.first_problem}
+
+
 def _report_malformed(read: Scan, fmt: LineFormat, errors: list[str]) -> None:
+    """An error listing the first malformed lines (``...`` when there are more) and the first problem."""
     if read.malformed:
-        lines = ", ".join(map(str, read.malformed_lines)) + (", ..." if read.malformed > SHOWN else "")
-        errors.append(f"{_counted(read.malformed, f'malformed {fmt.kind} line', f'malformed {fmt.kind} lines')} (line {lines}); the first: {read.first_problem}")
+        more = ", ..." if read.malformed > len(read.malformed_lines) else ""
+        lines = ", ".join(map(str, read.malformed_lines)) + more
+        kind = f"malformed {fmt.kind} line"
+        errors.append(f"{_counted(read.malformed, kind, kind + 's')} (line {lines}); the first: {read.first_problem}")
 
 
 def _listed(values) -> dict:

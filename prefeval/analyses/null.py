@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -57,34 +57,32 @@ from prefeval.analyses.montecarlo import uniform_subsets
 from prefeval.analyses.orderings import TIE_TOLERANCE
 from prefeval.analyses.sampled_metrics import check_catalogue
 from prefeval.errors import UsageError
-from prefeval.evaluation import data_notes
-from prefeval.io.inputs import load_qrels
 from prefeval.io.trec import Qrels
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
-from prefeval.measures.literature import (
-    AUC,
+from prefeval.measures.gain_discount import (
     DCG,
+    NDCG,
     CumulativeGain,
     ExponentialNDCG,
-    FMeasure,
-    Success,
-)
-from prefeval.measures.metrics import (
-    NDCG,
-    AveragePrecision,
-    Precision,
     RankBiasedPrecision,
+)
+from prefeval.measures.precision_recall import (
+    AUC,
+    AveragePrecision,
+    FMeasure,
+    Precision,
     Recall,
     ReciprocalRank,
     RPrecision,
-    ideal_dcg,
+    Success,
 )
-from prefeval.ranking.loading import load_collection
+from prefeval.measures.shares import ideal_dcg
+from prefeval.ranking.loading import load_collection, load_judgments
 from prefeval.ranking.positions import Positions, Selection, binary_positions
 from prefeval.ranking.ranktable import RankTable
-from prefeval.ranking.subsampling import draw_seed
+from prefeval.runtime.seeds import resolve_seed
 
-DEFAULT_MEASURES = ("ap", "ndcg", "rr", "rp", "p@10", "r@10")
+DEFAULT_NULL_METRICS = ("ap", "ndcg", "rr", "rp", "p@10", "r@10")
 DEFAULT_QUANTILE = 0.95
 DEFAULT_DRAWS = 10_000
 BLOCK_ELEMENTS = 1 << 22
@@ -121,10 +119,9 @@ class NullEvaluation:
     draws: int = DEFAULT_DRAWS
     seed: int | None = None
     table: RankTable | None = None
-    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
-        self.measures = select_additive_metrics(self.measures, DEFAULT_MEASURES, "null")
+        self.measures = select_additive_metrics(self.measures, DEFAULT_NULL_METRICS, "null")
         if not 0.0 < self.quantile < 1.0:
             raise UsageError(f"the quantile must be in (0, 1), not {self.quantile}")
         if self.draws < 1:
@@ -139,19 +136,17 @@ class NullEvaluation:
             raise UsageError(f"--num-items {self.num_items} is smaller than the {self.qrels.num_relevant[q]} "
                              f"relevant documents of query {self.qrels.qids[q]}")
         if self.seed is None and any(_needs_draws(m) for m in self.measures):
-            self.seed = draw_seed()
-            self.notes.append(f"no --seed given; drew seed {self.seed} (pass --seed {self.seed} to repeat)")
+            self.seed = resolve_seed(self.seed)
 
     @classmethod
     def from_files(cls, qrels: str, runs: Sequence[str] = (), measures: Sequence[str | Measure] = (),
                    **options) -> NullEvaluation:
         """Read ``qrels`` and the ``runs`` to test, if any (paths, ``-`` for stdin, DataFrames or
         dicts: see :func:`prefeval.ranking.loading.load_collection`)."""
-        chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "null")  # bad names fail before reading
-        judgments, table = load_collection(qrels, runs) if len(runs) else (load_qrels(qrels), None)
-        evaluation = cls(qrels=judgments, measures=chosen, table=table, **options)
-        evaluation.notes[:0] = data_notes(judgments, table)
-        return evaluation
+        chosen = select_additive_metrics(measures, DEFAULT_NULL_METRICS, "null")  # bad names fail before reading
+        table = load_collection(qrels, runs) if len(runs) else None
+        judgments = table.qrels if table is not None else load_judgments(qrels)
+        return cls(qrels=judgments, measures=chosen, table=table, **options)
 
     @property
     def items(self) -> np.ndarray:
@@ -186,7 +181,8 @@ class NullEvaluation:
             positions = dataclasses.replace(positions, num_items=np.full_like(positions.num_items, self.num_items))
         return {measure.name: measure.compute(positions) for measure in self.measures}
 
-    def _simulate(self, measures: list[AdditiveMetric], setting: NullSetting) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    def _simulate(self, measures: list[AdditiveMetric],
+                  setting: NullSetting) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """(mean, q-quantile) per query of each metric over ``draws`` random rankings."""
         if not measures:
             return {}
@@ -283,14 +279,16 @@ def first_rank_distribution(relevant: np.ndarray, items: np.ndarray) -> tuple[np
     return np.broadcast_to(x, inside.shape), np.where(inside, np.exp(log_p), 0.0)
 
 
-def _first_rank_statistics(measure: AdditiveMetric, setting: NullSetting, q: float | None) -> tuple[np.ndarray, np.ndarray | None]:
+def _first_rank_statistics(measure: AdditiveMetric, setting: NullSetting,
+                           q: float | None) -> tuple[np.ndarray, np.ndarray | None]:
     """(mean, q-quantile or None without q) per query of a function of X_1, over blocks of queries
     (to bound memory)."""
     support = setting.items - setting.relevant + 1
     per_block = max(BLOCK_ELEMENTS // int(support.max(initial=1)), 1)
     means, quantiles = [], []
     for first in range(0, len(support), per_block):
-        x, p = first_rank_distribution(setting.relevant[first:first + per_block], setting.items[first:first + per_block])
+        x, p = first_rank_distribution(setting.relevant[first:first + per_block],
+                                       setting.items[first:first + per_block])
         values = _first_rank_values(measure, x)
         means.append((p * values).sum(axis=1))
         if q is not None:

@@ -73,7 +73,6 @@ from scipy.special import gammaln, xlog1py, xlogy
 from prefeval.analyses.montecarlo import counts_in_intervals
 from prefeval.analyses.orderings import discordant_pairs, kendall_tau, ordering_by
 from prefeval.errors import UsageError
-from prefeval.evaluation import data_notes
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.ranking.loading import load_collection
 from prefeval.ranking.positions import (
@@ -83,9 +82,9 @@ from prefeval.ranking.positions import (
     unretrieved_per_query,
 )
 from prefeval.ranking.ranktable import RankTable
-from prefeval.ranking.subsampling import draw_seed
+from prefeval.runtime.seeds import resolve_seed
 
-DEFAULT_MEASURES = ("ap", "ndcg", "rr", "r@10", "p@10", "auc")
+DEFAULT_SAMPLED_METRICS = ("ap", "ndcg", "rr", "r@10", "p@10", "auc")
 DEFAULT_SAMPLE_SIZE = 100
 UNRETRIEVED_POLICIES = ("worst", "best")
 STEP_ELEMENTS = 1 << 21
@@ -115,9 +114,10 @@ class SampledValues:
 class SampledEvaluation:
     """Runs ranked against qrels in a catalogue of ``num_items`` items, and the sampled analysis to run.
 
-    ``measures`` are additive metrics or their names (the default list when empty). ``sample_sizes`` are the numbers M of sampled irrelevant items; ``replacement`` chooses how they
-    are drawn; ``unretrieved`` places the unretrieved relevant items (module docstring); ``draws`` > 0
-    adds that many seeded Monte Carlo samplings (a seed is drawn, and noted, when none is given).
+    ``measures`` are additive metrics or their names (the default list when empty). ``sample_sizes`` are
+    the numbers M of sampled irrelevant items; ``replacement`` chooses how they are drawn;
+    ``unretrieved`` places the unretrieved relevant items (module docstring); ``draws`` > 0 adds that
+    many seeded Monte Carlo samplings (a seed is drawn, and noted, when none is given).
     """
 
     table: RankTable
@@ -128,10 +128,9 @@ class SampledEvaluation:
     unretrieved: str = "worst"
     draws: int = 0
     seed: int | None = None
-    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self):
-        self.measures = select_additive_metrics(self.measures, DEFAULT_MEASURES, "sampled")
+        self.measures = select_additive_metrics(self.measures, DEFAULT_SAMPLED_METRICS, "sampled")
         if self.unretrieved not in UNRETRIEVED_POLICIES:
             raise UsageError(f"the unretrieved policy must be one of {', '.join(UNRETRIEVED_POLICIES)}")
         if self.draws == 1 or self.draws < 0:
@@ -143,8 +142,7 @@ class SampledEvaluation:
             raise UsageError("sample sizes must be at least 1")
         self._check_catalogue()
         if self.draws and self.seed is None:
-            self.seed = draw_seed()
-            self.notes.append(f"no --seed given; drew seed {self.seed} (pass --seed {self.seed} to repeat)")
+            self.seed = resolve_seed(self.seed)
 
     @classmethod
     def from_files(cls, qrels: str, runs: Sequence[str], num_items: int, measures: Sequence[str | Measure] = (),
@@ -153,11 +151,8 @@ class SampledEvaluation:
         :func:`prefeval.ranking.loading.load_collection`) and set up the analysis."""
         if not runs:
             raise UsageError("at least one run is needed")
-        chosen = select_additive_metrics(measures, DEFAULT_MEASURES, "sampled")  # bad names fail before reading
-        judgments, table = load_collection(qrels, runs)
-        evaluation = cls(table=table, measures=chosen, num_items=num_items, **options)
-        evaluation.notes[:0] = data_notes(judgments, table)
-        return evaluation
+        chosen = select_additive_metrics(measures, DEFAULT_SAMPLED_METRICS, "sampled")  # bad names fail before reading
+        return cls(table=load_collection(qrels, runs), measures=chosen, num_items=num_items, **options)
 
     @property
     def run_ids(self) -> list[str]:
@@ -183,7 +178,8 @@ class SampledEvaluation:
         fewest = int(np.argmin(irrelevant))
         qid, m = table.qids[fewest], table.qrels.num_relevant[fewest]
         if irrelevant[fewest] < 1:
-            raise UsageError(f"query {qid} has no irrelevant item to sample: its {m} relevant items fill --num-items {n}")
+            raise UsageError(f"query {qid} has no irrelevant item to sample: its {m} relevant items fill "
+                             f"--num-items {n}")
         if not self.replacement and max(self.sample_sizes) > irrelevant[fewest]:
             raise UsageError(
                 f"sample size {max(self.sample_sizes)} is larger than the {irrelevant[fewest]} irrelevant items of "
@@ -272,7 +268,8 @@ def _irrelevant_above(positions: Positions) -> tuple[np.ndarray, np.ndarray]:
     return above, irrelevant
 
 
-def count_window(above: np.ndarray, irrelevant: np.ndarray, sample_size: int, replacement: bool) -> tuple[np.ndarray, np.ndarray]:
+def count_window(above: np.ndarray, irrelevant: np.ndarray, sample_size: int,
+                 replacement: bool) -> tuple[np.ndarray, np.ndarray]:
     """The counts b worth summing over, [low, high] per element: the support of B, cut to
     μ ± (9σ + 27), outside which lies less than 1e-17 of the probability (module docstring)."""
     p = above / irrelevant
@@ -302,7 +299,8 @@ def log_count_probability(count: np.ndarray, above: np.ndarray, irrelevant: np.n
             - lf[irrelevant] + lf[m] + lf[irrelevant - m])
 
 
-def draw_sampled_ranks(rng: np.random.Generator, positions: Positions, sample_size: int, replacement: bool) -> np.ndarray:
+def draw_sampled_ranks(rng: np.random.Generator, positions: Positions, sample_size: int,
+                       replacement: bool) -> np.ndarray:
     """One Monte Carlo sampling for every run and query: the sampled ranks i + B_i, (R, N).
 
     Per run and query, the K irrelevant items are cut by a_1 <= … <= a_m into m + 1 intervals; the

@@ -21,10 +21,11 @@ Tests (``test``):
   ``bootstrap`` resamples of the queries (with replacement), p = (1 + #{b : |m*_b − m̄| >= |m̄|}) /
   (B + 1): how often the resampled mean, shifted to satisfy H0, lies as far from 0 as the observed one.
 
-Edge cases: values within :data:`~prefeval.analyses.orderings.TIE_TOLERANCE` of 0 are ties (exactly 0) for
-every test, the effect size and the counts of wins, losses and ties (the mean keeps them as they are). A pair whose values are all ties has p = 1
-under every test (nothing tells the runs apart). "At least as extreme" comparisons allow the same
-tolerance, so a resample that reproduces the observed statistic always counts.
+Edge cases: values within :data:`~prefeval.analyses.orderings.TIE_TOLERANCE` of 0 are ties (exactly 0)
+for every test, the effect size and the counts of wins, losses and ties (the mean keeps them as they
+are). A pair whose values are all ties has p = 1 under every test (nothing tells the runs apart).
+"At least as extreme" comparisons allow the same tolerance, so a resample that reproduces the
+observed statistic always counts.
 
 Corrections (``correction``), across the pairs given, with p_(1) <= ... <= p_(n) sorted and every
 adjusted value capped at 1:
@@ -49,15 +50,17 @@ which other measures are analysed. The test draws first, then the interval's res
 
 from __future__ import annotations
 
+import numbers
 import warnings
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from prefeval.analyses.orderings import TIE_TOLERANCE
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
+from prefeval.runtime.seeds import resolve_seed
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
 RANDOM_TESTS = ("randomization", "bootstrap")
@@ -74,6 +77,58 @@ DEFAULT_PERMUTATIONS = 10_000
 DEFAULT_BOOTSTRAP = 10_000
 CHUNK_ELEMENTS = 1 << 22
 """At most this many (resample × query) weights are held at once."""
+
+
+@dataclass(frozen=True)
+class SignificanceOptions:
+    """The settings of the tests, as ``prefeval significance`` (and ``plot``) take them: the ``test``,
+    the ``correction`` across pairs, ``alpha``, the ``permutations`` of the randomization test, the
+    ``bootstrap`` resamples of the intervals and of the bootstrap test (``None``: no intervals), and
+    the ``seed`` of the random draws."""
+
+    test: str = DEFAULT_TEST
+    correction: str = DEFAULT_CORRECTION
+    alpha: float = DEFAULT_ALPHA
+    permutations: int = DEFAULT_PERMUTATIONS
+    bootstrap: int | None = DEFAULT_BOOTSTRAP
+    seed: int | None = None
+
+    def __post_init__(self):
+        if self.test not in TESTS:
+            raise UsageError(f"unknown test {self.test!r}; choose one of {', '.join(TESTS)}")
+        if self.correction not in CORRECTIONS:
+            raise UsageError(f"unknown correction {self.correction!r}; choose one of {', '.join(CORRECTIONS)}")
+        if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not 0.0 < self.alpha < 1.0:
+            raise UsageError(f"alpha must be in (0, 1), not {self.alpha!r}")
+        for name in ("permutations", "bootstrap"):
+            count = getattr(self, name)
+            if count is None and name == "bootstrap":
+                continue
+            if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
+                raise UsageError(f"{name} must be an integer of at least 1, not {count!r}")
+        if self.test == "bootstrap" and not self.bootstrap:
+            raise UsageError("the bootstrap test needs at least one resample")
+
+    @classmethod
+    def of(cls, options: SignificanceOptions | None = None, **settings) -> SignificanceOptions:
+        """``options``, or options made of ``settings`` (the fields by name); not both."""
+        known = {field.name for field in fields(cls)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise UsageError(f"unknown significance option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        if options is not None and settings:
+            raise UsageError("give the significance options either as an object or by name, not both")
+        return options if options is not None else cls(**settings)
+
+    @property
+    def draws_at_random(self) -> bool:
+        """Whether the tests or the intervals draw random numbers (and so need a seed)."""
+        return self.test in RANDOM_TESTS or self.bootstrap is not None
+
+    def seeded(self) -> SignificanceOptions:
+        """These options with their seed resolved (:func:`~prefeval.runtime.seeds.resolve_seed`) when
+        anything is drawn at random, so that every measure tested with them draws alike."""
+        return replace(self, seed=resolve_seed(self.seed)) if self.draws_at_random else self
 
 
 @dataclass(frozen=True)
@@ -102,36 +157,24 @@ class PairStatistics:
         return float(self.significant.mean()) if len(self.p) else 0.0
 
 
-def compare_pairs(
-    values: np.ndarray,
-    test: str = DEFAULT_TEST,
-    correction: str = DEFAULT_CORRECTION,
-    alpha: float = DEFAULT_ALPHA,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    bootstrap: int | None = DEFAULT_BOOTSTRAP,
-    seed: int | None = None,
-) -> PairStatistics:
-    """Test every pair (row) of ``values`` (P, Q), correct across the pairs, and bound the means.
+def compare_pairs(values: np.ndarray, options: SignificanceOptions | None = None, **settings) -> PairStatistics:
+    """Test every pair (row) of ``values`` (P, Q), correct across the pairs, and bound the means,
+    with ``options`` (a :class:`SignificanceOptions`, or its fields by name: ``test="sign"``).
 
     ``bootstrap`` is the number of resamples behind the confidence intervals and the bootstrap
     test; ``None`` skips the intervals (NaN), as when only the p-values are wanted.
     """
+    options = SignificanceOptions.of(options, **settings).seeded()
+    test, correction, alpha = options.test, options.correction, options.alpha
+    permutations, bootstrap = options.permutations, options.bootstrap
     values = np.asarray(values, dtype=np.float64)
     if values.ndim != 2:
         raise ValueError("values must be a (pairs, queries) array")
-    if test not in TESTS:
-        raise UsageError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
-    if correction not in CORRECTIONS:
-        raise UsageError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
-    if not 0.0 < alpha < 1.0:
-        raise UsageError(f"alpha must be in (0, 1), not {alpha}")
     if values.shape[1] < 2:
         raise UsageError(f"significance tests need at least 2 queries, not {values.shape[1]}")
     if np.isnan(values).any():
         raise ValueError("values must not hold NaN")
-    if test == "bootstrap" and not bootstrap:
-        raise UsageError("the bootstrap test needs at least one resample")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(options.seed)
     cleaned = np.where(np.abs(values) <= TIE_TOLERANCE, 0.0, values)
     boot_means = None
     if test == "randomization":
@@ -281,15 +324,13 @@ def correct(p: np.ndarray, method: str) -> np.ndarray:
 def pairwise_significance(
     source: str | EvalLines,
     measures: Sequence[str] = (),
-    test: str = DEFAULT_TEST,
-    correction: str = DEFAULT_CORRECTION,
-    alpha: float = DEFAULT_ALPHA,
-    permutations: int = DEFAULT_PERMUTATIONS,
-    bootstrap: int | None = DEFAULT_BOOTSTRAP,
-    seed: int | None = None,
+    options: SignificanceOptions | None = None,
+    *,
     baseline: str | None = None,
+    **settings,
 ) -> Iterator[dict]:
-    """The records of ``prefeval significance`` for eval lines (a path, ``-``, or :class:`EvalLines`).
+    """The records of ``prefeval significance`` for eval lines (a path, ``-``, or :class:`EvalLines`),
+    tested with ``options`` (a :class:`SignificanceOptions`, or its fields by name).
 
     For every sample and measure (every measure found, or ``measures``), each pair of runs on the pair
     lines is tested (:func:`compare_pairs`), then the discriminative power of the measure follows::
@@ -301,26 +342,55 @@ def pairwise_significance(
          "discriminative_power":0.67,"pairs":3,"sample":0}
 
     With ``baseline``, only the pairs with that run are tested, each written as (other run,
-    baseline) with its values negated where the file has them the other way round (preferences and
-    metric deltas are antisymmetric), and the correction runs across those pairs. ``bootstrap=None``
-    skips the intervals (``null``), for when only the tests are wanted.
+    baseline) (:class:`BaselinePairs`), and the correction runs across those pairs.
+    ``bootstrap=None`` skips the intervals (``null``), for when only the tests are wanted. The seed
+    is resolved once, so that every measure draws alike.
     """
+    options = SignificanceOptions.of(options, **settings)
     lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
     chosen = lines.select_measures(measures)
+    options = options.seeded()
     for sample in lines.samples:
         for measure in chosen:
             names, values = _pair_values(lines, sample, measure, baseline)
-            stats = compare_pairs(values, test, correction, alpha, permutations, bootstrap, seed)
+            stats = compare_pairs(values, options)
             columns = {key: getattr(stats, key).tolist() for key in PAIR_STATISTICS}
             significant = stats.significant.tolist()
             for k, (first, second) in enumerate(names):
-                record = {"qid": "all", "runi": first, "runj": second, "measure": measure, "test": test}
+                record = {"qid": "all", "runi": first, "runj": second, "measure": measure, "test": options.test}
                 record.update({key: column[k] for key, column in columns.items()})
                 record["significant"] = significant[k]
                 record["sample"] = sample.sample
                 yield record
-            yield {"qid": "all", "measure": measure, "test": test, "correction": correction, "alpha": alpha,
-                   "discriminative_power": stats.discriminative_power, "pairs": len(names), "sample": sample.sample}
+            yield {"qid": "all", "measure": measure, "test": options.test, "correction": options.correction,
+                   "alpha": options.alpha, "discriminative_power": stats.discriminative_power, "pairs": len(names),
+                   "sample": sample.sample}
+
+
+@dataclass(frozen=True)
+class BaselinePairs:
+    """The pairs of runs that hold a baseline, each oriented as (other run, baseline).
+
+    A pair's values (a preference or a metric delta) are antisymmetric, so a pair listed as
+    (baseline, other) has its values negated. ``rows`` are the pairs' indexes among all pairs,
+    ``others`` the other run of each, ``signs`` +1 or −1.
+    """
+
+    rows: np.ndarray
+    others: np.ndarray
+    signs: np.ndarray
+
+    @classmethod
+    def of(cls, pairs: Sequence[tuple[int, int]], baseline: int) -> BaselinePairs:
+        """The pairs (run numbers, in their order) that hold run ``baseline`` and another run."""
+        rows = [p for p, (first, second) in enumerate(pairs) if baseline in (first, second) and first != second]
+        others = [pairs[p][1] if pairs[p][0] == baseline else pairs[p][0] for p in rows]
+        signs = [-1.0 if pairs[p][0] == baseline else 1.0 for p in rows]
+        return cls(np.array(rows, dtype=np.int64), np.array(others, dtype=np.int64), np.array(signs))
+
+    def oriented(self, values: np.ndarray) -> np.ndarray:
+        """The rows of ``values`` (pairs × anything) of these pairs, as (other run, baseline)."""
+        return values[self.rows] * self.signs[:, None] + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 PAIR_STATISTICS = ("mean", "wins", "losses", "ties", "p", "p_corrected", "ci_low", "ci_high", "effect_size")
@@ -330,7 +400,8 @@ PAIR_STATISTICS = ("mean", "wins", "losses", "ties", "p", "p_corrected", "ci_low
 def _pair_values(lines: EvalLines, sample: SampleScores, measure: str, baseline: str | None):
     """(first run, second run) names and their (P, Q) values: every pair, or those with ``baseline``."""
     if not len(sample.pair_query):
-        raise InputError(lines.source, f"sample {sample.sample} has no pair lines: significance compares two or more runs")
+        raise InputError(lines.source,
+                         f"sample {sample.sample} has no pair lines: significance compares two or more runs")
     if not sample.has_values(measure):
         raise InputError(lines.source, f"sample {sample.sample} has no per-query values of {measure}")
     pairs, values = sample.pair_values(measure)
@@ -344,10 +415,9 @@ def _pair_values(lines: EvalLines, sample: SampleScores, measure: str, baseline:
     if baseline is not None:
         if baseline not in sample.runs:
             raise UsageError(f"baseline {baseline!r} is not a run of {lines.source}; runs: {', '.join(sample.runs)}")
-        keep = [k for k, pair in enumerate(names) if baseline in pair and pair[0] != pair[1]]
-        sign = np.array([-1.0 if names[k][0] == baseline else 1.0 for k in keep])
-        values = values[keep] * sign[:, None] + 0.0  # + 0.0 turns -0.0 into 0.0
-        names = [(names[k][1] if names[k][0] == baseline else names[k][0], baseline) for k in keep]
+        against = BaselinePairs.of(pairs, sample.runs.index(baseline))
+        values = against.oriented(values)
+        names = [(sample.runs[other], baseline) for other in against.others.tolist()]
     if not names:
         raise UsageError(f"{lines.source}: no pairs of runs to compare on {measure}")
     return names, values

@@ -10,13 +10,11 @@ from prefeval.cli.common import (
     CONTEXT,
     FRACTION,
     INPUT_FILE,
-    note,
     output_option,
     reported_errors,
 )
 from prefeval.errors import UsageError
 from prefeval.io.jsonl import output_stream
-from prefeval.ranking.subsampling import draw_seed
 from prefeval.report.formats import FORMATS
 from prefeval.report.orderings import write_orderings
 
@@ -29,7 +27,8 @@ Examples:
   prefeval aggregate -P prefs.jsonl -m rpp,ap --format markdown
   prefeval aggregate -P prefs.jsonl --correlations -n
 """)
-@click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS", help="Per-query eval lines (from eval -q; gzip or - for stdin).")
+@click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS",
+              help="Per-query eval lines (from eval -q; gzip or - for stdin).")
 @click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write the per-query orderings.")
 @click.option("-n", "--nosummary", "--no-summary", is_flag=True, help="Do not write the summary orderings.")
 @click.option("-m", "--measure", "--metric", "measures", multiple=True, metavar="MEASURE",
@@ -40,11 +39,14 @@ Examples:
               help="Number of query subsamples (with --query_fraction; default 1), else the first N samples of PREFS.")
 @click.option("--seed", type=click.IntRange(min=0), help="Seed for the query subsampling.")
 @click.option("--mc4-damping", "--mc4_damping", "damping", type=click.FloatRange(0.0, 1.0, max_open=True),
-              default=DEFAULT_DAMPING, show_default=True, help="Teleport probability of the MC4 chain (0: the pure chain).")
+              default=DEFAULT_DAMPING, show_default=True,
+              help="Teleport probability of the MC4 chain (0: the pure chain).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
-              help="jsonl; tsv: a row per run of every ordering; table, markdown, latex: the rank of each run in each summary ordering.")
+              help="jsonl; tsv: a row per run of every ordering; table, markdown, latex: the rank of each run "
+                   "in each summary ordering.")
 @click.option("--correlations", is_flag=True,
-              help="Also write Kendall's tau between the orderings of every two measures (after each summary; JSON lines).")
+              help="Also write Kendall's tau between the orderings of every two measures (after each summary; "
+                   "JSON lines).")
 @output_option
 def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, damping, fmt,
                       correlations, output):
@@ -53,9 +55,6 @@ def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fract
     with reported_errors():
         if correlations and fmt != "jsonl":
             raise UsageError("--correlations writes JSON lines: use --format jsonl")
-        if query_fraction < 1.0 and seed is None:
-            seed = draw_seed()
-            note(f"no --seed given; drew seed {seed} (pass --seed {seed} to repeat)")
         records = aggregate(prefs, measures, per_query=query_eval_wanted, summary=not nosummary,
                             query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping,
                             correlations=correlations)

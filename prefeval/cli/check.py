@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import click
-import pandas as pd
 
 from prefeval.analyses.check import check, has_errors
 from prefeval.cli.common import (
@@ -13,9 +12,9 @@ from prefeval.cli.common import (
     output_option,
     reported_errors,
     styled_for,
-    text_table,
 )
 from prefeval.io.jsonl import output_stream, write_jsonl
+from prefeval.report.tables import Table, render
 
 FORMATS = ("jsonl", "table")
 
@@ -26,7 +25,8 @@ Examples:
   prefeval check -R qrels.txt run.gz | jq 'select(.status != "ok") | .warnings'
   zcat run.gz | prefeval check -R qrels.txt -
 """)
-@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
+@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
+              help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("--format", "report_format", type=click.Choice(FORMATS), default="jsonl", show_default=True,
               help="jsonl: one JSON object per file; table: a table of the runs, then every error and warning.")
 @output_option
@@ -47,11 +47,14 @@ def check_command(qrels, report_format, output, runs):
 
 
 def render_table(records: list[dict]) -> str:
-    """The report as text: a line on the qrels, a table of the runs, then the errors and warnings."""
+    """The report as text: a line on the qrels, a table of the runs (none when no run was given), then
+    the errors and warnings, one line each."""
     qrels, runs = records[0], records[1:]
     lines = [_qrels_line(qrels)]
     if runs:
-        lines += ["", text_table(pd.DataFrame([_run_row(record) for record in runs]))]
+        rows = [_run_row(record) for record in runs]
+        table = Table(header=list(rows[0]), rows=[list(row.values()) for row in rows], labels=2)
+        lines += ["", render(table, "table").rstrip("\n")]
     messages = [
         f"{record['file']}: {label(kind)} {message}"
         for record in records
@@ -73,6 +76,8 @@ def _qrels_line(record: dict) -> str:
 
 
 def _run_row(record: dict) -> dict:
+    """A run's row of the table, by column name, the two label columns (run and status) first; ``-``
+    where the record lacks a figure (an unreadable file, or no qrels to compare with)."""
     def count(key: str):
         return record[key]["count"] if record.get(key) is not None else "-"
 
@@ -80,6 +85,7 @@ def _run_row(record: dict) -> dict:
     unjudged = record.get("unjudged_at_10")
     return {
         "run": record["run"],
+        "status": record["status"],
         "queries": record.get("queries", "-"),
         "not in qrels": count("queries_not_in_qrels"),
         "missing": count("queries_missing_from_run"),
@@ -90,5 +96,4 @@ def _run_row(record: dict) -> dict:
         "depth min/median/max": f"{depth['min']}/{depth['median']:g}/{depth['max']}" if depth else "-",
         "unjudged@10": f"{unjudged:.3f}" if unjudged is not None else "-",
         "malformed": count("malformed_lines"),
-        "status": record["status"],
     }

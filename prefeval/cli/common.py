@@ -1,5 +1,5 @@
-"""What every command shares: the click context, error reporting, notes on stderr, output options,
-colour, and plain-text tables.
+"""What every command shares: the click context, error reporting, notes on stderr, output options
+and colour.
 
 Colour: only the ``error:`` and ``warning:`` labels are coloured, only when the stream they go to is
 a terminal (click strips styles otherwise), and never when ``NO_COLOR`` is set to anything but the
@@ -14,10 +14,10 @@ import sys
 from collections.abc import Iterator
 
 import click
-import pandas as pd
 from click.shell_completion import CompletionItem
 
 from prefeval.errors import InputError, UsageError
+from prefeval.runtime.notes import notes_to
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 FRACTION = click.FloatRange(0.0, 1.0, min_open=True)
@@ -65,18 +65,6 @@ def echo(message: str, err: bool = False) -> None:
     click.echo(message, err=err, color=colour())
 
 
-def text_table(frame: pd.DataFrame) -> str:
-    """A plain-text table: numbers right-aligned, everything else left-aligned, two spaces apart."""
-    columns = []
-    for name in frame.columns:
-        cells = [str(value) for value in frame[name]]
-        numeric = pd.api.types.is_numeric_dtype(frame[name])
-        width = max(len(cell) for cell in [str(name), *cells])
-        align = str.rjust if numeric else str.ljust
-        columns.append([align(str(name), width), *(align(cell, width) for cell in cells)])
-    return "\n".join("  ".join(row).rstrip() for row in zip(*columns))
-
-
 def note(message: str) -> None:
     """A message for the user on stderr (never stdout, which carries the data)."""
     click.echo(f"prefeval: note: {message}", err=True)
@@ -84,10 +72,14 @@ def note(message: str) -> None:
 
 @contextlib.contextmanager
 def reported_errors() -> Iterator[None]:
-    """Turn bad input and impossible requests into one line on stderr and an exit code:
-    1 for bad input, 2 for a request that cannot be carried out (as click does for usage errors)."""
+    """Run a command's work: bad input and impossible requests become one line on stderr and an exit
+    code (1 for bad input, 2 for a request that cannot be carried out, as click does for usage
+    errors); the library's notes are shown on stderr once the work has succeeded (each once, in the
+    order they came), and not at all when it fails, so that an error is the only line."""
+    notes: list[str] = []
     try:
-        yield
+        with notes_to(notes.append):
+            yield
     except InputError as error:
         echo(f"prefeval: {label('error')} {error}", err=True)
         sys.exit(1)
@@ -100,3 +92,5 @@ def reported_errors() -> Iterator[None]:
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
+    for message in dict.fromkeys(notes):
+        note(message)

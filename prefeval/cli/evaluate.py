@@ -8,7 +8,6 @@ from prefeval.cli.common import (
     CONTEXT,
     FRACTION,
     INPUT_FILE,
-    note,
     output_option,
     reported_errors,
 )
@@ -18,7 +17,6 @@ from prefeval.measures import MEASURE_SETS
 from prefeval.ranking.subsampling import LABEL_POLICIES
 from prefeval.report.evaluation import write_evaluation
 from prefeval.report.formats import FORMATS
-from prefeval.runtime.parallel import default_jobs
 from prefeval.runtime.progress import Progress
 
 
@@ -30,13 +28,15 @@ Examples:
   prefeval eval -q -R qrels.txt -m ap,ndcg@10,p@10 --format tsv run.gz
   prefeval eval -R qrels.txt -m ap,ndcg@10,rpp --format markdown --baseline runA runA runB runC
 """)
-@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
+@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
+              help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
               help="A measure, or a comma-separated list (repeatable): rpp, invrpp, dcgrpp, lexirecall, "
                    "lexiprecision, rrlexiprecision, ap[@k], rbp[@gamma[,k]], rr[@k], ndcg[@k], rp, p@k, r@k, auc, "
                    "f@k[,beta], success@k, dcg[@k], ndcg_exp[@k], cg[@k], pfound[@k[,pbreak]]; trec_eval and "
                    "ir_measures names too (map, P.10, nDCG@10): see `prefeval measures`.")
-@click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none", show_default=True,
+@click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none",
+              show_default=True,
               help="preferences: add the six preference measures; all: add the default list; none: only -m "
                    "(the default list when there is no -m).")
 @click.option("-b", "--binary_relevance", "--binary-relevance", type=float, metavar="GRADE",
@@ -56,8 +56,10 @@ Examples:
 @click.option("--label_fraction", "--label-fraction", type=FRACTION, default=1.0, show_default=True,
               help="Keep this fraction of each query's relevant judgments (at least one).")
 @click.option("--label_fraction_policy", "--label-fraction-policy", type=click.Choice(LABEL_POLICIES), default="random",
-              show_default=True, help="random: drop judgments at random; pool: drop first those retrieved by the fewest runs.")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed for every random choice (one is drawn and reported if needed).")
+              show_default=True,
+              help="random: drop judgments at random; pool: drop first those retrieved by the fewest runs.")
+@click.option("--seed", type=click.IntRange(min=0),
+              help="Seed for every random choice (one is drawn and reported if needed).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Work in this many processes (default: one per processor).")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr (it is shown only on a terminal anyway).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
@@ -75,13 +77,10 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
     with reported_errors():
         evaluation = Evaluation.from_files(
             qrels, runs, measures, measure_set,
-            binary_relevance=binary_relevance, relevance_floor=relevance_floor, topk=topk,
-            samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
-            label_policy=label_fraction_policy, seed=seed, relevance_level=relevance_level, jobs=jobs,
-            progress=Progress.for_terminal(quiet),
+            binary_relevance=binary_relevance, relevance_floor=relevance_floor, relevance_level=relevance_level,
+            topk=topk, samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
+            label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=Progress.for_terminal(quiet),
         )
-        for message in evaluation.notes:
-            note(message)
         with output_stream(output) as stream:
             write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary,
-                             baseline=baseline, jobs=jobs or default_jobs())
+                             baseline=baseline)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import click
-import pandas as pd
 
-from prefeval.cli.common import CONTEXT, output_option, reported_errors, text_table
+from prefeval.cli.common import CONTEXT, output_option, reported_errors
 from prefeval.io.jsonl import output_stream, write_jsonl
 from prefeval.measures.catalogue import measure_catalogue
+from prefeval.report.tables import Table, render
 
 
 @click.command("measures", context_settings=CONTEXT, epilog="""\b
@@ -19,27 +19,37 @@ Examples:
 @output_option
 def measures_command(as_json, output):
     """List every measure: its syntax, kind (metric or preference), relevance (binary or graded),
-    aliases, parameters with their defaults, trec_eval and ir_measures names, and what it is."""
+    aliases, parameters with their defaults, trec_eval and ir_measures names, what it is, and where it
+    comes from (its citation)."""
     with reported_errors():
         catalogue = measure_catalogue()
         with output_stream(output) as stream:
             if as_json:
                 write_jsonl(catalogue, stream)
             else:
-                stream.write((text_table(_table(catalogue)) + "\n").encode())
+                stream.write(render(_table(catalogue), "table").encode())
 
 
-def _table(catalogue: list[dict]) -> pd.DataFrame:
+def _table(catalogue: list[dict]) -> Table:
+    """The catalogue as a table; every column is text, so every column is a (left-aligned) label."""
+
     def names(values: list[str]) -> str:
         return ", ".join(values) or "-"
 
-    return pd.DataFrame({
-        "measure": [m["syntax"] for m in catalogue],
-        "kind": [m["kind"] for m in catalogue],
-        "relevance": [m["relevance"] for m in catalogue],
-        "defaults": [names([f"{p['name']}={p['default']}" for p in m["parameters"]]) for m in catalogue],
-        "aliases": [names(m["aliases"]) for m in catalogue],
-        "trec_eval": [names(m["trec_eval"]) for m in catalogue],
-        "ir_measures": [names(m["ir_measures"]) for m in catalogue],
-        "description": [m["description"] for m in catalogue],
-    }, dtype=object)
+    header = ["measure", "kind", "relevance", "defaults", "aliases", "trec_eval", "ir_measures", "description",
+              "citation"]
+    rows = [
+        [
+            m["syntax"],
+            m["kind"],
+            m["relevance"],
+            names([f"{p['name']}={p['default']}" for p in m["parameters"]]),
+            names(m["aliases"]),
+            names(m["trec_eval"]),
+            names(m["ir_measures"]),
+            m["description"],
+            m["citation"],
+        ]
+        for m in catalogue
+    ]
+    return Table(header, rows, labels=len(header))

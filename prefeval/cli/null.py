@@ -6,12 +6,12 @@ import click
 
 from prefeval.analyses.null import (
     DEFAULT_DRAWS,
-    DEFAULT_MEASURES,
+    DEFAULT_NULL_METRICS,
     DEFAULT_QUANTILE,
     NullEvaluation,
     null_records,
 )
-from prefeval.cli.common import CONTEXT, INPUT_FILE, note, output_option, reported_errors
+from prefeval.cli.common import CONTEXT, INPUT_FILE, output_option, reported_errors
 from prefeval.io.jsonl import output_stream, write_jsonl
 
 
@@ -21,11 +21,12 @@ Examples:
   prefeval null -R qrels.txt -m ap,p@10,ndcg@10 --quantile 0.99 --seed 1 runA runB
   prefeval null -R qrels.txt --num-items 10000 --draws 100000 --seed 1 -o null.jsonl runA
 """)
-@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS", help="Relevance judgments (TREC qrels; gzip or - for stdin).")
+@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
+              help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("--num-items", type=click.IntRange(min=1), metavar="N",
               help="Items a random ranking orders, for every query (default: the query's judged documents).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
-              help=f"A metric, or a comma-separated list (repeatable); default: {' '.join(DEFAULT_MEASURES)}.")
+              help=f"A metric, or a comma-separated list (repeatable); default: {' '.join(DEFAULT_NULL_METRICS)}.")
 @click.option("--quantile", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=DEFAULT_QUANTILE,
               show_default=True, metavar="Q", help="The quantile of the null distribution that a run must beat.")
 @click.option("--draws", type=click.IntRange(min=1), default=DEFAULT_DRAWS, show_default=True, metavar="D",
@@ -41,7 +42,5 @@ def null_command(qrels, num_items, measures, quantile, draws, seed, output, runs
     with reported_errors():
         evaluation = NullEvaluation.from_files(qrels, runs, measures, num_items=num_items, quantile=quantile,
                                                draws=draws, seed=seed)
-        for message in evaluation.notes:
-            note(message)
         with output_stream(output) as stream:
             write_jsonl(null_records(evaluation), stream)

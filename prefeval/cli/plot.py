@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import click
 
-from prefeval.analyses.significance import RANDOM_TESTS
 from prefeval.cli.common import CONTEXT, INPUT_FILE, output_option, reported_errors
-from prefeval.cli.significance import seed_or_drawn, significance_options
+from prefeval.cli.significance import significance_options
 from prefeval.errors import UsageError
 from prefeval.report.plots import IMAGE_FORMATS, PLOT_KINDS, PlotRequest, render_plot
 
@@ -29,13 +28,11 @@ Examples:
               help="The measure(s) to plot (repeatable, or comma-separated; the default depends on the kind).")
 @significance_options
 @output_option
-def plot_command(kind, source, measures, test, correction, alpha, permutations, bootstrap, seed, output):
+def plot_command(kind, source, measures, significance, output):
     """Draw the plot KIND of INPUT (gzip or - for stdin) into -o FILE, as PNG, SVG or PDF by its
     suffix. Needs matplotlib: pip install 'prefeval[plot]'."""
     with reported_errors():
         if output is None:
             raise UsageError(f"plot needs -o FILE ({', '.join('.' + f for f in IMAGE_FORMATS)})")
-        if test in RANDOM_TESTS:
-            seed = seed_or_drawn(seed)
-        request = PlotRequest(source, measures, test, correction, alpha, permutations, bootstrap, seed)
+        request = PlotRequest(source, measures, significance)
         render_plot(kind, request, output)

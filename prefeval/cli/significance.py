@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+
 import click
 
 from prefeval.analyses.significance import (
@@ -12,17 +15,16 @@ from prefeval.analyses.significance import (
     DEFAULT_PERMUTATIONS,
     DEFAULT_TEST,
     TESTS,
+    SignificanceOptions,
     pairwise_significance,
 )
 from prefeval.cli.common import (
     CONTEXT,
     INPUT_FILE,
-    note,
     output_option,
     reported_errors,
 )
 from prefeval.io.jsonl import output_stream
-from prefeval.ranking.subsampling import draw_seed
 from prefeval.report.formats import FORMATS
 from prefeval.report.significance import write_significance
 
@@ -31,32 +33,35 @@ COUNT = click.IntRange(min=1)
 
 
 def significance_options(command):
-    """The options of the tests, shared by ``significance`` and ``plot``."""
+    """The options of the tests, shared by ``significance`` and ``plot``, handed to the command as
+    one :class:`~prefeval.analyses.significance.SignificanceOptions` named ``significance``."""
     options = [
         click.option("--test", type=click.Choice(TESTS), default=DEFAULT_TEST, show_default=True,
                      help="t: paired t-test; wilcoxon: signed-rank; sign: exact binomial on wins and losses; "
                           "randomization: sign-flip permutation; bootstrap: shift-method bootstrap."),
         click.option("--correction", type=click.Choice(CORRECTIONS), default=DEFAULT_CORRECTION, show_default=True,
-                     help="Correction for multiple comparisons across the pairs of each measure (bh: Benjamini-Hochberg)."),
+                     help="Correction for multiple comparisons across the pairs of each measure "
+                          "(bh: Benjamini-Hochberg)."),
         click.option("--alpha", type=ALPHA, default=DEFAULT_ALPHA, show_default=True,
                      help="Significance level; the confidence intervals are at 1 - alpha."),
         click.option("--permutations", type=COUNT, default=DEFAULT_PERMUTATIONS, show_default=True,
                      help="Sign flips of the randomization test (all 2^Q of them when that is no more)."),
         click.option("--bootstrap", type=COUNT, default=DEFAULT_BOOTSTRAP, show_default=True,
                      help="Resamples of the bootstrap intervals and test."),
-        click.option("--seed", type=click.IntRange(min=0), help="Seed of the resampling (one is drawn and reported if not given)."),
+        click.option("--seed", type=click.IntRange(min=0),
+                     help="Seed of the resampling (one is drawn and reported if not given)."),
     ]
+
+    @functools.wraps(command)
+    def bundled(**kwargs):
+        settings = {field.name: kwargs.pop(field.name) for field in dataclasses.fields(SignificanceOptions)}
+        with reported_errors():
+            significance = SignificanceOptions(**settings)
+        return command(significance=significance, **kwargs)
+
     for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def seed_or_drawn(seed: int | None) -> int:
-    """The seed given, or a fresh one, reported on stderr so the run can be repeated."""
-    if seed is None:
-        seed = draw_seed()
-        note(f"no --seed given; drew seed {seed} (pass --seed {seed} to repeat)")
-    return seed
+        bundled = option(bundled)
+    return bundled
 
 
 @click.command("significance", context_settings=CONTEXT, epilog="""\b
@@ -65,21 +70,22 @@ Examples:
   prefeval significance -P prefs.jsonl -m rpp -m ap --test randomization --correction bh --seed 1
   prefeval significance -P prefs.jsonl --baseline runA --format markdown --seed 1
 """)
-@click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS", help="Per-query eval lines (from eval -q; gzip or - for stdin).")
+@click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS",
+              help="Per-query eval lines (from eval -q; gzip or - for stdin).")
 @click.option("-m", "--measure", "--metric", "measures", multiple=True, metavar="MEASURE",
               help="Test this measure (repeatable, or comma-separated; default: every measure on the pair lines).")
 @significance_options
-@click.option("--baseline", metavar="RUN", help="Test only the pairs with this run id, each as (run, RUN), correcting across them.")
+@click.option("--baseline", metavar="RUN",
+              help="Test only the pairs with this run id, each as (run, RUN), correcting across them.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
-              help="jsonl; tsv: a row per pair and measure; table, markdown, latex: pairs × measures means with markers.")
+              help="jsonl; tsv: a row per pair and measure; table, markdown, latex: pairs × measures means "
+                   "with markers.")
 @output_option
-def significance_command(prefs, measures, test, correction, alpha, permutations, bootstrap, seed, baseline, fmt, output):
+def significance_command(prefs, measures, significance, baseline, fmt, output):
     """Test every pair of runs on every measure (preferences and metric deltas): mean, wins, losses,
     ties, p-value and corrected p-value, bootstrap confidence interval and effect size; then the
     discriminative power of each measure (the fraction of pairs that differ significantly)."""
     with reported_errors():
-        records = pairwise_significance(prefs, measures, test=test, correction=correction, alpha=alpha,
-                                        permutations=permutations, bootstrap=bootstrap,
-                                        seed=seed_or_drawn(seed), baseline=baseline)
+        records = pairwise_significance(prefs, measures, significance, baseline=baseline)
         with output_stream(output) as stream:
             write_significance(records, stream, fmt, baseline=baseline)

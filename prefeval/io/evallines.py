@@ -25,11 +25,18 @@ import pandas as pd
 from prefeval.errors import InputError, UsageError
 from prefeval.io.jsonl import numbered_records
 from prefeval.io.source import display_name, read_bytes
-from prefeval.measures import parse_measures
+from prefeval.measures import METRIC, PREFERENCE, parse_measures
 from prefeval.measures.names import split_measure_list
 
-PAIR_KEYS = ("qid", "runi", "runj", "sample", "type")
-METRIC_KEYS = ("qid", "run", "sample", "type")
+QID, RUN, RUNI, RUNJ, SAMPLE, TYPE = "qid", "run", "runi", "runj", "sample", "type"
+"""The keys of eval lines that are not measures (DESIGN.md, "Output format"); every other key is one."""
+PAIR_KEYS = (QID, RUNI, RUNJ, SAMPLE, TYPE)
+"""A per-query pair line's labels, in the order eval writes them; its ``type`` is ``preference``."""
+METRIC_KEYS = (QID, RUN, SAMPLE, TYPE)
+"""A metric line's labels, in the order eval writes them; its ``type`` is ``metric``."""
+LABEL_KEYS = frozenset(PAIR_KEYS + METRIC_KEYS)
+SUMMARY_QID = "all"
+"""The ``qid`` of the summary lines (means over queries); a pair's summary line has no ``type``."""
 
 
 @dataclass
@@ -155,30 +162,30 @@ def _read_regular(lines: list[bytes], source: str) -> EvalLines:
     file to the line-by-line reader.
     """
     per_query = [line for line in lines if not line.startswith(_SUMMARY_STARTS)]
-    groups = {"preference": [line for line in per_query if b'"runi"' in line]}
-    groups["metric"] = [line for line in per_query if b'"runi"' not in line and b'"run"' in line]
+    groups = {PREFERENCE: [line for line in per_query if _RUNI_KEY in line]}
+    groups[METRIC] = [line for line in per_query if _RUNI_KEY not in line and _RUN_KEY in line]
     summary_lines = len(lines) - len(per_query)
-    if len(groups["preference"]) + len(groups["metric"]) != len(per_query) - sum(not line.strip() for line in per_query):
+    if len(groups[PREFERENCE]) + len(groups[METRIC]) != len(per_query) - sum(not line.strip() for line in per_query):
         raise _Irregular
-    metrics_first = bool(groups["metric"]) and (
-        not groups["preference"] or lines.index(groups["metric"][0]) < lines.index(groups["preference"][0]))
-    if not groups["preference"] and not groups["metric"]:
+    metrics_first = bool(groups[METRIC]) and (
+        not groups[PREFERENCE] or lines.index(groups[METRIC][0]) < lines.index(groups[PREFERENCE][0]))
+    if not groups[PREFERENCE] and not groups[METRIC]:
         _no_per_query_lines(source, summary_only=summary_lines > 0)
-    pair_layout = _layout(groups["preference"], PAIR_KEYS)
-    metric_layout = _layout(groups["metric"], METRIC_KEYS)
+    pair_layout = _layout(groups[PREFERENCE], PAIR_KEYS)
+    metric_layout = _layout(groups[METRIC], METRIC_KEYS)
     metric_measures = [key for key in metric_layout if key not in METRIC_KEYS]
     pair_measures = [key for key in pair_layout if key not in PAIR_KEYS]
     preferences = [m for m in pair_measures if m not in metric_measures]
-    pairs = _regular_columns(groups["preference"], pair_layout, "preference", ("qid", "runi", "runj"), preferences)
-    metrics = _regular_columns(groups["metric"], metric_layout, "metric", ("qid", "run"), metric_measures)
+    pairs = _regular_columns(groups[PREFERENCE], pair_layout, PREFERENCE, (QID, RUNI, RUNJ), preferences)
+    metrics = _regular_columns(groups[METRIC], metric_layout, METRIC, (QID, RUN), metric_measures)
     scores = []
-    for sample in sorted(set(pairs["sample"].tolist()) | set(metrics["sample"].tolist())):
-        in_pairs, in_metrics = pairs["sample"] == sample, metrics["sample"] == sample
+    for sample in sorted(set(pairs[SAMPLE].tolist()) | set(metrics[SAMPLE].tolist())):
+        in_pairs, in_metrics = pairs[SAMPLE] == sample, metrics[SAMPLE] == sample
         scores.append(_sample_scores(
             int(sample),
-            pair_labels=[pairs[key][in_pairs] for key in ("qid", "runi", "runj")],
+            pair_labels=[pairs[key][in_pairs] for key in (QID, RUNI, RUNJ)],
             pair_values={m: pairs[m][in_pairs] for m in preferences},
-            metric_labels=[metrics[key][in_metrics] for key in ("qid", "run")],
+            metric_labels=[metrics[key][in_metrics] for key in (QID, RUN)],
             metric_values={m: metrics[m][in_metrics] for m in metric_measures},
         ))
     in_file_order = metric_measures + pair_measures if metrics_first else pair_measures + metric_measures
@@ -199,20 +206,21 @@ def _layout(lines: list[bytes], required: tuple[str, ...]) -> list[str]:
 
 
 _COLON_TO_COMMA = bytes.maketrans(b":", b",")
-_SUMMARY_STARTS = (b'{"qid":"all"', b'{"qid": "all"')
+_SUMMARY_STARTS = tuple(b"{" + orjson.dumps(QID) + separator + orjson.dumps(SUMMARY_QID) for separator in (b":", b": "))
+_RUNI_KEY, _RUN_KEY = orjson.dumps(RUNI), orjson.dumps(RUN)
 
 
 def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: tuple[str, ...],
                      measures: list[str]) -> dict[str, np.ndarray]:
     """The label columns (object arrays), ``sample`` (integers) and the measure columns (floats) of
     lines that all have exactly ``layout``'s keys, in its order."""
-    dtypes_by_key = {**{label: object for label in labels}, "sample": np.int64, **{m: np.float64 for m in measures}}
+    dtypes_by_key = {**{label: object for label in labels}, SAMPLE: np.int64, **{m: np.float64 for m in measures}}
     if not lines:
         return {key: np.empty(0, dtype=dtype) for key, dtype in dtypes_by_key.items()}
     if not all(line[:1] == b"{" and line[-1:] == b"}" for line in lines):
         raise _Irregular
     # the keys after the last one read are cut off each line (eval writes metric differences last)
-    width = 1 + max(layout.index(key) for key in (*dtypes_by_key, "type"))
+    width = 1 + max(layout.index(key) for key in (*dtypes_by_key, TYPE))
     if width == len(layout):
         text = b"\n".join(line[1:-1] for line in lines)
     else:
@@ -226,9 +234,9 @@ def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: t
     if b"\\" in text or text.count(b'"') != len(lines) * 2 * (width + len(labels) + 1):
         raise _Irregular
     value_column = {key: 2 * k + 1 for k, key in enumerate(layout)}
-    read = {*dtypes_by_key, "type"}
+    read = {*dtypes_by_key, TYPE}
     dtypes = {value_column[key] - 1: "category" for key in read}  # the key before each value read
-    dtypes[value_column["type"]] = "category"
+    dtypes[value_column[TYPE]] = "category"
     for key, dtype in dtypes_by_key.items():
         dtypes[value_column[key]] = dtype  # labels as text: as categories, '01' and '1' could both become 1
     try:
@@ -243,7 +251,7 @@ def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: t
     for key in read:
         if list(frame[value_column[key] - 1].cat.categories) != [key]:
             raise _Irregular
-    if list(frame[value_column["type"]].cat.categories) != [kind]:
+    if list(frame[value_column[TYPE]].cat.categories) != [kind]:
         raise _Irregular
     columns = {key: frame[value_column[key]].to_numpy() for key in dtypes_by_key}
     if any("," in label for key in labels for label in pd.unique(columns[key])):
@@ -277,13 +285,13 @@ def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, dict]]:
     columns = list(frame.columns)
     for number, (values, keep) in enumerate(zip(frame.itertuples(index=False, name=None), present), start=1):
         record = {column: value for column, value, kept in zip(columns, values, keep) if kept}
-        record.setdefault("sample", 0)
-        if "type" not in record:
-            record["type"] = "preference" if "runi" in record else "metric" if "run" in record else None
+        record.setdefault(SAMPLE, 0)
+        if TYPE not in record:
+            record[TYPE] = PREFERENCE if RUNI in record else METRIC if RUN in record else None
         for key, value in record.items():
             if isinstance(value, np.generic):
                 record[key] = value = value.item()
-            if key == "sample" and isinstance(value, float) and value.is_integer():
+            if key == SAMPLE and isinstance(value, float) and value.is_integer():
                 record[key] = int(value)
         yield number, record
 
@@ -297,7 +305,7 @@ def eval_lines_from_records(source: str, records: Iterable[tuple[int, dict]]) ->
     metric_names: set[str] = set()
     summary_only = False
     for number, record in records:
-        if record.get("qid") == "all":
+        if record.get(QID) == SUMMARY_QID:
             summary_only = True
             continue
         kind, keys = _kind(record, source, number)
@@ -309,11 +317,11 @@ def eval_lines_from_records(source: str, records: Iterable[tuple[int, dict]]) ->
                 raise InputError(source, f"value of {measure!r} must be a number, found {value!r}", number)
             measures.setdefault(measure, None)
             values[measure] = value
-        if kind == "metric":
+        if kind == METRIC:
             metric_names.update(values)
-            metric_rows.append((str(record["qid"]), record["sample"], str(record["run"]), values))
+            metric_rows.append((str(record[QID]), record[SAMPLE], str(record[RUN]), values))
         else:
-            pair_rows.append((str(record["qid"]), record["sample"], str(record["runi"]), str(record["runj"]), values))
+            pair_rows.append((str(record[QID]), record[SAMPLE], str(record[RUNI]), str(record[RUNJ]), values))
     if not pair_rows and not metric_rows:
         _no_per_query_lines(source, summary_only)
     scores = []
@@ -327,24 +335,27 @@ def eval_lines_from_records(source: str, records: Iterable[tuple[int, dict]]) ->
             pair_labels=[np.array([r[k] for r in pairs], dtype=object) for k in (0, 2, 3)],
             pair_values={m: np.array([r[4].get(m, np.nan) for r in pairs], dtype=np.float64) for m in preferences},
             metric_labels=[np.array([r[k] for r in metrics], dtype=object) for k in (0, 2)],
-            metric_values={m: np.array([r[3].get(m, np.nan) for r in metrics], dtype=np.float64) for m in metric_measures},
+            metric_values={m: np.array([r[3].get(m, np.nan) for r in metrics], dtype=np.float64)
+                           for m in metric_measures},
         ))
     return EvalLines(source, scores, list(measures), metric_names)
 
 
 def _kind(record: dict, source: str, number: int) -> tuple[str, tuple[str, ...]]:
-    kind = record.get("type")
-    keys = PAIR_KEYS if kind == "preference" else METRIC_KEYS if kind == "metric" else None
+    kind = record.get(TYPE)
+    keys = PAIR_KEYS if kind == PREFERENCE else METRIC_KEYS if kind == METRIC else None
     if keys is None:
-        raise InputError(source, f"not an eval line: 'type' must be \"preference\" or \"metric\", found {kind!r}", number)
+        raise InputError(source, f"not an eval line: 'type' must be \"preference\" or \"metric\", found {kind!r}",
+                         number)
     missing = [key for key in keys if key not in record]
     if missing:
         raise InputError(source, f"{kind} line without {', '.join(repr(k) for k in missing)}", number)
-    if type(record["sample"]) is not int:
-        raise InputError(source, f"'sample' must be an integer, found {record['sample']!r}", number)
-    for label in keys[:-2] if kind == "preference" else keys[:2]:
+    if type(record[SAMPLE]) is not int:
+        raise InputError(source, f"'sample' must be an integer, found {record[SAMPLE]!r}", number)
+    for label in keys[:-2] if kind == PREFERENCE else keys[:2]:
         if type(record[label]) not in (str, int):
-            raise InputError(source, f"{label!r} must be a string, found {orjson.dumps(record[label]).decode()}", number)
+            raise InputError(source, f"{label!r} must be a string, found {orjson.dumps(record[label]).decode()}",
+                             number)
     return kind, keys
 
 

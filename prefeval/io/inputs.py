@@ -104,14 +104,16 @@ def _is_path(value) -> bool:
     return isinstance(value, (str, os.PathLike))
 
 
-def _columns(value, source: str, number_columns: tuple[str, ...], number_name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _columns(value, source: str, number_columns: tuple[str, ...],
+             number_name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(qids, docids as text, numbers as float64) of a DataFrame or a dict of dicts."""
     if isinstance(value, pd.DataFrame):
         qids, docids, numbers = _frame_columns(value, source, number_columns, number_name)
     elif isinstance(value, Mapping):
         qids, docids, numbers = _dict_columns(value, source, number_name)
     else:
-        raise UsageError(f"{source}: expected a path, a DataFrame or a dict, not a value of type {type(value).__name__}")
+        raise UsageError(f"{source}: expected a path, a DataFrame or a dict, not a value of type "
+                         f"{type(value).__name__}")
     if len(numbers) == 0:
         raise InputError(source, "no judgments" if source == QRELS_SOURCE else "no scored documents")
     return _as_text(qids), _as_text(docids), numbers
@@ -144,7 +146,8 @@ def _dict_columns(judgments: Mapping, source: str, number_name: str):
     for qid, documents in zip(judgments, per_query):
         if not isinstance(documents, Mapping):
             raise InputError(
-                source, f"query {qid!r} holds a value of type {type(documents).__name__}; expected {{qid: {{docid: {number_name}}}}}"
+                source, f"query {qid!r} holds a value of type {type(documents).__name__}; expected "
+                        f"{{qid: {{docid: {number_name}}}}}"
             )
     counts = np.fromiter((len(documents) for documents in per_query), dtype=np.int64, count=len(per_query))
     total = int(counts.sum())

@@ -29,7 +29,8 @@ def output_stream(path: str | None) -> Iterator[BinaryIO]:
         sys.stdout.buffer.flush()
         return
     directory = os.path.dirname(os.path.abspath(path))
-    handle = tempfile.NamedTemporaryFile("wb", dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp", delete=False)
+    handle = tempfile.NamedTemporaryFile("wb", dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                                         delete=False)
     try:
         with handle:
             yield handle

@@ -12,9 +12,11 @@ Fields are separated by tabs or runs of spaces; blank lines and lines starting w
 Reading has two paths that accept exactly the same files. The fast path hands the bytes to pandas'
 C tokeniser (with a one-character separator when the file allows it, which is twice as fast as
 ``\\s+``) and checks the shape of the result. Whenever the fast path fails or finds anything odd, the
-slow path reads the file line by line in Python: it either raises an :class:`InputError` naming the
-first bad line, or (for the rare valid file that pandas cannot take, such as one mixing lines with
-and without a tag) returns the columns itself.
+slow path, :func:`scan_lines`, reads the file line by line in Python. Strictly (for evaluation,
+:func:`read_columns`) it raises an :class:`InputError` naming the first bad line, or (for the rare
+valid file that pandas cannot take, such as one mixing lines with and without a tag) returns the
+columns itself. Leniently (for ``prefeval check``, :func:`read_columns_leniently`) it keeps the good
+lines and counts the bad ones.
 """
 
 from __future__ import annotations
@@ -52,10 +54,21 @@ class LineFormat:
     other_kind_hint: str
 
     def parse_number(self, field: bytes) -> float | None:
-        """The number in a grade or score field, or None when it is not one this format accepts."""
-        return _parse_number(field, self)
+        """The number in a grade or score field, or None when it is not one this format accepts
+        (a decimal comma only where ``decimal_comma``, ``nan`` only where ``nan_allowed``)."""
+        text = field.decode("utf-8", "replace")
+        if self.decimal_comma:
+            text = text.replace(",", ".")
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        if np.isnan(number) and not self.nan_allowed:
+            return None
+        return number
 
     def field_count_error(self, found: int) -> str:
+        """What is wrong with a line of ``found`` fields, with a hint that the file may be of the other kind."""
         expected = (
             f"{self.min_fields}" if self.min_fields == self.max_fields
             else f"{self.min_fields} or {self.max_fields}"
@@ -140,14 +153,22 @@ class RunColumns:
     path: str | None
     stdin_text: bytes | None = None
 
-    def __len__(self) -> int:
-        return len(self.scores)
-
     def text(self) -> bytes:
         """The run file's bytes (empty for a run that did not come from a file)."""
         if self.stdin_text is not None:
             return self.stdin_text
         return read_bytes(self.path) if self.path is not None else b""
+
+
+@dataclass(frozen=True)
+class Scan:
+    """The columns of a file's well-formed lines, and its malformed lines: how many, the numbers
+    (1-based) of the first few, and what is wrong with the first (None when no line is malformed)."""
+
+    columns: dict[str, np.ndarray]
+    malformed: int = 0
+    malformed_lines: tuple[int, ...] = ()
+    first_problem: str | None = None
 
 
 def run_id_from_path(path: str) -> str:
@@ -168,7 +189,9 @@ def read_qrels(
     """Read a qrels file (see :func:`qrels_from_columns` for ``binary_relevance`` and ``relevance_floor``)."""
     source = display_name(path)
     columns = read_columns(read_bytes(path), source, QRELS_FORMAT)
-    return qrels_from_columns(source, columns["qid"], columns["docid"], columns["grade"], binary_relevance, relevance_floor)
+    return qrels_from_columns(
+        source, columns["qid"], columns["docid"], columns["grade"], binary_relevance, relevance_floor
+    )
 
 
 def qrels_from_columns(
@@ -232,13 +255,30 @@ def read_run(path: str) -> RunColumns:
 
 
 def read_columns(data: bytes, source: str, fmt: LineFormat) -> dict[str, np.ndarray]:
-    """Tokenise ``data`` into the text columns (object arrays) and the number column (float64)."""
+    """Tokenise ``data`` into the text columns (object arrays) and the number column (float64).
+
+    Raises an :class:`InputError` naming ``source`` and the first malformed line, or saying that the
+    file holds no line at all.
+    """
     columns = _read_columns_fast(data, fmt)
     if columns is None:
-        columns = _read_columns_slowly(data, source, fmt)
+        columns = scan_lines(data, source, fmt, strict=True).columns
     if len(columns[fmt.number_field[0]]) == 0:
         raise InputError(source, f"no {fmt.kind} lines ({fmt.layout}) in the file")
     return columns
+
+
+def read_columns_leniently(data: bytes, source: str, fmt: LineFormat, shown: int) -> Scan:
+    """The columns of the well-formed lines of ``data`` and an account of the malformed ones (the
+    numbers of the first ``shown``), for a report on the file rather than an evaluation.
+
+    Never raises: a file without any line gives empty columns. The fast path takes the files it
+    can, which have no malformed line; any other file goes through :func:`scan_lines`.
+    """
+    columns = _read_columns_fast(data, fmt)
+    if columns is not None:
+        return Scan(columns)
+    return scan_lines(data, source, fmt, strict=False, shown=shown)
 
 
 def find_lines(data: bytes, fields: dict[int, str]) -> list[int]:
@@ -357,37 +397,44 @@ def _pandas_read(text: bytes, sep: str, fmt: LineFormat) -> pd.DataFrame | None:
     return None
 
 
-def _read_columns_slowly(data: bytes, source: str, fmt: LineFormat) -> dict[str, np.ndarray]:
-    """Line by line: the first bad line raises an :class:`InputError`; a valid file is returned."""
+def scan_lines(data: bytes, source: str, fmt: LineFormat, *, strict: bool, shown: int = 0) -> Scan:
+    """Read ``data`` line by line in Python, checking every line as ``fmt`` says (the slow path).
+
+    Blank lines and lines starting with ``#`` are skipped. A line is malformed when it has too few or
+    too many fields, or no number where ``fmt`` expects one. ``strict``: the first malformed line
+    raises an :class:`InputError` naming ``source`` and the line. Lenient (``strict=False``): every
+    malformed line is skipped and counted, the numbers of the first ``shown`` are kept, and the
+    message of the first is the one strict would raise. Both modes return the same columns for a
+    file without malformed lines; a file without any line gives empty columns (:func:`read_columns`
+    rejects it, :func:`read_columns_leniently` does not).
+    """
     number_name, number_index = fmt.number_field
     text_values: dict[str, list[str]] = {name: [] for name in fmt.text_fields}
     numbers: list[float] = []
+    malformed, malformed_lines, first_problem = 0, [], None
     for line_number, line in enumerate(data.split(b"\n"), start=1):
         fields = line.split()
         if not fields or fields[0].startswith(b"#"):
             continue
+        problem, number = None, None
         if not fmt.min_fields <= len(fields) <= fmt.max_fields:
-            raise InputError(source, fmt.field_count_error(len(fields)), line_number)
-        number = _parse_number(fields[number_index], fmt)
-        if number is None:
-            shown = fields[number_index].decode("utf-8", "replace")[:40]
-            raise InputError(source, f"{number_name} {shown!r} is not a number", line_number)
+            problem = fmt.field_count_error(len(fields))
+        else:
+            number = fmt.parse_number(fields[number_index])
+            if number is None:
+                shown_field = fields[number_index].decode("utf-8", "replace")[:40]
+                problem = f"{number_name} {shown_field!r} is not a number"
+        if problem is not None:
+            if strict:
+                raise InputError(source, problem, line_number)
+            malformed += 1
+            first_problem = first_problem or problem
+            if len(malformed_lines) < shown:
+                malformed_lines.append(line_number)
+            continue
         for name, index in fmt.text_fields.items():
             text_values[name].append(fields[index].decode("utf-8", "surrogateescape"))
         numbers.append(number)
     columns = {name: np.array(values, dtype=object) for name, values in text_values.items()}
     columns[number_name] = np.array(numbers, dtype=np.float64)
-    return columns
-
-
-def _parse_number(field: bytes, fmt: LineFormat) -> float | None:
-    text = field.decode("utf-8", "replace")
-    if fmt.decimal_comma:
-        text = text.replace(",", ".")
-    try:
-        number = float(text)
-    except ValueError:
-        return None
-    if np.isnan(number) and not fmt.nan_allowed:
-        return None
-    return number
+    return Scan(columns, malformed, tuple(malformed_lines), first_problem)

@@ -1,11 +1,16 @@
-"""The measure registry (see :mod:`prefeval.measures.base`) and the standard measure lists."""
+"""The measure registry (see :mod:`prefeval.measures.base`) and the standard measure lists.
+
+The measures live in :mod:`~prefeval.measures.preferences` (pairwise comparisons),
+:mod:`~prefeval.measures.precision_recall` (metrics of where the relevant documents are) and
+:mod:`~prefeval.measures.gain_discount` (gains discounted by rank); importing them registers them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from prefeval.errors import UsageError
-from prefeval.measures import literature, metrics, preferences  # noqa: F401  (registers the measures)
+from prefeval.measures import gain_discount, precision_recall, preferences  # noqa: F401  (registers the measures)
 from prefeval.measures.base import (
     METRIC,
     PREFERENCE,
@@ -18,12 +23,14 @@ from prefeval.measures.base import (
     parse_measure,
     parse_measures,
 )
+from prefeval.measures.order import FAMILY_ORDER
 
 PREFERENCE_MEASURES = ("rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision")
 """The six preference measures, added by ``-M preferences``."""
 
-DEFAULT_MEASURES = PREFERENCE_MEASURES + ("ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10", "r@1", "r@10")
-"""The default measure list (MEASURES.md), used with no ``-m``."""
+DEFAULT_EVAL_MEASURES = PREFERENCE_MEASURES + ("ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10", "r@1", "r@10")
+"""The default measure list of ``eval`` (MEASURES.md), used with no ``-m`` (the analyses ``null`` and
+``sampled`` have default lists of their own)."""
 
 MEASURE_SETS = ("none", "preferences", "all")
 
@@ -38,18 +45,21 @@ def select_measures(names: Sequence[str] = (), measure_set: str = "none") -> lis
     if measure_set == "preferences":
         extra = PREFERENCE_MEASURES
     elif measure_set == "all" or not chosen:
-        extra = DEFAULT_MEASURES
+        extra = DEFAULT_EVAL_MEASURES
     else:
         extra = ()
     return list(dict.fromkeys(chosen + parse_measures(extra)))
 
 
-def select_additive_metrics(names: Sequence[str | Measure], defaults: Sequence[str], command: str) -> list[AdditiveMetric]:
+def select_additive_metrics(
+    names: Sequence[str | Measure], defaults: Sequence[str], command: str
+) -> list[AdditiveMetric]:
     """The metrics asked for by ``-m NAMES`` (measure objects pass through; ``defaults`` without any)
     for an analysis over random ranks, which needs sums over relevant documents (``command`` names
     the analysis in the error about anything else)."""
     measures = [name for name in names if isinstance(name, Measure)]
-    measures += parse_measures([name for name in names if not isinstance(name, Measure)] or ([] if measures else defaults))
+    texts = [name for name in names if not isinstance(name, Measure)]
+    measures += parse_measures(texts or ([] if measures else defaults))
     for measure in measures:
         if not isinstance(measure, AdditiveMetric):
             kind = "a preference" if not measure.is_metric else "not a sum over relevant documents"
@@ -58,7 +68,8 @@ def select_additive_metrics(names: Sequence[str | Measure], defaults: Sequence[s
 
 
 __all__ = [
-    "DEFAULT_MEASURES",
+    "DEFAULT_EVAL_MEASURES",
+    "FAMILY_ORDER",
     "MEASURE_SETS",
     "METRIC",
     "PREFERENCE",

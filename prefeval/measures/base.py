@@ -2,8 +2,10 @@
 
 A measure is a small declarative class: a family name (``p``), aliases, typed parameters written after
 ``@`` and separated by commas (``p@10``, ``rbp@0.8,100``), a kind (metric or preference), a one-line
-summary and a docstring with its formula; and one vectorised method. Adding a measure means adding one
-class, decorated with :func:`register`, in one place.
+summary, a citation, the range of its values, and a docstring with its formula; and one vectorised
+method. Adding a measure means adding one class, decorated with :func:`register`, in one place (and its
+name in :data:`~prefeval.measures.order.FAMILY_ORDER`, which says where ``prefeval measures`` lists it).
+Every registered family is then checked by ``tests/test_common.py``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.measures.names import split_measure_list, translate
+from prefeval.measures.order import FAMILY_ORDER
 from prefeval.ranking.positions import Positions
 
 METRIC = "metric"
@@ -63,6 +66,12 @@ class Measure(ABC):
     kind: ClassVar[str]
     parameters: ClassVar[tuple[Param, ...]] = ()
     summary: ClassVar[str] = ""
+    cite: ClassVar[str]
+    """Where the measure comes from, in short: authors, venue and year, and a DOI where there is one
+    (``"Diaz and Ferraro, SIGIR 2022, doi:10.1145/3477495.3532033"``). Required: :func:`register`
+    refuses a family without one."""
+    bounds: ClassVar[tuple[float, float]]
+    """The closed range every value lies in, for any input."""
     reads_grades: ClassVar[bool] = False
     """True when the measure reads the grades themselves (as gains, or as the grade levels of graded
     RPP): it sees every document of positive grade, whatever the relevance level. False: binary
@@ -101,9 +110,11 @@ class Measure(ABC):
 
 
 class Metric(Measure):
-    """A per-run, per-query score computed from binary position vectors (and grades)."""
+    """A per-run, per-query score computed from binary position vectors (and grades); by default a
+    fraction in [0, 1]."""
 
     kind = METRIC
+    bounds = (0.0, 1.0)
 
     @abstractmethod
     def compute(self, positions: Positions) -> np.ndarray:
@@ -137,6 +148,7 @@ class Preference(Measure):
     """A pairwise comparison of two runs on a query; > 0 means the first run is preferred."""
 
     kind = PREFERENCE
+    bounds = (-1.0, 1.0)
     per_grade_level: ClassVar[bool] = False
     """True when the preference is the m_g-weighted average of its values at every grade level g of
     the query: it is given graded positions, a segment per query and grade level (implies
@@ -154,7 +166,10 @@ REGISTRY: dict[str, type[Measure]] = {}
 
 
 def register(cls: type[Measure]) -> type[Measure]:
-    """Class decorator: make a measure family known under its name and aliases."""
+    """Class decorator: make a measure family known under its name and aliases. A family must say
+    where it comes from (:attr:`Measure.cite`)."""
+    if not getattr(cls, "cite", "").strip():
+        raise ValueError(f"measure {cls.family} has no citation (its cite attribute)")
     for name in (cls.family, *cls.aliases):
         key = name.lower()
         if key in REGISTRY and REGISTRY[key] is not cls:
@@ -164,8 +179,10 @@ def register(cls: type[Measure]) -> type[Measure]:
 
 
 def families() -> list[type[Measure]]:
-    """The registered measure families, in registration order, each once."""
-    return list(dict.fromkeys(REGISTRY.values()))
+    """The registered measure families, each once, in :data:`~prefeval.measures.order.FAMILY_ORDER`;
+    a family that it does not name comes last, in registration order."""
+    listed = {name: place for place, name in enumerate(FAMILY_ORDER)}
+    return sorted(dict.fromkeys(REGISTRY.values()), key=lambda family: listed.get(family.family, len(listed)))
 
 
 _NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z_]*)(?:@(?P<params>.*))?$")
@@ -199,7 +216,8 @@ def standard_spelling(text: str) -> str:
         if key not in names:
             raise UsageError(f"{text}: prefeval's {family.family} has no parameter {key}")
     given = [names.index(key) for key in translation.values]
-    texts = [translation.values.get(p.name, _number_text(p.default)) for p in family.parameters[: max(given, default=-1) + 1]]
+    written = family.parameters[: max(given, default=-1) + 1]
+    texts = [translation.values.get(p.name, _number_text(p.default)) for p in written]
     return family.family + ("@" + ",".join(texts) if texts else "")
 
 

@@ -7,11 +7,12 @@ from prefeval.measures.names import IR_MEASURES, TREC_EVAL, foreign_names
 
 
 def measure_catalogue() -> list[dict]:
-    """One record per measure family, in registration order::
+    """One record per measure family, in the listing order (:data:`~prefeval.measures.order.FAMILY_ORDER`)::
 
         {"name": "ap", "syntax": "ap[@k]", "kind": "metric", "relevance": "binary", "aliases": [],
          "parameters": [{"name": "k", "type": "int", "default": 0, "range": "[0, inf]", "meaning": ...}],
-         "trec_eval": ["map", "map_cut.k"], "ir_measures": ["AP", "AP@k"], "description": ...}
+         "trec_eval": ["map", "map_cut.k"], "ir_measures": ["AP[@k]"], "description": ...,
+         "citation": "Buckley and Voorhees, ..."}
 
     ``relevance`` is ``binary`` (grade >= the relevance level counts) or ``graded`` (every positive
     grade, as a gain or a grade level); every metric is also valid as a preference (its difference).
@@ -40,4 +41,5 @@ def _describe(family: type[Measure]) -> dict:
         TREC_EVAL: others[TREC_EVAL],
         IR_MEASURES: others[IR_MEASURES],
         "description": family.summary,
+        "citation": family.cite,
     }

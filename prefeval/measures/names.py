@@ -1,16 +1,23 @@
-"""Measure names of trec_eval and ir_measures, translated into prefeval's.
+"""Measure names of trec_eval and ir_measures: one table, :data:`FOREIGN_NAMES`, read both ways.
 
 prefeval spells a measure ``family[@param[,param]]`` (``ap@10``, ``rbp@0.8,100``), case-insensitively,
 so ir_measures' plain names already are prefeval names (``AP@100``, ``nDCG@10``, ``P@10``, ``R@100``,
-``RR@10``, ``Rprec``). This module adds the two other spellings people type:
+``RR@10``, ``Rprec``). The table adds the two other spellings people type, and :func:`translate` reads
+them:
 
-* trec_eval: ``map``, ``recip_rank``, ``Rprec``, and a name with a cut-off after ``.`` or ``_``
-  (``map_cut.10``, ``map_cut_10``, ``P.10``, ``P_10``, ``ndcg_cut.10``, ``recall.100``,
-  ``success.10``). A list such as ``P.5,10`` is split by :func:`~prefeval.measures.base.parse_measures`
-  into ``P.5`` and ``10``, the number continuing the measure before it.
+* trec_eval: ``map``, ``recip_rank``, ``Rprec``, ``set_P`` (``p@0``, the precision of the whole list),
+  ``set_recall`` (``r@0``), and a name with a cut-off after ``.`` or ``_`` (``map_cut.10``,
+  ``map_cut_10``, ``P.10``, ``P_10``, ``ndcg_cut.10``, ``recall.100``, ``success.10``). A list such as
+  ``P.5,10`` is split by :func:`~prefeval.measures.base.parse_measures` into ``P.5`` and ``10``, the
+  number continuing the measure before it.
 * ir_measures with parameters: ``Name(param=value, ...)`` with an optional ``@cutoff``
   (``RBP(p=0.8)``, ``RBP(p=0.8)@10``). Parameters take ir_measures' defaults where they differ from
   prefeval's: ``RBP()`` has p = 0.8 (prefeval's ``rbp`` has γ = 0.5).
+
+The same table writes a prefeval measure under its trec_eval name (:func:`trec_eval_spelling`), as
+trec_eval prints it on a per-measure line, its cut-off after ``_``: ``map``, ``map_cut_10``, ``ndcg``,
+``ndcg_cut_10``, ``P_10``, ``set_P``, ``recall_10``, ``set_recall``, ``recip_rank``, ``Rprec``,
+``success_1``. Every name written reads back as the same measure.
 
 Deliberately refused, with a message saying what to write instead: a trec_eval cut-off family without
 a cut-off (``map_cut``: trec_eval would expand it to nine default cut-offs), a cut-off on a trec_eval
@@ -19,12 +26,17 @@ measure that has none (``recip_rank.10``), and ir_measures' per-measure relevanc
 prefeval's ``p`` and ``r`` (cut-off 10 by default), not trec_eval's lists of cut-offs.
 """
 
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from prefeval.errors import UsageError
+
+if TYPE_CHECKING:  # the registry (measures.base) reads this module: no import at run time
+    from prefeval.measures.base import Measure
 
 TREC_EVAL = "trec_eval"
 IR_MEASURES = "ir_measures"
@@ -34,11 +46,13 @@ CUTOFF_PARAMETER = "k"
 
 @dataclass(frozen=True)
 class ForeignName:
-    """A measure as another tool names it, and the prefeval family it is.
+    """A measure as another tool names it, and the prefeval measure it is.
 
-    ``cutoff``: the name takes a rank cut-off (for trec_eval, requires one). ``parameters`` maps the
-    tool's parameter names to prefeval's; ``defaults`` holds the tool's defaults (by prefeval name)
-    where they differ from prefeval's.
+    ``cutoff``: the name takes a rank cut-off, prefeval's parameter ``k`` (for trec_eval, requires
+    one). ``parameters`` maps the tool's parameter names to prefeval's. ``values`` holds the parameter
+    values (by prefeval name, as text) that the name stands for where they differ from prefeval's
+    defaults: what a trec_eval name fixes (``set_P`` is ``p@0``) or ir_measures' own defaults
+    (``RBP()`` has p = 0.8); parameters written in the name override them.
     """
 
     tool: str
@@ -46,7 +60,7 @@ class ForeignName:
     family: str
     cutoff: bool
     parameters: dict[str, str] = field(default_factory=dict)
-    defaults: dict[str, str] = field(default_factory=dict)
+    values: dict[str, str] = field(default_factory=dict)
 
     def shown(self) -> str:
         """How the name is written, with placeholders: ``map_cut.k``, ``AP[@k]``, ``RBP(p=gamma)[@k]``."""
@@ -62,7 +76,9 @@ FOREIGN_NAMES: tuple[ForeignName, ...] = (
     ForeignName(TREC_EVAL, "ndcg", "ndcg", cutoff=False),
     ForeignName(TREC_EVAL, "ndcg_cut", "ndcg", cutoff=True),
     ForeignName(TREC_EVAL, "P", "p", cutoff=True),
+    ForeignName(TREC_EVAL, "set_P", "p", cutoff=False, values={CUTOFF_PARAMETER: "0"}),
     ForeignName(TREC_EVAL, "recall", "r", cutoff=True),
+    ForeignName(TREC_EVAL, "set_recall", "r", cutoff=False, values={CUTOFF_PARAMETER: "0"}),
     ForeignName(TREC_EVAL, "recip_rank", "rr", cutoff=False),
     ForeignName(TREC_EVAL, "Rprec", "rp", cutoff=False),
     ForeignName(TREC_EVAL, "success", "success", cutoff=True),
@@ -73,13 +89,18 @@ FOREIGN_NAMES: tuple[ForeignName, ...] = (
     ForeignName(IR_MEASURES, "RR", "rr", cutoff=True),
     ForeignName(IR_MEASURES, "Rprec", "rp", cutoff=False),
     ForeignName(IR_MEASURES, "Success", "success", cutoff=True),
-    ForeignName(IR_MEASURES, "RBP", "rbp", cutoff=True, parameters={"p": "gamma"}, defaults={"gamma": "0.8"}),
+    ForeignName(IR_MEASURES, "RBP", "rbp", cutoff=True, parameters={"p": "gamma"}, values={"gamma": "0.8"}),
 )
-"""Every translated name; also what ``prefeval measures`` lists beside each family."""
+"""Every foreign name: read by :func:`translate`, written by :func:`trec_eval_spelling` (the first
+trec_eval entry that fits a measure), and listed by ``prefeval measures`` beside each family."""
 
 _BY_TOOL = {
     tool: {entry.name.lower(): entry for entry in FOREIGN_NAMES if entry.tool == tool}
     for tool in (TREC_EVAL, IR_MEASURES)
+}
+_TREC_EVAL_BY_FAMILY = {
+    family: [entry for entry in FOREIGN_NAMES if entry.tool == TREC_EVAL and entry.family == family]
+    for family in dict.fromkeys(entry.family for entry in FOREIGN_NAMES)
 }
 _TREC_EVAL_NAME = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*?)(?:[._](?P<cutoff>\d+))?$")
 _IR_MEASURES_NAME = re.compile(r"^(?P<name>[A-Za-z][A-Za-z_]*)\((?P<args>[^()]*)\)(?:@(?P<cutoff>\d+))?$")
@@ -104,6 +125,28 @@ def translate(text: str) -> Translation | None:
     match = _TREC_EVAL_NAME.match(text)
     if match and match.group("name").lower() in _BY_TOOL[TREC_EVAL]:
         return _translate_trec_eval(text, _BY_TOOL[TREC_EVAL][match.group("name").lower()], match.group("cutoff"))
+    return None
+
+
+def trec_eval_spelling(measure: Measure) -> str | None:
+    """trec_eval's name of a prefeval measure, as trec_eval prints it on a per-measure line; None when
+    trec_eval has none (preferences, ``rbp``, ``rr@10``, ``success@0``).
+
+    The name is that of the first trec_eval entry of :data:`FOREIGN_NAMES` that fits the measure: an
+    entry with a cut-off fits a measure whose ``k`` is > 0 and whose other parameters are the entry's
+    (``ap@10`` → ``map_cut_10``, ``p@10`` → ``P_10``, ``success@1`` → ``success_1``); an entry without
+    one fits a measure whose parameters are all the entry's (``ap`` and ``ap@0`` → ``map``, ``p@0`` →
+    ``set_P``, ``rr`` → ``recip_rank``). :func:`translate` reads the name back as the same values.
+    """
+    values = dict(zip((param.name for param in measure.parameters), measure.values))
+    for entry in _TREC_EVAL_BY_FAMILY.get(measure.family, ()):
+        implied = {param.name: param.type(entry.values.get(param.name, param.default)) for param in measure.parameters}
+        if entry.cutoff:
+            if values.get(CUTOFF_PARAMETER, 0) <= 0:
+                continue
+            implied[CUTOFF_PARAMETER] = values[CUTOFF_PARAMETER]
+        if values == implied:
+            return f"{entry.name}_{values[CUTOFF_PARAMETER]}" if entry.cutoff else entry.name
     return None
 
 
@@ -138,11 +181,11 @@ def _translate_trec_eval(text: str, entry: ForeignName, cutoff: str | None) -> T
         )
     if not entry.cutoff and cutoff is not None:
         raise UsageError(f"{text}: trec_eval's {entry.name} takes no cut-off")
-    return Translation(entry.family, {CUTOFF_PARAMETER: cutoff} if cutoff is not None else {})
+    return Translation(entry.family, {**entry.values, **({CUTOFF_PARAMETER: cutoff} if cutoff is not None else {})})
 
 
 def _translate_ir_measures(text: str, entry: ForeignName, match: re.Match) -> Translation:
-    values = dict(entry.defaults)
+    values = dict(entry.values)
     arguments = match.group("args")
     for argument in filter(str.strip, split_measure_list(arguments)) if arguments.strip() else ():
         parsed = _ARGUMENT.match(argument)
@@ -156,7 +199,9 @@ def _translate_ir_measures(text: str, entry: ForeignName, match: re.Match) -> Tr
             )
         if key not in entry.parameters:
             known = ", ".join(entry.parameters) or "none"
-            raise UsageError(f"{text}: prefeval's {entry.family} has no counterpart of ir_measures' {key} (supported: {known})")
+            raise UsageError(
+                f"{text}: prefeval's {entry.family} has no counterpart of ir_measures' {key} (supported: {known})"
+            )
         values[entry.parameters[key]] = parsed.group("value")
     if match.group("cutoff") is not None:
         if not entry.cutoff:

@@ -15,6 +15,9 @@ import numpy as np
 from prefeval.measures.base import Preference, register
 from prefeval.ranking.positions import Positions
 
+LEXIPRECISION = "Diaz, EVIA 2023, arXiv:2306.07908"
+"""Where lexiprecision and rrlexiprecision (its sgnLP and rrLP) are defined."""
+
 
 def sign_of_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """sgn(y − x) elementwise, as int8, with sgn(inf − inf) = 0 and sgn(inf − finite) = +1."""
@@ -45,6 +48,7 @@ class RecallPairedPreference(Preference):
 
     reads_grades = True
     per_grade_level = True
+    cite = "Diaz and Ferraro, SIGIR 2022, doi:10.1145/3477495.3532033"
 
     @staticmethod
     def raw_weight(i: np.ndarray) -> np.ndarray:
@@ -95,7 +99,6 @@ class DCGRPP(RecallPairedPreference):
 class Lexicographic(Preference):
     """Shared machinery: the first and last index where x and y differ, per pair and query."""
 
-
     @staticmethod
     def first_difference(positions: Positions, signs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(index of the first i with x_i ≠ y_i, whether there is one), per pair and segment."""
@@ -119,6 +122,7 @@ class LexiPrecision(Lexicographic):
     family = "lexiprecision"
     aliases = ("sgnLP",)
     summary = "lexicographic precision: who ranks the first differing relevant document higher"
+    cite = LEXIPRECISION
 
     def compare(self, comparison: Comparison) -> np.ndarray:
         signs = comparison.signs
@@ -129,12 +133,14 @@ class LexiPrecision(Lexicographic):
 
 @register
 class RRLexiPrecision(Lexicographic):
-    """Reciprocal-rank lexicographic precision: 1/x_i − 1/y_i at the first i where x_i ≠ y_i; 0 if
-    x = y. Equals ΔRR whenever RR differs, and breaks RR's ties by the next relevant documents."""
+    """Reciprocal-rank lexicographic precision (Diaz, EVIA 2023): 1/x_i − 1/y_i at the first i where
+    x_i ≠ y_i; 0 if x = y. Equals ΔRR whenever RR differs, and breaks RR's ties by the next relevant
+    documents."""
 
     family = "rrlexiprecision"
     aliases = ("rrLP",)
     summary = "lexicographic precision, valued by the reciprocal ranks at the first difference"
+    cite = LEXIPRECISION
 
     def compare(self, comparison: Comparison) -> np.ndarray:
         signs = comparison.signs
@@ -146,13 +152,14 @@ class RRLexiPrecision(Lexicographic):
 
 @register
 class LexiRecall(Lexicographic):
-    """Lexicographic recall (Diaz, Ekstrand and Mitra): +1 if rr(x) > rr(y) relevant documents are
-    retrieved, −1 if fewer; otherwise sgn(y_i − x_i) at the largest i <= rr(x) where x_i ≠ y_i; 0 if
-    x = y. Both cases are the sign at the last index where x and y differ."""
+    """Lexicographic recall (Diaz, Ekstrand and Mitra, TORS 2025): +1 if rr(x) > rr(y) relevant
+    documents are retrieved, −1 if fewer; otherwise sgn(y_i − x_i) at the largest i <= rr(x) where
+    x_i ≠ y_i; 0 if x = y. Both cases are the sign at the last index where x and y differ."""
 
     family = "lexirecall"
     aliases = ("LR", "sgnLR")
     summary = "lexicographic recall: who retrieves more relevant documents, then who ranks the last higher"
+    cite = "Diaz, Ekstrand and Mitra, ACM TORS 2025, doi:10.1145/3728373"
 
     def compare(self, comparison: Comparison) -> np.ndarray:
         signs = comparison.signs

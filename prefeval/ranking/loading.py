@@ -1,49 +1,68 @@
-"""Reading runs into a RankTable, several runs at a time in worker processes.
+"""Loading a collection: the qrels read, the runs ranked against them, and the notes on the data.
 
-Parsing a run and ranking it (:func:`prefeval.ranking.ranktable.rank_relevant`) is independent of every other
-run, and what comes back from a worker is only the run's RankTable row (the ranks of the relevant
-documents: kilobytes), so runs are spread over ``jobs`` processes. The result does not depend on
-``jobs``. A run read from stdin (``-``) is parsed in the main process, which owns stdin.
+Parsing a run and ranking it (:func:`prefeval.ranking.ranktable.rank_relevant`) is independent of
+every other run, and what comes back from a worker is only the run's RankTable row (the ranks of the
+relevant documents: kilobytes), so runs are spread over ``jobs`` processes. The result does not
+depend on ``jobs``. A run read from stdin (``-``) is parsed in the main process, which owns stdin.
+
+This is the one place that reports what the user should know about the data (as
+:class:`~prefeval.runtime.notes.Note` s, for the command line and the API alike): queries of the
+qrels without a relevant document (dropped), queries without a document at the relevance level
+(left out), and per run the queries of the qrels it lacks (scored as retrieving nothing) and the
+queries it has that the qrels lack (ignored).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from prefeval.io.inputs import Judgments, load_qrels, load_run, named_runs
 from prefeval.io.source import STDIN, check_stdin_used_once
 from prefeval.io.trec import Qrels
+from prefeval.ranking.options import RelevanceOptions
+from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
-from prefeval.runtime.parallel import default_jobs, fork_map
-from prefeval.runtime.progress import SILENT, Progress
+from prefeval.runtime.notes import note
+from prefeval.runtime.parallel import fork_map
+from prefeval.runtime.progress import Progress
+
+SHOWN = 5
+"""How many query ids a note lists."""
 
 
 def load_collection(
     qrels: Judgments,
     runs,
-    binary_relevance: float | None = None,
-    relevance_floor: float | None = None,
-    topk: int | None = None,
-    jobs: int | None = None,
-    progress: Progress = SILENT,
-) -> tuple[Qrels, RankTable]:
-    """Read the qrels and rank the runs against them. Each may be a path (``-`` for stdin, at most
-    once), a DataFrame or a dict; ``runs`` a list or a dict ``{name: run}`` (:mod:`prefeval.io.inputs`)."""
+    relevance: RelevanceOptions = RelevanceOptions(),
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> RankTable:
+    """Read the qrels and rank the runs against them, reporting the notes on the data. Each may be
+    a path (``-`` for stdin, at most once), a DataFrame or a dict; ``runs`` a list or a dict
+    ``{name: run}`` (:mod:`prefeval.io.inputs`)."""
     named = named_runs(runs)
     check_stdin_used_once([qrels, *(run for _, run in named)])
-    judgments = load_qrels(qrels, binary_relevance, relevance_floor)
-    return judgments, rank_runs(judgments, named, topk, jobs, progress)
+    judgments = load_judgments(qrels, relevance)
+    ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent())
+    table = RankTable.from_ranked(judgments, ranked)
+    _note_levels(table, relevance.relevance_level)
+    _note_runs(table, ranked)
+    return table
 
 
-def rank_runs(
-    qrels: Qrels,
-    runs: Sequence[tuple[str | None, Judgments]],
-    topk: int | None = None,
-    jobs: int | None = None,
-    progress: Progress = SILENT,
-) -> RankTable:
-    """Rank the runs, given as (name, run) as :func:`prefeval.io.inputs.named_runs` lists them,
-    against ``qrels``, in their order."""
+def load_judgments(qrels: Judgments, relevance: RelevanceOptions = RelevanceOptions()) -> Qrels:
+    """Read the qrels alone, noting the queries dropped for want of a relevant document."""
+    judgments = load_qrels(qrels, relevance.binary_relevance, relevance.relevance_floor)
+    if judgments.dropped_qids:
+        note(f"{judgments.source}: dropped {_queries(judgments.dropped_qids)} without relevant documents")
+    return judgments
+
+
+def _rank_runs(qrels: Qrels, runs: Sequence[tuple[str | None, Judgments]], topk: int | None, jobs: int,
+               progress: Progress) -> list[RankedRun]:
+    """Rank the runs, given as (name, run) as :func:`prefeval.io.inputs.named_runs` lists them, in order."""
     lookup = RelevantLookup(qrels)
 
     def rank(number: int) -> RankedRun:
@@ -55,7 +74,7 @@ def rank_runs(
     progress.start("parsing runs", len(runs))
     try:
         ranked = {}
-        for number, run in zip(elsewhere, fork_map(rank, elsewhere, jobs or default_jobs())):
+        for number, run in zip(elsewhere, fork_map(rank, elsewhere, jobs)):
             ranked[number] = run
             progress.advance()
         for number in from_stdin:
@@ -63,4 +82,32 @@ def rank_runs(
             progress.advance()
     finally:
         progress.finish()
-    return RankTable.from_ranked(qrels, (ranked[number] for number in range(len(runs))))
+    return [ranked[number] for number in range(len(runs))]
+
+
+def _note_levels(table: RankTable, level: float | None) -> None:
+    if level is None:
+        return
+    everything = Selection.everything(table)
+    below = np.setdiff1d(everything.queries, everything.at_relevance_level(table, level).queries)
+    if len(below):
+        qids = [table.qids[q] for q in below]
+        note(f"{table.qrels.source}: left out {_queries(qids)} without a document of grade >= {level:g}")
+
+
+def _note_runs(table: RankTable, ranked: list[RankedRun]) -> None:
+    for run, in_run in zip(ranked, table.in_run):
+        missing = int((~in_run).sum())
+        if run.scored_lines == 0:
+            note(f"run {run.run_id}: every line is scored nan; it is evaluated as retrieving nothing")
+        elif missing:
+            note(f"run {run.run_id}: {missing} of {table.num_queries} queries missing, "
+                 "scored as retrieving nothing")
+        if run.foreign_queries:
+            note(f"run {run.run_id}: {_queries(run.foreign_queries)} not in the qrels, ignored")
+
+
+def _queries(qids: Sequence[str]) -> str:
+    """``3 queries (a, b, c)``, ``1 query (a)``, the ids cut after :data:`SHOWN`."""
+    shown = ", ".join(qids[:SHOWN]) + (", ..." if len(qids) > SHOWN else "")
+    return f"{len(qids)} {'query' if len(qids) == 1 else 'queries'} ({shown})"

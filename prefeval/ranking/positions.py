@@ -89,10 +89,6 @@ class Positions:
     def segment_max(self, values: np.ndarray) -> np.ndarray:
         return np.maximum.reduceat(values, self.start, axis=-1)
 
-    def first(self, values: np.ndarray) -> np.ndarray:
-        """The first element of each segment (x_1): (..., S)."""
-        return values[..., self.start]
-
     def per_element(self, per_segment: np.ndarray) -> np.ndarray:
         """Broadcast a per-segment value (S,) to every element of the segment (N,)."""
         return np.repeat(per_segment, self.length, axis=-1)
@@ -163,7 +159,8 @@ def graded_positions(table: RankTable, selection: Selection) -> Positions:
     # a document of grade g belongs to the levels g' <= g of its query
     levels_per_document = own_level - first_level[query] + 1
     member = np.repeat(np.arange(len(documents)), levels_per_document)
-    offset_in_run = np.arange(len(member)) - np.repeat(np.cumsum(levels_per_document) - levels_per_document, levels_per_document)
+    offset_in_run = np.arange(len(member)) - np.repeat(np.cumsum(levels_per_document) - levels_per_document,
+                                                       levels_per_document)
     level = first_level[query[member]] + offset_in_run
     by_level = np.argsort(level, kind="stable")
     length = np.bincount(level, minlength=len(level_query))
@@ -179,7 +176,8 @@ def _selected_documents(table: RankTable, selection: Selection) -> tuple[np.ndar
     return documents, column[query_of_document[documents]]
 
 
-def _positions(table: RankTable, selection: Selection, documents: np.ndarray, length: np.ndarray, query: np.ndarray) -> Positions:
+def _positions(table: RankTable, selection: Selection, documents: np.ndarray, length: np.ndarray,
+               query: np.ndarray) -> Positions:
     """Sort each segment's ranks, per run, and gather what the measures need."""
     start = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64)
     segment = np.repeat(np.arange(len(length)), length)

@@ -54,12 +54,6 @@ class RankTable:
         return self.qrels.num_queries
 
     @classmethod
-    def from_runs(cls, qrels: Qrels, runs: Iterable[RunColumns], topk: int | None = None) -> RankTable:
-        """Rank every run against ``qrels``; runs may be a generator, each is dropped once ranked."""
-        lookup = RelevantLookup(qrels)
-        return cls.from_ranked(qrels, (rank_relevant(run, lookup, topk) for run in runs))
-
-    @classmethod
     def from_ranked(cls, qrels: Qrels, ranked: Iterable[RankedRun]) -> RankTable:
         """Stack ranked runs (in order) into a table; two runs with one id are an error."""
         rows: list[RankedRun] = []
@@ -87,13 +81,17 @@ def _stack(rows: list[np.ndarray], empty_shape: tuple[int, int], dtype) -> np.nd
 
 @dataclass(frozen=True)
 class RankedRun:
-    """One run reduced to its row of the RankTable (small enough to send between processes)."""
+    """One run reduced to its row of the RankTable (small enough to send between processes), with
+    what the notes on the data need: its number of scored lines and the ids of its queries that the
+    qrels do not have (ignored)."""
 
     run_id: str
     source: str
     ranks: np.ndarray
     num_retrieved: np.ndarray
     in_run: np.ndarray
+    scored_lines: int
+    foreign_queries: list[str]
 
 
 class RelevantLookup:
@@ -105,6 +103,7 @@ class RelevantLookup:
     def __init__(self, qrels: Qrels):
         self.qrels = qrels
         self.query_index = pd.Index(qrels.qids, dtype=object)
+        self.dropped = frozenset(qrels.dropped_qids)
         self._docid_of_relevant, docids = pd.factorize(qrels.docids)
         self.docid_index = pd.Index(docids, dtype=object)
 
@@ -147,15 +146,19 @@ def query_id_hint(run_qids, qrels_qids) -> str:
 def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None) -> RankedRun:
     """Reduce one run to its RankTable row: ranks of the relevant documents, documents per query.
 
-    A run none of whose query ids is in the qrels is an error (a wrong file, or ids written
-    differently), with a hint."""
+    A run none of whose query ids is in the qrels file at all is an error (a wrong file, or ids
+    written differently), with a hint; a run whose queries are in the qrels file but were all dropped
+    (no relevant document) retrieves nothing that counts."""
     qrels = lookup.qrels
     queries = lookup.query_numbers(run.qids)
     judged = queries >= 0
-    if len(queries) and not judged.any():
-        hint = query_id_hint(pd.unique(np.asarray(run.qids, dtype=object)), qrels.qids)
-        raise InputError(run.source, "no query id of this run is in the qrels" + hint)
+    foreign: list[str] = []
     if not judged.all():
+        run_qids = pd.unique(np.asarray(run.qids[~judged], dtype=object))
+        foreign = [str(qid) for qid in run_qids if qid not in lookup.dropped]
+        if not judged.any() and len(foreign) == len(run_qids):
+            raise InputError(run.source,
+                             "no query id of this run is in the qrels" + query_id_hint(run_qids, qrels.qids))
         run = replace(run, qids=run.qids[judged], docids=run.docids[judged], scores=run.scores[judged])
         queries = queries[judged]
     doc_codes, unique_docids = pd.factorize(run.docids)
@@ -177,6 +180,8 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         ranks=ranks,
         num_retrieved=num_retrieved.astype(np.int64),
         in_run=counts > 0,
+        scored_lines=len(run.scores) + int((~judged).sum()),
+        foreign_queries=foreign,
     )
 
 

@@ -1,24 +1,51 @@
 """Subsampling of queries and relevance labels, for studies of stability and of incomplete judgments.
 
-Every random choice draws from one ``numpy.random.Generator`` seeded by the user (``--seed``), so the
-same inputs and seed give the same selections, sample after sample.
+Every random choice draws from one ``numpy.random.Generator`` seeded by the user (``--seed``; one is
+drawn and reported when none is given, :mod:`prefeval.runtime.seeds`), so the same inputs and seed
+give the same selections, sample after sample. The ``pool`` label policy draws nothing.
 """
 
 from __future__ import annotations
 
-import secrets
+import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
+from prefeval.errors import UsageError
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankTable
 
 LABEL_POLICIES = ("random", "pool")
 
 
-def draw_seed() -> int:
-    """A fresh seed, for when the user gave none (it is reported, so the run can be repeated)."""
-    return secrets.randbelow(2**32)
+@dataclass(frozen=True)
+class SubsamplingOptions:
+    """How many samples to evaluate and what each keeps (see :func:`draw_selection`): ``samples``
+    repetitions, numbered from 0, each keeping ``query_fraction`` of the queries and
+    ``label_fraction`` of each query's relevant documents chosen by ``label_policy``; ``seed`` for
+    the random choices."""
+
+    samples: int = 1
+    query_fraction: float = 1.0
+    label_fraction: float = 1.0
+    label_policy: str = "random"
+    seed: int | None = None
+
+    def __post_init__(self):
+        if isinstance(self.samples, bool) or not isinstance(self.samples, numbers.Integral) or self.samples < 1:
+            raise UsageError(f"samples must be an integer of at least 1, not {self.samples!r}")
+        for name in ("query_fraction", "label_fraction"):
+            fraction = getattr(self, name)
+            if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0.0 < fraction <= 1.0:
+                raise UsageError(f"{name} must be in (0, 1], not {fraction!r}")
+        if self.label_policy not in LABEL_POLICIES:
+            raise UsageError(f"label policy must be one of {', '.join(LABEL_POLICIES)}, not {self.label_policy!r}")
+
+    @property
+    def draws_at_random(self) -> bool:
+        """Whether any choice is random (and so needs a seed): only ``pool`` is deterministic."""
+        return self.query_fraction < 1.0 or (self.label_fraction < 1.0 and self.label_policy == "random")
 
 
 def keep_count(total: np.ndarray | int, fraction: float) -> np.ndarray | int:
@@ -26,13 +53,7 @@ def keep_count(total: np.ndarray | int, fraction: float) -> np.ndarray | int:
     return np.maximum(np.floor(np.asarray(total) * fraction + 1e-9).astype(np.int64), 1)
 
 
-def draw_selection(
-    table: RankTable,
-    rng: np.random.Generator | None,
-    query_fraction: float = 1.0,
-    label_fraction: float = 1.0,
-    label_policy: str = "random",
-) -> Selection:
+def draw_selection(table: RankTable, rng: np.random.Generator | None, options: SubsamplingOptions) -> Selection:
     """Choose the queries and relevant documents of one sample.
 
     * ``query_fraction`` keeps floor(Q × F) queries (at least one), uniformly without replacement,
@@ -41,15 +62,14 @@ def draw_selection(
       ``random`` uniformly; ``pool`` the documents retrieved (within ``topk``) by the most runs, ties
       broken by docid descending, so the rarest finds are dropped first (as pref_eval.py does).
     """
-    if label_policy not in LABEL_POLICIES:
-        raise ValueError(f"label policy must be one of {LABEL_POLICIES}, not {label_policy!r}")
     selection = Selection.everything(table)
-    if query_fraction < 1.0:
-        count = int(keep_count(table.num_queries, query_fraction))
+    if options.query_fraction < 1.0:
+        count = int(keep_count(table.num_queries, options.query_fraction))
         queries = np.sort(rng.choice(table.num_queries, size=count, replace=False))
         selection = Selection(queries, selection.documents)
-    if label_fraction < 1.0:
-        selection = Selection(selection.queries, _keep_labels(table, rng, label_fraction, label_policy))
+    if options.label_fraction < 1.0:
+        documents = _keep_labels(table, rng, options.label_fraction, options.label_policy)
+        selection = Selection(selection.queries, documents)
     return selection
 
 

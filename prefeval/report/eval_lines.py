@@ -1,7 +1,7 @@
-"""The JSON lines of ``prefeval eval``, key for key as pref_eval.py writes them (DESIGN.md).
+"""The lines of ``prefeval eval``, key for key as pref_eval.py writes them (DESIGN.md).
 
 Per query (with ``-q``), queries in qrels order: for each run i in command-line order, its pair lines
-(i, j) for j > i, then its metric line::
+(i, j) for j > i, then its metric line (:func:`line_order`)::
 
     {"qid":"303","runi":"A","runj":"B","sample":0,"type":"preference","rpp":0.25,...,"ap":0.031,...}
     {"qid":"303","run":"A","sample":0,"type":"metric","ap":0.42,...}
@@ -10,8 +10,11 @@ Summary (unless ``-n``): a line per pair with the mean of every pair value (no `
 reference), then a line per run with the mean of every metric (``"type":"metric"``; new in prefeval,
 and skipped by pref_aggregate.py, which ignores ``qid`` "all").
 
-Lines are built column by column: each measure's values are serialised by orjson in one call, and
-the pieces of all lines are joined in one call, so writing costs little more than the bytes written.
+The keys are those of :mod:`prefeval.io.evallines`, which reads these lines back. Two renderings of
+the same computed values share the order and the keys: :func:`evaluation_lines`, the JSON text,
+built column by column (each measure's values are serialised by orjson in one call, and the pieces of
+all lines joined in one call, so writing costs little more than the bytes written); and
+:func:`evaluation_records`, the same lines as dicts, from which the other text formats are made.
 """
 
 from __future__ import annotations
@@ -23,18 +26,20 @@ import numpy as np
 import orjson
 
 from prefeval.evaluation import Block, Evaluation, Summary
+from prefeval.io.evallines import QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
+from prefeval.measures import METRIC, PREFERENCE
 
 
-def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bool = True, jobs: int = 1) -> Iterator[bytes]:
-    """The output of ``evaluation`` as JSON-lines text, in order, a block of queries per chunk;
-    blocks are computed and written out in ``jobs`` processes."""
+def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bool = True) -> Iterator[bytes]:
+    """The output of ``evaluation`` as JSON-lines text, in order, a block of queries per chunk
+    (blocks are computed and written out in the evaluation's ``jobs`` processes)."""
     run_ids = [_json(run) for run in evaluation.run_ids]
     pairs = evaluation.pairs
 
     def render(block: Block) -> bytes:
         return _per_query_lines(block, run_ids, pairs) if per_query else b""
 
-    for result in evaluation.rendered(render, jobs):
+    for result in evaluation.rendered(render):
         if isinstance(result, Summary):
             if summary:
                 yield _summary_lines(result, run_ids, pairs)
@@ -43,29 +48,58 @@ def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bo
 
 
 def evaluation_records(evaluation: Evaluation, per_query: bool = True, summary: bool = True) -> Iterator[dict]:
-    """The same output as dicts, one per line."""
-    for chunk in evaluation_lines(evaluation, per_query, summary):
-        for line in chunk.splitlines():
-            yield orjson.loads(line)
+    """The same lines as dicts, one per line, in the same order, made from the computed values."""
+    run_ids, pairs = evaluation.run_ids, evaluation.pairs
+    for result in evaluation.results():
+        if isinstance(result, Summary):
+            if summary:
+                yield from _summary_records(result, run_ids, pairs)
+        elif per_query:
+            yield from _per_query_records(result, run_ids, pairs)
 
+
+def line_order(num_runs: int, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+    """One query's lines in output order, as rows (is a metric line, index among its kind): for each
+    run, its pairs with the later runs, then its metric line."""
+    return _line_order(num_runs, tuple(pairs))
+
+
+@lru_cache(maxsize=16)
+def _line_order(num_runs: int, pairs: tuple[tuple[int, int], ...]) -> np.ndarray:
+    order, pair = [], 0
+    for run in range(num_runs):
+        while pair < len(pairs) and pairs[pair][0] == run:
+            order.append((0, pair))
+            pair += 1
+        order.append((1, run))
+    return np.array(order, dtype=np.int64).reshape(-1, 2)
+
+
+def _pair_labels(run_ids: list, pairs: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    runs = np.array(run_ids, dtype=object)
+    first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs)) if pairs else ([], [])
+    return runs[first], runs[second]
+
+
+# --- as JSON text ------------------------------------------------------------------------------------
 
 def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, int]]) -> bytes:
     num_queries, num_runs, num_pairs = len(block.qids), len(run_ids), len(pairs)
     qids = np.array([_json(qid) for qid in block.qids], dtype=object)
     runs = np.array(run_ids, dtype=object)
-    sample = str(block.sample).encode()
+    sample = _json(block.sample)
     rows = []
     if block.preferences:
-        first, second = (np.array(side) for side in zip(*pairs))
+        firsts, seconds = _pair_labels(run_ids, pairs)
         rows.append(_cells(
-            [b'{"qid":', np.repeat(qids, num_pairs), b',"runi":', np.tile(runs[first], num_queries),
-             b',"runj":', np.tile(runs[second], num_queries), b',"sample":' + sample + b',"type":"preference"'],
+            [_open(QID), np.repeat(qids, num_pairs), _key(RUNI), np.tile(firsts, num_queries),
+             _key(RUNJ), np.tile(seconds, num_queries), _key(SAMPLE) + sample + _key(TYPE) + _json(PREFERENCE)],
             {name: values.T for name, values in block.preferences.items()},
         ))
     if block.metrics:
         rows.append(_cells(
-            [b'{"qid":', np.repeat(qids, num_runs), b',"run":', np.tile(runs, num_queries),
-             b',"sample":' + sample + b',"type":"metric"'],
+            [_open(QID), np.repeat(qids, num_runs), _key(RUN), np.tile(runs, num_queries),
+             _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
             {name: values.T for name, values in block.metrics.items()},
         ))
     if len(rows) == 2:  # pair and metric lines interleaved: per query, each run's pairs, then its metrics
@@ -75,14 +109,15 @@ def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, 
 
 def _summary_lines(summary: Summary, run_ids: list[bytes], pairs: list[tuple[int, int]]) -> bytes:
     runs = np.array(run_ids, dtype=object)
-    sample = str(summary.sample).encode()
+    sample = _json(summary.sample)
+    qid = _open(QID) + _json(SUMMARY_QID)
     rows = []
     if summary.preferences:
-        first, second = (np.array(side) for side in zip(*pairs))
-        rows.append(_cells([b'{"qid":"all","runi":', runs[first], b',"runj":', runs[second], b',"sample":' + sample],
+        firsts, seconds = _pair_labels(run_ids, pairs)
+        rows.append(_cells([qid + _key(RUNI), firsts, _key(RUNJ), seconds, _key(SAMPLE) + sample],
                            summary.preferences))
     if summary.metrics:
-        rows.append(_cells([b'{"qid":"all","run":', runs, b',"sample":' + sample + b',"type":"metric"'],
+        rows.append(_cells([qid + _key(RUN), runs, _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
                            summary.metrics))
     return b"".join(_stack_rows(rows).ravel().tolist()) if rows else b""
 
@@ -93,7 +128,7 @@ def _cells(head: Sequence[bytes | np.ndarray], columns: dict[str, np.ndarray]) -
     order after flattening), and ``}`` with the line end."""
     pieces = list(head)
     for name, values in columns.items():
-        pieces += [b"," + _json(name) + b":", _json_numbers(values)]
+        pieces += [_key(name), _json_numbers(values)]
     pieces.append(b"}\n")
     rows = next(len(p) for p in pieces if not isinstance(p, bytes))
     cells = np.empty((rows, len(pieces)), dtype=object)
@@ -109,30 +144,25 @@ def _stack_rows(cells: list[np.ndarray]) -> np.ndarray:
     return np.vstack(padded)
 
 
-@lru_cache(maxsize=16)
-def _template(num_runs: int, pairs: tuple[tuple[int, int], ...]) -> np.ndarray:
-    """One query's lines in output order, as (is a metric line, index among its kind)."""
-    template, pair = [], 0
-    for run in range(num_runs):
-        while pair < len(pairs) and pairs[pair][0] == run:
-            template.append((0, pair))
-            pair += 1
-        template.append((1, run))
-    return np.array(template)
-
-
 def _query_order(num_queries: int, num_runs: int, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """Rows of ``pair cells + metric cells`` in output order: per query, each run's pairs and then
-    its metric line."""
+    """Rows of ``pair cells + metric cells`` in output order (:func:`line_order`, query by query)."""
     num_pairs = len(pairs)
-    is_metric, index = _template(num_runs, tuple(pairs)).T
+    is_metric, index = line_order(num_runs, pairs).T
     query = np.arange(num_queries)[:, None]
     order = np.where(is_metric, num_queries * num_pairs + query * num_runs, query * num_pairs) + index
     return order.ravel()
 
 
-def _json(value: str) -> bytes:
+def _json(value) -> bytes:
     return orjson.dumps(value)
+
+
+def _open(key: str) -> bytes:
+    return b"{" + _json(key) + b":"
+
+
+def _key(key: str) -> bytes:
+    return b"," + _json(key) + b":"
 
 
 def _json_numbers(values: np.ndarray) -> np.ndarray:
@@ -142,3 +172,34 @@ def _json_numbers(values: np.ndarray) -> np.ndarray:
         flat = flat.astype(np.float64)
     text = orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)
     return np.array(text[1:-1].split(b","), dtype=object) if len(flat) else np.empty(0, dtype=object)
+
+
+# --- as records -----------------------------------------------------------------------------------------
+
+def _per_query_records(block: Block, run_ids: list[str], pairs: list[tuple[int, int]]) -> Iterator[dict]:
+    firsts, seconds = _pair_labels(run_ids, pairs)
+    preferences = {name: values.T.tolist() for name, values in block.preferences.items()}
+    metrics = {name: values.T.tolist() for name, values in block.metrics.items()}
+    order = line_order(len(run_ids), pairs).tolist()
+    for q, qid in enumerate(block.qids):
+        for is_metric, index in order:
+            if is_metric and metrics:
+                record = {QID: qid, RUN: run_ids[index], SAMPLE: block.sample, TYPE: METRIC}
+                yield record | {name: values[q][index] for name, values in metrics.items()}
+            elif not is_metric and preferences:
+                record = {QID: qid, RUNI: firsts[index], RUNJ: seconds[index], SAMPLE: block.sample, TYPE: PREFERENCE}
+                yield record | {name: values[q][index] for name, values in preferences.items()}
+
+
+def _summary_records(summary: Summary, run_ids: list[str], pairs: list[tuple[int, int]]) -> Iterator[dict]:
+    firsts, seconds = _pair_labels(run_ids, pairs)
+    if summary.preferences:
+        means = {name: values.tolist() for name, values in summary.preferences.items()}
+        for p in range(len(pairs)):
+            record = {QID: SUMMARY_QID, RUNI: firsts[p], RUNJ: seconds[p], SAMPLE: summary.sample}
+            yield record | {name: values[p] for name, values in means.items()}
+    if summary.metrics:
+        means = {name: values.tolist() for name, values in summary.metrics.items()}
+        for r, run in enumerate(run_ids):
+            record = {QID: SUMMARY_QID, RUN: run, SAMPLE: summary.sample, TYPE: METRIC}
+            yield record | {name: values[r] for name, values in means.items()}

@@ -26,6 +26,8 @@ from prefeval.analyses.significance import (
     DEFAULT_CORRECTION,
     DEFAULT_TEST,
     TEST_NAMES,
+    BaselinePairs,
+    SignificanceOptions,
     compare_pairs,
 )
 from prefeval.errors import UsageError
@@ -37,9 +39,8 @@ from prefeval.report.trec_eval import trec_eval_lines
 
 
 def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl", per_query: bool = False,
-                     summary: bool = True, baseline: str | None = None, jobs: int = 1) -> None:
-    """Write ``evaluation`` to ``stream`` in format ``fmt`` (see :mod:`prefeval.report.formats`); JSON lines
-    are computed and written in ``jobs`` processes."""
+                     summary: bool = True, baseline: str | None = None) -> None:
+    """Write ``evaluation`` to ``stream`` in format ``fmt`` (see :mod:`prefeval.report.formats`)."""
     check_format(fmt)
     if fmt in TABLE_FORMATS:
         if per_query or not summary:
@@ -47,14 +48,16 @@ def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl
         stream.write(render(evaluation_table(evaluation, baseline), fmt).encode())
         return
     if baseline is not None:
-        raise UsageError(f"--baseline marks significance in the table formats ({', '.join(TABLE_FORMATS)}), not in {fmt}")
+        raise UsageError(f"--baseline marks significance in the table formats ({', '.join(TABLE_FORMATS)}), "
+                         f"not in {fmt}")
     if fmt == "jsonl":
-        for chunk in evaluation_lines(evaluation, per_query, summary, jobs):
+        for chunk in evaluation_lines(evaluation, per_query, summary):
             stream.write(chunk)
         return
     records = evaluation_records(evaluation, per_query=per_query, summary=summary)
     several_runs = len(evaluation.run_ids) > 1
-    write_lines(trec_eval_lines(records, run_column=several_runs, sample_column=evaluation.samples > 1), stream)
+    write_lines(trec_eval_lines(records, run_column=several_runs, sample_column=evaluation.subsampling.samples > 1),
+                stream)
 
 
 def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Table:
@@ -67,8 +70,8 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
         raise UsageError("--baseline needs two or more runs")
     metrics = [m.name for m in evaluation.metric_measures]
     preferences = [m.name for m in evaluation.preference_measures] if pairs else []
-    against = _BaselinePairs(runs, pairs, baseline) if baseline is not None else None
-    several = evaluation.samples > 1
+    against = BaselinePairs.of(pairs, runs.index(baseline)) if baseline is not None else None
+    several = evaluation.subsampling.samples > 1
     rows: list[list[Cell | str]] = []
     collected: dict[str, list[np.ndarray]] = {}
     for result in evaluation.results():
@@ -81,7 +84,8 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
         columns += [_preference_column(result, name, runs, pairs, against) for name in preferences]
         markers = [np.full(len(runs), "", dtype=object)] * len(columns)
         if against is not None:
-            markers = [against.markers(np.concatenate(collected[name], axis=1)) for name in metrics + preferences]
+            markers = [_markers(against, np.concatenate(collected[name], axis=1), len(runs))
+                       for name in metrics + preferences]
         collected.clear()
         best = [np.nanmax(column) if not np.isnan(column).all() else np.nan for column in columns]
         for r, run in enumerate(runs):
@@ -94,7 +98,7 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
 
 
 def _preference_column(summary: Summary, name: str, runs: list[str], pairs: list[tuple[int, int]],
-                       against: _BaselinePairs | None) -> np.ndarray:
+                       against: BaselinePairs | None) -> np.ndarray:
     """Per run: the mean preference over the baseline (NaN for the baseline itself), or over the others."""
     means = summary.preferences[name]
     if against is not None:
@@ -108,27 +112,14 @@ def _preference_column(summary: Summary, name: str, runs: list[str], pairs: list
     return matrix.sum(axis=1) / (len(runs) - 1)
 
 
-class _BaselinePairs:
-    """The pairs with the baseline, oriented as (other run, baseline)."""
-
-    def __init__(self, runs: list[str], pairs: list[tuple[int, int]], baseline: str):
-        base = runs.index(baseline)
-        self.rows = np.array([p for p, pair in enumerate(pairs) if base in pair], dtype=np.int64)
-        self.sign = np.array([-1.0 if pairs[p][0] == base else 1.0 for p in self.rows])
-        self.others = np.array([pairs[p][1] if pairs[p][0] == base else pairs[p][0] for p in self.rows], dtype=np.int64)
-        self.num_runs = len(runs)
-
-    def oriented(self, values: np.ndarray) -> np.ndarray:
-        """The rows of ``values`` (pairs × anything) of the pairs with the baseline, as (other, baseline)."""
-        return values[self.rows] * self.sign[:, None] + 0.0
-
-    def markers(self, values: np.ndarray) -> np.ndarray:
-        """Per run, ↑/↓ (as BETTER/WORSE) where it differs significantly from the baseline."""
-        stats = compare_pairs(values, DEFAULT_TEST, DEFAULT_CORRECTION, DEFAULT_ALPHA, bootstrap=None)
-        direction = np.where(stats.mean > 0, BETTER, WORSE)
-        marker = np.full(self.num_runs, "", dtype=object)
-        marker[self.others] = np.where(stats.significant, direction, "")
-        return marker
+def _markers(against: BaselinePairs, values: np.ndarray, num_runs: int) -> np.ndarray:
+    """Per run, ↑/↓ (as BETTER/WORSE) where it differs significantly from the baseline, by the
+    default test and correction of ``prefeval significance --baseline`` (no intervals)."""
+    stats = compare_pairs(values, SignificanceOptions(bootstrap=None))
+    direction = np.where(stats.mean > 0, BETTER, WORSE)
+    marker = np.full(num_runs, "", dtype=object)
+    marker[against.others] = np.where(stats.significant, direction, "")
+    return marker
 
 
 def _notes(metrics: list[str], preferences: list[str], baseline: str | None, num_runs: int) -> list[str]:
@@ -141,5 +132,6 @@ def _notes(metrics: list[str], preferences: list[str], baseline: str | None, num
         if preferences:
             notes.append(f"Preferences: the run's mean preference over {baseline}.")
         notes.append(f"↑/↓: significantly better/worse than {baseline} ({TEST_NAMES[DEFAULT_TEST]}, "
-                     f"{CORRECTION_NAMES[DEFAULT_CORRECTION]} across the {num_runs - 1} runs compared, alpha {DEFAULT_ALPHA}).")
+                     f"{CORRECTION_NAMES[DEFAULT_CORRECTION]} across the {num_runs - 1} runs compared, "
+                     f"alpha {DEFAULT_ALPHA}).")
     return notes

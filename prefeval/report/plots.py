@@ -35,6 +35,7 @@ The first two plot the first sample of their input.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,12 +48,8 @@ from prefeval.analyses.aggregate import aggregate
 from prefeval.analyses.orderings import competition_ranks, kendall_tau
 from prefeval.analyses.significance import (
     CORRECTION_NAMES,
-    DEFAULT_ALPHA,
-    DEFAULT_BOOTSTRAP,
-    DEFAULT_CORRECTION,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_TEST,
     TEST_NAMES,
+    SignificanceOptions,
     pairwise_significance,
 )
 from prefeval.errors import InputError, UsageError
@@ -75,12 +72,7 @@ class PlotRequest:
 
     source: str
     measures: tuple[str, ...] = ()
-    test: str = DEFAULT_TEST
-    correction: str = DEFAULT_CORRECTION
-    alpha: float = DEFAULT_ALPHA
-    permutations: int = DEFAULT_PERMUTATIONS
-    bootstrap: int = DEFAULT_BOOTSTRAP
-    seed: int | None = None
+    significance: SignificanceOptions = SignificanceOptions()
 
 
 @dataclass(frozen=True)
@@ -141,11 +133,11 @@ def preference_heatmap(request: PlotRequest) -> Figure:
     summary = next(aggregate(lines, [measure]))[measure]
     runs = summary["mc4" if summary["type"] == "preference" else "mean"]
     first_sample = lines.samples[0].sample
+    tests = request.significance  # the heatmap shows no intervals: resample only for the bootstrap test
+    tests = tests if tests.test == "bootstrap" else dataclasses.replace(tests, bootstrap=None)
     records = itertools.takewhile(
         lambda record: record["sample"] == first_sample,
-        pairwise_significance(lines, [measure], test=request.test, correction=request.correction, alpha=request.alpha,
-                              permutations=request.permutations, seed=request.seed,
-                              bootstrap=request.bootstrap if request.test == "bootstrap" else None),
+        pairwise_significance(lines, [measure], tests),
     )
     position = {run: p for p, run in enumerate(runs)}
     means = np.full((len(runs), len(runs)), np.nan)
@@ -173,8 +165,9 @@ def preference_heatmap(request: PlotRequest) -> Figure:
             axes.text(j, i, value + mark, ha="center", va="center", fontsize=8, color="white" if strong else "black")
     ordered_by = "MC4" if summary["type"] == "preference" else "mean"
     axes.set_title(f"{measure}: mean preference of row over column\n"
-                   f"runs by {ordered_by}; * significant ({TEST_NAMES[request.test]}, {CORRECTION_NAMES[request.correction]}, "
-                   f"alpha {request.alpha})",
+                   f"runs by {ordered_by}; * significant ({TEST_NAMES[tests.test]}, "
+                   f"{CORRECTION_NAMES[tests.correction]}, "
+                   f"alpha {tests.alpha})",
                    fontsize=10)
     return figure
 
@@ -198,7 +191,8 @@ def ordering_comparison(request: PlotRequest) -> Figure:
     style = {run: ["-", "--", ":", "-."][(n // 10) % 4] for n, run in enumerate(runs)}
     for run in runs:
         xs = [x for x in range(count) if run in ranks[x]]
-        bump.plot(xs, [ranks[x][run] for x in xs], marker="o", markersize=4, color=color[run], linestyle=style[run], linewidth=1.4)
+        bump.plot(xs, [ranks[x][run] for x in xs], marker="o", markersize=4, color=color[run], linestyle=style[run],
+                  linewidth=1.4)
     right = bump.twinx()
     for axes, x, label in ((bump, 0, "{runs}  {rank}"), (right, count - 1, "{rank}  {runs}")):
         groups = _runs_by_rank(ranks[x])
@@ -282,7 +276,8 @@ def sampled_metrics(request: PlotRequest) -> Figure:
     return figure
 
 
-@plot_kind("null", "observed values against each query's random-ranking expectation and threshold (prefeval null lines)")
+@plot_kind("null",
+           "observed values against each query's random-ranking expectation and threshold (prefeval null lines)")
 def null_baselines(request: PlotRequest) -> Figure:
     queries, observed, summaries = _null_lines(request.source)
     measures = list(dict.fromkeys(record["measure"] for record in queries))
@@ -299,8 +294,10 @@ def null_baselines(request: PlotRequest) -> Figure:
     expected = np.array([r["expected"] for r in nulls])
     threshold = np.array([r["threshold"] for r in nulls])
     quantile = nulls[0]["quantile"] if nulls else 0.95
-    query_axes.fill_between(xs, expected, threshold, color="0.8", step="mid", label=f"expected to {quantile:g} quantile")
-    query_axes.plot(xs, expected, color="0.3", linewidth=1.0, drawstyle="steps-mid", label="expected under random ranking")
+    query_axes.fill_between(xs, expected, threshold, color="0.8", step="mid",
+                            label=f"expected to {quantile:g} quantile")
+    query_axes.plot(xs, expected, color="0.3", linewidth=1.0, drawstyle="steps-mid",
+                    label="expected under random ranking")
     query_axes.plot(xs, threshold, color="0.3", linewidth=1.0, linestyle="--", drawstyle="steps-mid", label="threshold")
     for n, run in enumerate(runs):
         mine = [r for r in observed if r["run"] == run and r["measure"] == measure and r["qid"] in position]

@@ -2,7 +2,7 @@
 
 tsv: a header, then a row per tested pair and measure, its statistics at full precision::
 
-    sample  runi  runj  measure  test  mean  wins  losses  ties  p  p_corrected  ci_low  ci_high  effect_size  significant
+  sample  runi  runj  measure  test  mean  wins  losses  ties  p  p_corrected  ci_low  ci_high  effect_size  significant
 
 The discriminative power of a measure is the mean of its ``significant`` column.
 
@@ -26,7 +26,8 @@ from prefeval.report.tables import BETTER, WORSE, Cell, Table, number, render
 TSV_HEADER = ("sample", "runi", "runj", "measure", "test", *PAIR_STATISTICS, "significant")
 
 
-def write_significance(records: Iterable[dict], stream: BinaryIO, fmt: str = "jsonl", baseline: str | None = None) -> None:
+def write_significance(records: Iterable[dict], stream: BinaryIO, fmt: str = "jsonl",
+                       baseline: str | None = None) -> None:
     """Write the records of :func:`prefeval.analyses.significance.pairwise_significance` in format ``fmt``."""
     check_format(fmt)
     if fmt == "jsonl":

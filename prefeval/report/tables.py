@@ -120,6 +120,7 @@ def _latex(table: Table) -> str:
     out += ["    " + " & ".join(text(cell) for cell in row) + r" \\" for row in table.cells()]
     out += [r"    \bottomrule", r"  \end{tabular}"]
     if table.notes:
-        out.append(rf"  \caption{{{latex_escape(' '.join(table.notes)).replace('↑', markers[BETTER]).replace('↓', markers[WORSE])}}}")
+        caption = latex_escape(" ".join(table.notes)).replace("↑", markers[BETTER]).replace("↓", markers[WORSE])
+        out.append(rf"  \caption{{{caption}}}")
     out.append(r"\end{table}")
     return "\n".join(out) + "\n"

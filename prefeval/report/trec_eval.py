@@ -17,48 +17,34 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from prefeval.errors import UsageError
+from prefeval.io.evallines import LABEL_KEYS, QID, RUN, RUNI, RUNJ, SAMPLE
 from prefeval.measures import parse_measure
+from prefeval.measures.names import trec_eval_spelling
 
 TREC_EVAL_LINE = "{name:<22}\t{qid}\t{value:6.4f}"
-RECORD_KEYS = {"qid", "run", "runi", "runj", "sample", "type"}
 
 
 def trec_eval_name(measure: str) -> str:
-    """trec_eval's name of a prefeval metric: ``ap`` → ``map``, ``ap@10`` → ``map_cut_10``, ``ndcg`` →
-    ``ndcg``, ``ndcg@10`` → ``ndcg_cut_10``, ``p@10`` → ``P_10``, ``p@0`` → ``set_P``, ``r@10`` →
-    ``recall_10``, ``r@0`` → ``set_recall``, ``rr`` → ``recip_rank``, ``rp`` → ``Rprec``. Any other
-    measure (preferences, ``rbp``, ``rr@k``) keeps its own name."""
+    """trec_eval's name of the prefeval measure ``measure``, from the one table of foreign names
+    (:func:`~prefeval.measures.names.trec_eval_spelling`): ``ap@10`` → ``map_cut_10``, ``p@0`` →
+    ``set_P``, ``success@1`` → ``success_1``. A measure trec_eval has no name for (preferences,
+    ``rbp``, ``rr@10``), or a name that is not a measure, is written as it is."""
     try:
-        parsed = parse_measure(measure)
+        return trec_eval_spelling(parse_measure(measure)) or measure
     except UsageError:
         return measure
-    family = parsed.family
-    k = parsed.param("k") if any(p.name == "k" for p in parsed.parameters) else None
-    if family == "ap":
-        return "map" if k == 0 else f"map_cut_{k}"
-    if family == "ndcg":
-        return "ndcg" if k == 0 else f"ndcg_cut_{k}"
-    if family == "p":
-        return "set_P" if k == 0 else f"P_{k}"
-    if family == "r":
-        return "set_recall" if k == 0 else f"recall_{k}"
-    if family == "rr" and k == 0:
-        return "recip_rank"
-    if family == "rp":
-        return "Rprec"
-    return measure
 
 
 def trec_eval_lines(records: Iterable[dict], run_column: bool, sample_column: bool) -> Iterator[str]:
     """The lines of ``eval`` records (:mod:`prefeval.report.eval_lines`) in trec_eval's layout."""
     names: dict[str, str] = {}
     for record in records:
-        prefix = f"{record['sample']}\t" if sample_column else ""
+        prefix = f"{record[SAMPLE]}\t" if sample_column else ""
         if run_column:
-            prefix += (record["run"] if "run" in record else f"{record['runi']}/{record['runj']}") + "\t"
-        qid = record["qid"]
+            prefix += (record[RUN] if RUN in record else f"{record[RUNI]}/{record[RUNJ]}") + "\t"
+        qid = record[QID]
         for measure, value in record.items():
-            if measure in RECORD_KEYS:
+            if measure in LABEL_KEYS:
                 continue
             if measure not in names:
                 names[measure] = trec_eval_name(measure)

@@ -1,21 +1,32 @@
 """Mapping a function over items in forked worker processes, results in order.
 
 Workers are forked from the current process, so the function may be a closure over large arrays (a
-RankTable, a sample's positions): nothing but the items and the results crosses a process boundary.
-Where ``fork`` is not available, or there is nothing to share out, the map runs in this process.
+RankTable, a sample's positions): it is handed to each worker when the worker is forked, and nothing
+but the items and the results crosses a process boundary (pickled). Where ``fork`` is not available,
+or there is nothing to share out, the map runs in this process.
+
+The workers ignore SIGINT: Ctrl-C at a terminal interrupts the whole process group, and only the
+parent should react (it stops the workers and ends quietly); a worker that dies without reporting
+(killed, out of memory) is an error in the parent, never a hang. At most two items per worker are
+in flight, so results wait in memory only until the consumer takes them in order.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import numbers
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
+from multiprocessing.connection import Connection, wait
 from typing import TypeVar
+
+from prefeval.errors import UsageError
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-_FUNCTION: Callable | None = None
+IN_FLIGHT_PER_WORKER = 2
 
 
 def default_jobs() -> int:
@@ -25,27 +36,97 @@ def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
+def check_jobs(jobs) -> int:
+    """``jobs`` as an int, or a :class:`UsageError` unless it is an integer >= 1."""
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs < 1:
+        raise UsageError(f"jobs must be an integer of at least 1, not {jobs!r}")
+    return int(jobs)
+
+
 def fork_map(function: Callable[[Item], Result], items: Iterable[Item], jobs: int) -> Iterator[Result]:
     """``map(function, items)`` over ``jobs`` forked processes, yielding results in item order.
 
-    Not reentrant: one fork_map at a time per process.
+    An exception raised by ``function`` in a worker is raised here, for the first item (in order)
+    that raised it. Closing the iterator early stops the workers.
     """
-    global _FUNCTION
     items = list(items)
     if jobs <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         yield from map(function, items)
         return
-    _FUNCTION = function
-    # all workers are forked here, before the pool starts its own threads
-    pool = multiprocessing.get_context("fork").Pool(min(jobs, len(items)))
+    context = multiprocessing.get_context("fork")
+    tasks = context.SimpleQueue()
+    workers, readers = [], []
+    for _ in range(min(jobs, len(items))):
+        reader, writer = context.Pipe(duplex=False)
+        worker = context.Process(target=_serve, args=(function, items, tasks, writer), daemon=True)
+        worker.start()
+        writer.close()
+        workers.append(worker)
+        readers.append(reader)
     try:
-        yield from pool.imap(_call, items)
-        pool.close()
+        yield from _collect(items, tasks, workers, readers)
     finally:
-        pool.terminate()
-        pool.join()
-        _FUNCTION = None
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+        for worker in workers:
+            worker.join()
+        for reader in readers:
+            reader.close()
+        tasks.close()
 
 
-def _call(item):
-    return _FUNCTION(item)
+def _collect(items: list, tasks, workers: list, readers: list[Connection]) -> Iterator:
+    """Hand out item numbers (a few per worker at a time) and yield the results in item order."""
+    sent = 0
+    for _ in range(min(len(items), IN_FLIGHT_PER_WORKER * len(workers))):
+        tasks.put(sent)
+        sent += 1
+    waiting: dict[int, tuple[bool, object]] = {}
+    live = dict(zip(readers, workers))
+    for number in range(len(items)):
+        while number not in waiting:
+            if not live:
+                raise RuntimeError("the worker processes ended before their work was done")
+            _receive(live, waiting)
+        succeeded, value = waiting.pop(number)
+        if not succeeded:
+            raise value
+        if sent < len(items):
+            tasks.put(sent)
+            sent += 1
+        elif sent == len(items):
+            for _ in workers:
+                tasks.put(None)
+            sent += 1
+        yield value
+
+
+def _receive(live: dict[Connection, multiprocessing.Process], waiting: dict) -> None:
+    """Wait for the next message of any worker; a worker gone without a word is an error."""
+    ready = wait([*live, *(worker.sentinel for worker in live.values())])
+    for reader in [r for r in live if r in ready or r.poll()]:
+        try:
+            number, succeeded, value = reader.recv()
+        except EOFError:  # the worker is gone: done with its work (exit code 0), or killed
+            worker = live.pop(reader)
+            worker.join()
+            if worker.exitcode != 0:
+                raise RuntimeError(f"a worker process ended unexpectedly (exit code {worker.exitcode})") from None
+            continue
+        waiting[number] = (succeeded, value)
+
+
+def _serve(function: Callable, items: list, tasks, results: Connection) -> None:
+    """A worker: compute ``function(items[n])`` for each number n taken from ``tasks`` until None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while (number := tasks.get()) is not None:
+        try:
+            outcome = (number, True, function(items[number]))
+        except Exception as error:  # handed to the parent, which raises it
+            outcome = (number, False, error)
+        try:
+            results.send(outcome)
+        except Exception as error:  # the result or the error could not be pickled
+            results.send((number, False, RuntimeError(f"a worker could not send its result: {error!r}")))
+    results.close()

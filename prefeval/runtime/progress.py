@@ -23,6 +23,11 @@ class Progress:
         self._drawn_at = 0.0
 
     @classmethod
+    def silent(cls) -> Progress:
+        """A progress line that is never drawn (a new one each time: a Progress holds its state)."""
+        return cls(enabled=False)
+
+    @classmethod
     def for_terminal(cls, quiet: bool = False) -> Progress:
         """Enabled when stderr is a terminal and ``quiet`` is not set."""
         return cls(enabled=not quiet and sys.stderr.isatty())
@@ -49,5 +54,3 @@ class Progress:
         self.stream.write(f"\r\033[Kprefeval: {self._label} {self._done:,}/{self._total:,}")
         self.stream.flush()
 
-
-SILENT = Progress(enabled=False)

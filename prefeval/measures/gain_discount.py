@@ -1,0 +1,162 @@
+"""Gain-and-discount metrics: a user walks down the list and collects a gain at each relevant document,
+discounted by its rank. nDCG, DCG, nDCG with exponential gains, CG (no discount), RBP (binary gain,
+geometric discount) and pFound (a cascade with abandonment).
+
+Notation and the shared helpers are those of :mod:`prefeval.measures.shares`: x = (x_1 <= ... <= x_m)
+the ranks of the query's m relevant documents (inf when not retrieved), i the 1-based index into x,
+g_i the grade of the i-th relevant document, "within k" x_i <= k (k = 0: no cut-off). Each metric is
+the sum of per-document shares (:class:`~prefeval.measures.base.AdditiveMetric`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from prefeval.measures.base import AdditiveMetric, Param, register
+from prefeval.measures.shares import CUTOFF, ideal_dcg, per_document, within
+from prefeval.ranking.positions import Positions
+
+JARVELIN_KEKALAINEN = "Järvelin and Kekäläinen, ACM TOIS 2002, doi:10.1145/582415.582418"
+
+
+@register
+class NDCG(AdditiveMetric):
+    """nDCG@k = DCG@k / ideal DCG@k, with DCG@k = Σ_{i : x_i within k} g_i / log2(x_i + 1).
+
+    The gain g_i is the document's grade (trec_eval's default); the ideal list sorts all m relevant
+    grades descending and keeps the first k. Equals trec_eval ``ndcg`` and ``ndcg_cut.k``. Graded: every
+    positive grade is a gain, whatever the relevance level (as in trec_eval, whose ``-l`` does not
+    change ndcg).
+    """
+
+    family = "ndcg"
+    parameters = (CUTOFF,)
+    reads_grades = True
+    summary = "normalised discounted cumulative gain, gain = grade (trec_eval ndcg, ndcg_cut.k)"
+    cite = JARVELIN_KEKALAINEN
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        k = self.param("k")
+        ideal = per_document(positions, ideal_dcg(positions, positions.ideal, k))
+        return np.where(within(ranks, k), positions.grades / np.log2(ranks + 1.0), 0.0) / ideal
+
+
+@register
+class DCG(AdditiveMetric):
+    """DCG@k = Σ_{i : x_i within k} g_i / log2(x_i + 1): discounted cumulative gain, gain = grade
+    (linear), not normalised, so unbounded above (Järvelin and Kekäläinen, 2002). ``ndcg@k`` is its normalised form."""
+
+    family = "dcg"
+    reads_grades = True
+    parameters = (CUTOFF,)
+    summary = "discounted cumulative gain, gain = grade, not normalised"
+    cite = JARVELIN_KEKALAINEN
+    bounds = (0.0, np.inf)
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return np.where(within(ranks, self.param("k")), positions.grades / np.log2(ranks + 1.0), 0.0)
+
+
+@register
+class ExponentialNDCG(AdditiveMetric):
+    """nDCG_exp@k = DCG_exp@k / ideal DCG_exp@k, with DCG_exp@k = Σ_{i : x_i within k} (2^g_i − 1) /
+    log2(x_i + 1) (the gain of Burges et al., 2005). The ideal list sorts all m relevant grades
+    descending and keeps the first k. With binary grades (2^1 − 1 = 1) it equals ``ndcg@k``.
+
+    The alias ``dcg_exp`` is the name MEASURES.md gives it; the value is normalised all the same.
+    """
+
+    family = "ndcg_exp"
+    reads_grades = True
+    aliases = ("dcg_exp",)
+    parameters = (CUTOFF,)
+    summary = "normalised discounted cumulative gain, gain = 2^grade - 1"
+    cite = "Burges et al., ICML 2005, doi:10.1145/1102351.1102363"
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        k = self.param("k")
+        ideal = per_document(positions, ideal_dcg(positions, np.exp2(positions.ideal) - 1.0, k))
+        gains = np.exp2(positions.grades) - 1.0
+        return np.where(within(ranks, k), gains / np.log2(ranks + 1.0), 0.0) / ideal
+
+
+@register
+class CumulativeGain(AdditiveMetric):
+    """CG@k = Σ_{i : x_i within k} g_i: the grades of the relevant documents within k, no discount
+    (unbounded above)."""
+
+    family = "cg"
+    reads_grades = True
+    parameters = (CUTOFF,)
+    summary = "cumulative gain: the sum of the grades within k"
+    cite = JARVELIN_KEKALAINEN
+    bounds = (0.0, np.inf)
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return np.where(within(ranks, self.param("k")), positions.grades, 0.0)
+
+
+@register
+class RankBiasedPrecision(AdditiveMetric):
+    """RBP@γ,k = (1 − γ) Σ_{i : x_i within k} γ^(x_i − 1) (Moffat and Zobel, 2008): a user who goes on
+    to the next rank with probability γ, gain 1 for a relevant document; γ = 0.5 by default."""
+
+    family = "rbp"
+    parameters = (
+        Param("gamma", float, 0.5, low=0.0, high=1.0, low_open=True, high_open=True, meaning="persistence"),
+        CUTOFF,
+    )
+    summary = "rank-biased precision"
+    cite = "Moffat and Zobel, ACM TOIS 2008, doi:10.1145/1416950.1416952"
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        gamma = self.param("gamma")
+        return np.where(within(ranks, self.param("k")), (1.0 - gamma) * gamma ** (ranks - 1.0), 0.0)
+
+
+@register
+class PFound(AdditiveMetric):
+    """pFound@k,pbreak (Segalovich, 2010): the probability that a user scanning down the list finds what they need,
+    Σ_{ranks j <= k} pLook_j · pRel_j, with pLook_1 = 1, pLook_j = pLook_{j−1} · (1 − pRel_{j−1}) ·
+    (1 − pbreak), and pRel = grade / (the largest grade of the qrels), 0 for non-relevant and unjudged
+    documents.
+
+    Since only relevant documents have pRel > 0, the user looks at the i-th relevant document with
+    probability Π_{j<i} (1 − pRel_j) · (1 − pbreak)^(x_i − 1), and its share is pRel_i times that.
+    With binary grades (pRel = 1), pFound = (1 − pbreak)^(x_1 − 1). Defaults: no cut-off, pbreak 0.15.
+    """
+
+    family = "pfound"
+    reads_grades = True
+    parameters = (
+        CUTOFF,
+        Param("pbreak", float, 0.15, low=0.0, high=1.0, high_open=True,
+              meaning="probability of abandoning at each rank"),
+    )
+    summary = "pFound: probability of finding a relevant document, with abandonment"
+    cite = "Segalovich, Machine learning in search quality at Yandex, SIGIR 2010 industry track"
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        k, pbreak = self.param("k"), self.param("pbreak")
+        p_rel = positions.grades / positions.max_grade
+        unsatisfied = _product_of_earlier(positions, 1.0 - p_rel)
+        return np.where(within(ranks, k), p_rel * unsatisfied * (1.0 - pbreak) ** (ranks - 1.0), 0.0)
+
+
+def _product_of_earlier(positions: Positions, factors: np.ndarray) -> np.ndarray:
+    """Π_{j<i} factors_j within each segment (1 for the first element), for factors (..., N) in [0, 1].
+
+    Products are sums of logarithms; zero factors are counted apart, so that a zero makes every later
+    product of its segment exactly 0.
+    """
+    zero = factors <= 0.0
+    logs = np.log(np.where(zero, 1.0, factors))
+    log_product = _exclusive_segment_cumsum(positions, logs)
+    zeros_before = _exclusive_segment_cumsum(positions, zero.astype(np.float64))
+    return np.where(zeros_before > 0, 0.0, np.exp(log_product))
+
+
+def _exclusive_segment_cumsum(positions: Positions, values: np.ndarray) -> np.ndarray:
+    """Σ_{j<i} values_j within each segment."""
+    exclusive = np.cumsum(values, axis=-1) - values
+    return exclusive - positions.per_element(exclusive[..., positions.start])

@@ -1,0 +1,172 @@
+"""Metrics of where the relevant documents are: AP, RR, P@k, R@k, R-precision, F@k, success@k and AUC.
+
+Each counts relevant documents, or weighs them by the reciprocal of their rank, with binary relevance
+(a document counts when its grade reaches the relevance level). Notation and the shared helpers are
+those of :mod:`prefeval.measures.shares`: x = (x_1 <= ... <= x_m) the ranks of the query's m relevant
+documents (inf when not retrieved), i the 1-based index into x, "within k" x_i <= k (k = 0: no
+cut-off). Each metric is the sum of per-document shares (:class:`~prefeval.measures.base.AdditiveMetric`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from prefeval.measures.base import AdditiveMetric, Param, register
+from prefeval.measures.shares import CUTOFF, DEPTH, per_document, within
+from prefeval.ranking.positions import Positions
+
+TREC_BOOK = "Buckley and Voorhees, in TREC: Experiment and Evaluation in Information Retrieval, MIT Press 2005"
+VAN_RIJSBERGEN = "van Rijsbergen, Information Retrieval, 2nd ed., Butterworths 1979"
+
+
+@register
+class AveragePrecision(AdditiveMetric):
+    """AP@k = (1/m) Σ_{i : x_i within k} i / x_i. Equals trec_eval ``map`` and ``map_cut.k``."""
+
+    family = "ap"
+    parameters = (CUTOFF,)
+    summary = "average precision (trec_eval map, map_cut.k)"
+    cite = TREC_BOOK + "; trec_eval map"
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        m = per_document(positions, positions.length)
+        return np.where(within(ranks, self.param("k")), positions.index / ranks, 0.0) / m
+
+
+@register
+class ReciprocalRank(AdditiveMetric):
+    """RR@k = 1 / x_1, or 0 when x_1 is not within k. Equals trec_eval ``recip_rank`` (k = 0).
+
+    As a sum of shares: only the first relevant document (i = 1) has one, 1 / x_1.
+    """
+
+    family = "rr"
+    aliases = ("mrr",)
+    parameters = (CUTOFF,)
+    summary = "reciprocal rank of the first relevant document (trec_eval recip_rank)"
+    cite = "Voorhees, The TREC-8 Question Answering Track Report, TREC 1999"
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return np.where((positions.index == 1) & within(ranks, self.param("k")), 1.0 / ranks, 0.0)
+
+
+@register
+class Precision(AdditiveMetric):
+    """P@k = #{i : x_i <= k} / k. Equals trec_eval ``P.k``; a run shorter than k is not padded.
+
+    k = 0 gives the precision of the whole list, relevant retrieved / retrieved (0 for an empty list):
+    trec_eval's ``set_P``.
+    """
+
+    family = "p"
+    parameters = (DEPTH,)
+    summary = "precision at k (trec_eval P.k; p@0: set_P)"
+    cite = VAN_RIJSBERGEN
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        k = self.param("k")
+        hits = within(ranks, k).astype(np.float64)
+        if k > 0:
+            return hits / k
+        retrieved = per_document(positions, positions.num_retrieved)
+        shape = np.broadcast_shapes(hits.shape, retrieved.shape)
+        return np.divide(hits, retrieved, out=np.zeros(shape), where=retrieved > 0)
+
+
+@register
+class Recall(AdditiveMetric):
+    """R@k = #{i : x_i <= k} / m. Equals trec_eval ``recall.k``; k = 0 gives the recall of the whole
+    list, trec_eval's ``set_recall``."""
+
+    family = "r"
+    aliases = ("recall",)
+    parameters = (DEPTH,)
+    summary = "recall at k (trec_eval recall.k; r@0: set_recall)"
+    cite = VAN_RIJSBERGEN
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return within(ranks, self.param("k")) / per_document(positions, positions.length)
+
+
+@register
+class RPrecision(AdditiveMetric):
+    """RP = P@m = #{i : x_i <= m} / m. Equals trec_eval ``Rprec``."""
+
+    family = "rp"
+    aliases = ("rprec",)
+    summary = "R-precision (trec_eval Rprec)"
+    cite = TREC_BOOK + "; trec_eval Rprec"
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        m = per_document(positions, positions.length)
+        return (ranks <= m) / m
+
+
+@register
+class FMeasure(AdditiveMetric):
+    """F_β@k = (1 + β²) · P · R / (β² · P + R), with P = P@k and R = R@k; 0 when both are 0.
+
+    With h = #{i : x_i <= k}, P = h / k and R = h / m, so F_β@k = (1 + β²) · h / (β² · m + k): each
+    relevant document within k adds (1 + β²) / (β² · m + k). k = 0 takes the whole list (k = the number
+    retrieved, as in ``p@0``). β = 1 by default (F1); β = 0 gives P@k.
+    """
+
+    family = "f"
+    parameters = (DEPTH, Param("beta", float, 1.0, low=0.0, meaning="weight of recall against precision"))
+    summary = "F-measure of precision and recall at k (F1 by default)"
+    cite = VAN_RIJSBERGEN
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        k, beta = self.param("k"), self.param("beta")
+        depth = k if k > 0 else per_document(positions, positions.num_retrieved)
+        denominator = beta**2 * per_document(positions, positions.length) + depth
+        hits = within(ranks, k).astype(np.float64)
+        shape = np.broadcast_shapes(hits.shape, np.shape(denominator))
+        return np.divide((1.0 + beta**2) * hits, denominator, out=np.zeros(shape), where=denominator > 0)
+
+
+@register
+class Success(AdditiveMetric):
+    """Success@k = 1 if x_1 <= k, else 0: whether a relevant document is within k (trec_eval ``success.k``).
+
+    k = 0: anywhere in the list. The share is the first relevant document's (i = 1).
+    """
+
+    family = "success"
+    parameters = (DEPTH,)
+    summary = "1 if a relevant document is within k, else 0 (trec_eval success.k)"
+    cite = "trec_eval success (m_success.c)"
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return ((positions.index == 1) & within(ranks, self.param("k"))).astype(np.float64)
+
+
+@register
+class AUC(AdditiveMetric):
+    """AUC: the fraction of (relevant, non-relevant) item pairs in which the relevant item ranks higher.
+
+    The items are the ``num_items`` n of the positions: in ``eval``, the retrieved documents plus
+    the unretrieved relevant ones, which rank below everything retrieved; in ``sampled``, the
+    catalogue (or the sampled list). The i-th relevant document has x_i − i non-relevant items above
+    it, out of n − m, so
+
+        AUC = Σ_i (n − m − (x_i − i)) / (m · (n − m)),
+
+    and an unretrieved relevant document (below every non-relevant item) adds nothing. With one
+    relevant item at rank r among n: (n − r) / (n − 1). Under a uniformly random ranking E[AUC] = 1/2.
+
+    Edge case: when the items hold no non-relevant one (n = m) there is no pair to order; AUC is then
+    taken with one virtual non-relevant item just below the retrieved documents, which gives rr/m
+    (1 when every relevant document is retrieved, 0 when none is).
+    """
+
+    family = "auc"
+    summary = "area under the ROC curve: the fraction of relevant/non-relevant pairs ranked correctly"
+    cite = "Hanley and McNeil, Radiology 1982, doi:10.1148/radiology.143.1.7063747"
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        m = per_document(positions, positions.length)
+        negatives = per_document(positions, positions.num_items) - m
+        ordered = (negatives - (ranks - positions.index)) / (m * np.maximum(negatives, 1))
+        share = np.where(negatives > 0, ordered, 1.0 / m)
+        return np.where(np.isfinite(ranks), share, 0.0)

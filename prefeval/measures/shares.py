@@ -1,0 +1,41 @@
+"""What every metric is written with: the notation, the cut-off parameters, and the per-document helpers.
+
+Notation (MEASURES.md): x = (x_1 <= ... <= x_m) are the ranks of the query's m relevant documents in
+the run, inf for those it did not retrieve; i is the 1-based index into x; g_i is the grade of the
+i-th relevant document. "Within k" means x_i <= k, and k = 0 means no cut-off (every finite x_i
+counts). Every metric receives one-segment-per-query positions and returns an (R, Q) array.
+
+Every metric of prefeval is additive (:class:`~prefeval.measures.base.AdditiveMetric`): it is written
+as the share of each relevant document, given its rank, and its value is the sum of the shares. The
+metrics themselves live in :mod:`prefeval.measures.precision_recall` (where the relevant documents
+are) and :mod:`prefeval.measures.gain_discount` (gains discounted by rank).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from prefeval.measures.base import Param
+from prefeval.ranking.positions import Positions
+
+CUTOFF = Param("k", int, 0, low=0, meaning="rank cut-off; 0 means none")
+"""A rank cut-off that is off by default (``ap``, ``ndcg``, ``rr``, ...)."""
+
+DEPTH = Param("k", int, 10, low=0, meaning="rank cut-off; 0 means the whole list")
+"""A rank cut-off that is 10 by default (``p``, ``r``, ``f``, ``success``)."""
+
+
+def within(ranks: np.ndarray, k: int) -> np.ndarray:
+    """x_i <= k (k = 0: x_i finite)."""
+    return np.isfinite(ranks) if k == 0 else ranks <= k
+
+
+def per_document(positions: Positions, per_query: np.ndarray) -> np.ndarray:
+    """A per-query value (Q,) or per-run-and-query value (R, Q), repeated for each relevant document."""
+    return positions.per_element(per_query)
+
+
+def ideal_dcg(positions: Positions, gains: np.ndarray, k: int) -> np.ndarray:
+    """Per query: Σ_{i within k} gain(ideal_i) / log2(i + 1), the grades sorted descending."""
+    ranks = positions.index
+    return positions.segment_sum(np.where(within(ranks, k), gains / np.log2(ranks + 1.0), 0.0))

@@ -1,0 +1,236 @@
+"""Checks that every registered measure family passes, on random small RankTables (after scikit-learn's
+``test_common``): a measure is tested by being registered.
+
+Each family is taken with its defaults and with each parameter set in turn to a few values of its
+range. Metrics: values (R, Q), finite, within the family's ``bounds`` (>= 0; fractions in [0, 1]),
+the same on the same input, 0 for a run that retrieves no relevant document, and (being additive) the
+sum of shares that broadcast over leading axes. Preferences: values (P, Q) in ``bounds`` ([-1, 1]),
+antisymmetric, 0 for a run against itself, never favouring a run that retrieves no relevant document,
+the same on the same input. Every family: a citation, a place in the listing order, and names that
+read back (its prefeval name, and its trec_eval name where it has one).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+import numpy as np
+import pytest
+from conftest import table_from_positions
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prefeval.errors import UsageError
+from prefeval.measures import DEFAULT_EVAL_MEASURES, FAMILY_ORDER, METRIC, PREFERENCE_MEASURES, parse_measure
+from prefeval.measures.base import REGISTRY, AdditiveMetric, Measure, Metric, Param, families, register
+from prefeval.measures.names import FOREIGN_NAMES, TREC_EVAL, trec_eval_spelling
+from prefeval.measures.preferences import Comparison
+from prefeval.ranking.positions import Selection, binary_positions, graded_positions
+from prefeval.report.trec_eval import trec_eval_name
+
+TOLERANCE = 1e-12
+SAMPLE_VALUES = {int: (0, 1, 3, 10), float: (0.0, 0.15, 0.5, 0.9, 2.0)}
+"""Parameter values to try, by parameter type; each family keeps those its ranges accept."""
+
+FAMILIES = families()
+
+
+def sample_values(param: Param) -> list:
+    """The values of :data:`SAMPLE_VALUES` that ``param`` accepts."""
+    accepted = []
+    for value in SAMPLE_VALUES[param.type]:
+        try:
+            accepted.append(param.parse(str(value), "test"))
+        except UsageError:
+            continue
+    return accepted
+
+
+def instances(family: type[Measure]) -> list[Measure]:
+    """The family with its defaults, and with each parameter set to each of its sample values (the
+    parameters before it at their defaults): ``rbp``, ``rbp@0.15``, ..., ``rbp@0.5,3``, ..."""
+    found = [family()]
+    for place, param in enumerate(family.parameters):
+        defaults = [str(earlier.default) for earlier in family.parameters[:place]]
+        found += [family(*defaults, str(value)) for value in sample_values(param)]
+    return list(dict.fromkeys(found))
+
+
+INSTANCES = [measure for family in FAMILIES for measure in instances(family)]
+
+
+def family_id(family: type[Measure]) -> str:
+    return family.family
+
+
+@st.composite
+def collections(draw, num_runs: int = 3):
+    """Random RankTables: 1 to 4 queries of 1 to 6 relevant documents of grades 1 to 3; for each of
+    ``num_runs`` runs, the ranks of those documents (distinct, 1 to 12, or inf: not retrieved), and 0 to
+    3 non-relevant documents retrieved below the deepest relevant one."""
+    num_queries = draw(st.integers(1, 4))
+    lengths = [draw(st.integers(1, 6)) for _ in range(num_queries)]
+    grades = [[draw(st.sampled_from([1.0, 2.0, 3.0])) for _ in range(m)] for m in lengths]
+    runs = []
+    for _ in range(num_runs):
+        run = []
+        for m in lengths:
+            ranks = draw(st.lists(st.integers(1, 12), min_size=m, max_size=m, unique=True))
+            retrieved = draw(st.lists(st.booleans(), min_size=m, max_size=m))
+            run.append([float(r) if keep else math.inf for r, keep in zip(ranks, retrieved)])
+        runs.append(run)
+    table = table_from_positions(runs, grades)
+    size = num_runs * num_queries
+    tails = np.array(draw(st.lists(st.integers(0, 3), min_size=size, max_size=size))).reshape(num_runs, num_queries)
+    num_retrieved = table.num_retrieved + tails
+    return dataclasses.replace(table, num_retrieved=num_retrieved, in_run=num_retrieved > 0)
+
+
+def without_relevant(table, run: int):
+    """``table`` where run ``run`` retrieves no relevant document (it may retrieve non-relevant ones)."""
+    ranks = table.ranks.copy()
+    ranks[run] = math.inf
+    return dataclasses.replace(table, ranks=ranks)
+
+
+def metric_values(measure: Metric, table) -> np.ndarray:
+    return measure.compute(binary_positions(table, Selection.everything(table)))
+
+
+def preference_values(measure, table, first, second) -> np.ndarray:
+    """Values of ``measure`` for the pairs (first[p], second[p]), as ``prefeval eval`` computes them."""
+    build = graded_positions if measure.per_grade_level else binary_positions
+    positions = build(table, Selection.everything(table))
+    first, second = np.asarray(first), np.asarray(second)
+    return measure.compare(Comparison(positions, positions.ranks[first], positions.ranks[second]))
+
+
+def assert_within_bounds(values: np.ndarray, measure: Measure) -> None:
+    low, high = measure.bounds
+    assert np.all(np.isfinite(values)), measure.name
+    assert np.all(values >= low - TOLERANCE), (measure.name, values.min())
+    assert np.all(values <= high + TOLERANCE), (measure.name, values.max())
+
+
+# --- metrics ----------------------------------------------------------------------------------------
+
+METRIC_FAMILIES = [family for family in FAMILIES if family.kind == METRIC]
+PREFERENCE_FAMILIES = [family for family in FAMILIES if family.kind != METRIC]
+
+
+@pytest.mark.parametrize("family", METRIC_FAMILIES, ids=family_id)
+@settings(max_examples=30, deadline=None)
+@given(table=collections())
+def test_metric_values_are_shaped_bounded_and_deterministic(family, table):
+    positions = binary_positions(table, Selection.everything(table))
+    for measure in instances(family):
+        assert measure.bounds[0] >= 0, measure.name  # every metric is >= 0
+        values = measure.compute(positions)
+        assert values.shape == (table.num_runs, table.num_queries), measure.name
+        assert_within_bounds(values, measure)
+        np.testing.assert_array_equal(measure.compute(positions), values, err_msg=measure.name)
+        np.testing.assert_array_equal(metric_values(measure, table), values, err_msg=measure.name)
+
+
+@pytest.mark.parametrize("family", METRIC_FAMILIES, ids=family_id)
+@settings(max_examples=25, deadline=None)
+@given(table=collections())
+def test_metric_of_a_run_without_relevant_documents_is_zero(family, table):
+    empty = without_relevant(table, 0)
+    for measure in instances(family):
+        np.testing.assert_array_equal(metric_values(measure, empty)[0], 0.0, err_msg=measure.name)
+
+
+@pytest.mark.parametrize("family", METRIC_FAMILIES, ids=family_id)
+@settings(max_examples=25, deadline=None)
+@given(table=collections())
+def test_additive_metric_is_the_sum_of_shares_over_leading_axes(family, table):
+    assert issubclass(family, AdditiveMetric)  # what the analyses over random ranks rely on
+    positions = binary_positions(table, Selection.everything(table))
+    for measure in instances(family):
+        values = measure.compute(positions)
+        stacked = measure.shares(positions, np.stack([positions.ranks, positions.ranks]))
+        np.testing.assert_allclose(positions.segment_sum(stacked), np.stack([values, values]), atol=TOLERANCE,
+                                   err_msg=measure.name)
+
+
+# --- preferences ------------------------------------------------------------------------------------
+
+FIRST, SECOND = np.array([0, 0, 1]), np.array([1, 2, 2])
+
+
+@pytest.mark.parametrize("family", PREFERENCE_FAMILIES, ids=family_id)
+@settings(max_examples=80, deadline=None)
+@given(table=collections())
+def test_preference_is_antisymmetric_zero_on_self_bounded_and_deterministic(family, table):
+    for measure in instances(family):
+        forward = preference_values(measure, table, FIRST, SECOND)
+        assert forward.shape == (len(FIRST), table.num_queries), measure.name
+        assert_within_bounds(forward, measure)
+        backward = preference_values(measure, table, SECOND, FIRST)
+        np.testing.assert_allclose(forward, -backward, atol=TOLERANCE, err_msg=measure.name)
+        np.testing.assert_array_equal(preference_values(measure, table, FIRST, FIRST), 0, err_msg=measure.name)
+        np.testing.assert_array_equal(preference_values(measure, table, FIRST, SECOND), forward, err_msg=measure.name)
+
+
+@pytest.mark.parametrize("family", PREFERENCE_FAMILIES, ids=family_id)
+@settings(max_examples=40, deadline=None)
+@given(table=collections())
+def test_preference_never_favours_a_run_without_relevant_documents(family, table):
+    empty = without_relevant(table, 0)
+    for measure in instances(family):
+        assert np.all(preference_values(measure, empty, [0, 0], [1, 2]) <= 0), measure.name
+
+
+# --- names, citations, order ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("measure", INSTANCES, ids=lambda measure: measure.name)
+def test_names_read_back(measure):
+    assert parse_measure(measure.name) == measure
+    printed = trec_eval_spelling(measure)
+    assert trec_eval_name(measure.name) == (printed or measure.name)  # what --format tsv writes
+    if printed is not None:
+        back = parse_measure(printed)
+        assert (type(back), back.values) == (type(measure), measure.values), printed
+        assert trec_eval_spelling(back) == printed
+
+
+def test_every_trec_eval_name_is_written_for_some_measure():
+    printed = {trec_eval_spelling(measure) for measure in INSTANCES} - {None}
+    for entry in FOREIGN_NAMES:
+        if entry.tool == TREC_EVAL:
+            pattern = re.escape(entry.name) + (r"_\d+" if entry.cutoff else "")
+            assert any(re.fullmatch(pattern, name) for name in printed), entry.name
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=family_id)
+def test_every_family_is_described_and_cited(family):
+    assert isinstance(family.cite, str) and family.cite.strip(), family.family
+    assert family.summary and family.__doc__, family.family
+    assert len(family.bounds) == 2 and family.bounds[0] < family.bounds[1], family.family
+
+
+def test_register_refuses_a_family_without_a_citation():
+    class Uncited(Metric):
+        family = "uncited"
+
+        def compute(self, positions):
+            return np.zeros(positions.num_retrieved.shape)
+
+    with pytest.raises(ValueError, match="uncited has no citation"):
+        register(Uncited)
+    assert "uncited" not in REGISTRY
+
+
+def test_family_order_names_every_registered_family_once():
+    assert len(set(FAMILY_ORDER)) == len(FAMILY_ORDER)
+    assert [family.family for family in families()] == list(FAMILY_ORDER)
+
+
+def test_family_order_is_the_preferences_then_the_default_metrics_then_the_others():
+    default_families = tuple(dict.fromkeys(parse_measure(name).family for name in DEFAULT_EVAL_MEASURES))
+    assert FAMILY_ORDER[: len(PREFERENCE_MEASURES)] == PREFERENCE_MEASURES
+    assert FAMILY_ORDER[: len(default_families)] == default_families
+    assert all(REGISTRY[name].kind == METRIC for name in FAMILY_ORDER[len(PREFERENCE_MEASURES):])
