@@ -9,6 +9,7 @@ Results stream as :class:`Block` (one sample, a block of consecutive queries) an
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -19,7 +20,7 @@ from prefeval.errors import UsageError
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.preferences import Comparison
 from prefeval.ranking.loading import load_collection
-from prefeval.ranking.options import RelevanceOptions
+from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import SubsamplingOptions, draw_selection
@@ -81,7 +82,7 @@ class Evaluation:
     table: RankTable
     measures: list[Measure]
     subsampling: SubsamplingOptions = SubsamplingOptions()
-    relevance: RelevanceOptions = RelevanceOptions()
+    relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS
     jobs: int = 1
     progress: Progress | None = None
     seed: int | None = field(init=False, default=None)
@@ -172,11 +173,7 @@ class Evaluation:
             self.progress.start(f"evaluating sample {sample.number}: queries", len(sample.qids))
             try:
                 blocks = sample.query_blocks()
-
-                def work(block_range: tuple[int, int]):
-                    block = sample.block(*block_range)
-                    return render(block), pair_totals(block)
-
+                work = functools.partial(_rendered_block, sample, render)
                 totals: dict[str, np.ndarray] = {}
                 for (start, stop), (output, block_totals) in zip(blocks, fork_map(work, blocks, self.jobs)):
                     for name, values in block_totals.items():
@@ -253,6 +250,13 @@ class SampleEvaluation:
             metrics={name: values.mean(axis=1) for name, values in self.metric_values.items()},
             preferences={name: total / count for name, total in pair_totals.items()},
         )
+
+
+def _rendered_block(sample: SampleEvaluation, render: Callable[[Block], T],
+                    block_range: tuple[int, int]) -> tuple[T, dict[str, np.ndarray]]:
+    """One block of queries, rendered, and its pair sums (what a worker sends back)."""
+    block = sample.block(*block_range)
+    return render(block), pair_totals(block)
 
 
 def pair_totals(block: Block) -> dict[str, np.ndarray]:

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from click.testing import CliRunner
-from conftest import EXAMPLES, robust03_or_skip, write_text
+from conftest import EXAMPLES, json_lines, robust03_or_skip, run_cli, write_text
 
 from prefeval.analyses.check import check, has_errors
-from prefeval.cli import main
 
 
 def run_lines(scores: dict[str, dict[str, float]]) -> list[str]:
@@ -127,18 +125,18 @@ def test_robust03_ties_and_a_shallow_run():
 
 def test_check_command_writes_json_lines_and_exits_by_severity(files):
     tmp_path, qrels, tied = files
-    result = CliRunner().invoke(main, ["check", "-R", qrels, tied])
+    result = run_cli("check", "-R", qrels, tied)
     assert result.exit_code == 0 and result.stderr == ""
     assert [orjson.loads(line)["status"] for line in result.stdout.splitlines()] == ["warning", "warning"]
     bad = write_text(tmp_path / "bad", ["q1 Q0 d1 1 1 t", "q1 Q0 d2 2"])
-    result = CliRunner().invoke(main, ["check", "-R", qrels, tied, bad])
+    result = run_cli("check", "-R", qrels, tied, bad)
     assert result.exit_code == 1
     assert [orjson.loads(line)["status"] for line in result.stdout.splitlines()] == ["warning", "warning", "error"]
 
 
 def test_check_table_and_output_file(files):
     tmp_path, qrels, tied = files
-    result = CliRunner().invoke(main, ["check", "-R", qrels, "--format", "table", tied])
+    result = run_cli("check", "-R", qrels, "--format", "table", tied)
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0] == (f"{qrels}: 3 queries, 6 judgments (3 relevant; grades 0: 3, 1: 2, 2: 1), "
@@ -154,16 +152,16 @@ def test_check_table_and_output_file(files):
                          "which tied documents count at cut-off 10 is decided by docid")
     assert "\x1b[" not in result.stdout
     target = tmp_path / "report.jsonl"
-    result = CliRunner().invoke(main, ["check", "-R", qrels, "-o", target, tied])
+    result = run_cli("check", "-R", qrels, "-o", target, tied)
     assert result.exit_code == 0 and result.stdout == "" and len(target.read_text().splitlines()) == 2
 
 
 def test_check_reads_a_run_from_stdin():
     run = (EXAMPLES / "runs" / "bm25").read_text()
-    result = CliRunner().invoke(main, ["check", "-R", str(EXAMPLES / "qrels.txt"), "-"], input=run)
-    records = [orjson.loads(line) for line in result.stdout.splitlines()]
+    result = run_cli("check", "-R", str(EXAMPLES / "qrels.txt"), "-", input=run)
+    records = json_lines(result.stdout)
     assert records[1]["file"] == "<stdin>" and records[1]["run"] == "stdin"
     assert records[1]["lines"] == len(run.splitlines())
-    twice = CliRunner().invoke(main, ["check", "-R", "-", "-"], input=run)
+    twice = run_cli("check", "-R", "-", "-", input=run)
     assert twice.exit_code == 2 and twice.stdout == ""
     assert twice.stderr == "prefeval: error: standard input (-) can stand for only one of the input files\n"

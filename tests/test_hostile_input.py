@@ -8,20 +8,16 @@ import os
 
 import orjson
 import pytest
-from click.testing import CliRunner
-from conftest import EXAMPLES, write_text
+from conftest import EXAMPLES, QRELS, run_cli, write_text
 
-from prefeval.cli import main
-
-QRELS = str(EXAMPLES / "qrels.txt")
 RUN = str(EXAMPLES / "runs" / "bm25")
 GOOD_LINES = ["q101 Q0 DOC-101-000 1 2.5 t", "q101 Q0 DOC-101-001 2 1.5 t"]
 
 
-def run_cli(args, tmp_path):
+def run_writing_output(args, tmp_path):
     target = tmp_path / "out" / "result.jsonl"
     target.parent.mkdir(exist_ok=True)
-    result = CliRunner().invoke(main, [*map(str, args), "-o", str(target)])
+    result = run_cli(*map(str, args), "-o", str(target))
     left = sorted(p.name for p in target.parent.iterdir())
     return result, left
 
@@ -72,7 +68,7 @@ RUN_CASES = {
 def test_broken_runs(tmp_path, case):
     make, line, fragment = RUN_CASES[case]
     path = broken_run(tmp_path, "run", make)
-    result, left = run_cli(["eval", "-q", "-R", QRELS, RUN, path], tmp_path)
+    result, left = run_writing_output(["eval", "-q", "-R", QRELS, RUN, path], tmp_path)
     assert_rejected(result, left, 1, fragment, line=line, source=path)
 
 
@@ -84,7 +80,7 @@ MALFORMED_RUN_CASES = ["binary garbage", "too few columns", "too many columns", 
 def test_check_reports_the_line_that_eval_rejects(tmp_path, case):
     make, line, fragment = RUN_CASES[case]
     path = broken_run(tmp_path, "run", make)
-    result = CliRunner().invoke(main, ["check", "-R", QRELS, path])
+    result = run_cli("check", "-R", QRELS, path)
     assert result.exit_code == 1 and "Traceback" not in result.stderr
     malformed = orjson.loads(result.stdout.splitlines()[1])["malformed_lines"]
     assert malformed["first"][0] == line and fragment in malformed["message"]
@@ -103,7 +99,7 @@ QRELS_CASES = {
 def test_broken_qrels(tmp_path, case):
     lines, line, fragment = QRELS_CASES[case]
     path = write_text(tmp_path / "qrels", lines)
-    result, left = run_cli(["eval", "-R", path, RUN], tmp_path)
+    result, left = run_writing_output(["eval", "-R", path, RUN], tmp_path)
     assert_rejected(result, left, 1, fragment, line=line, source=path)
 
 
@@ -113,7 +109,7 @@ def test_unreadable_file(tmp_path):
     path = tmp_path / "run"
     path.write_text("\n".join(GOOD_LINES))
     path.chmod(0)
-    result, left = run_cli(["eval", "-R", QRELS, str(path)], tmp_path)
+    result, left = run_writing_output(["eval", "-R", QRELS, str(path)], tmp_path)
     assert_rejected(result, left, 1, "permission denied", source=str(path))
 
 
@@ -126,7 +122,7 @@ def test_unreadable_file(tmp_path):
 def test_accepted_oddities(tmp_path, content):
     path = tmp_path / "run"
     path.write_bytes(content)
-    result = CliRunner().invoke(main, ["eval", "-R", QRELS, "-m", "ap", str(path)])
+    result = run_cli("eval", "-R", QRELS, "-m", "ap", str(path))
     assert result.exit_code == 0, result.stderr
     assert orjson.loads(result.stdout.splitlines()[0])["run"] == "run"
 
@@ -160,12 +156,12 @@ def test_broken_eval_lines(tmp_path, command, case):
     path = tmp_path / "prefs"
     path.write_bytes(b"\n".join(lines) + b"\n")
     args = [command, "-P", str(path)] + (["--seed", "1"] if command == "significance" else [])
-    result, left = run_cli(args, tmp_path)
+    result, left = run_writing_output(args, tmp_path)
     assert_rejected(result, left, 1, fragment, line=line, source=str(path))
 
 
 def test_usage_errors_exit_2(tmp_path):
-    result, left = run_cli(["eval", "-R", QRELS, "-m", "nonsense", RUN], tmp_path)
+    result, left = run_writing_output(["eval", "-R", QRELS, "-m", "nonsense", RUN], tmp_path)
     assert_rejected(result, left, 2, "unknown measure 'nonsense'")
-    result, left = run_cli(["eval", "-R", "-", "-"], tmp_path)
+    result, left = run_writing_output(["eval", "-R", "-", "-"], tmp_path)
     assert_rejected(result, left, 2, "standard input (-) can stand for only one of the input files")

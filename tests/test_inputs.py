@@ -5,14 +5,11 @@ from __future__ import annotations
 import io
 
 import numpy as np
-import orjson
 import pandas as pd
 import pytest
-from click.testing import CliRunner
-from conftest import EXAMPLES, QRELS, ROOT
+from conftest import EXAMPLES, QRELS, ROOT, json_lines, run_cli
 
 import prefeval
-from prefeval.cli import main
 from prefeval.errors import InputError, UsageError
 from prefeval.io.inputs import load_qrels, load_run, named_runs
 
@@ -37,9 +34,9 @@ def as_dict(frame: pd.DataFrame, value: str) -> dict:
 
 
 def cli_metrics(*args) -> pd.DataFrame:
-    result = CliRunner().invoke(main, ["eval", "-q", "-n", "-R", QRELS, *args, *RUNS])
+    result = run_cli("eval", "-q", "-n", "-R", QRELS, *args, *RUNS)
     assert result.exit_code == 0, result.output
-    rows = [orjson.loads(line) for line in result.stdout.splitlines()]
+    rows = json_lines(result.stdout)
     return pd.DataFrame([r for r in rows if r["type"] == "metric"]).drop(columns="type")
 
 
@@ -75,7 +72,7 @@ def test_compare_on_dataframes_equals_compare_on_files():
 
 def test_aggregate_accepts_the_frames_of_evaluate_and_compare(tmp_path):
     prefs = tmp_path / "prefs.jsonl"
-    assert CliRunner().invoke(main, ["eval", "-q", "-R", QRELS, "-m", "rpp,ap", "-o", prefs, *RUNS]).exit_code == 0
+    assert run_cli("eval", "-q", "-R", QRELS, "-m", "rpp,ap", "-o", prefs, *RUNS).exit_code == 0
     expected = list(prefeval.aggregate(str(prefs), per_query=True))
     frames = [prefeval.compare(QRELS, RUNS, ["rpp", "ap"]), prefeval.evaluate(QRELS, RUNS, ["ap"])]
     assert list(prefeval.aggregate(frames, per_query=True)) == expected

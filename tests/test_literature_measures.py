@@ -7,10 +7,9 @@ import dataclasses
 import math
 
 import numpy as np
-import orjson
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES, table_from_positions
+from conftest import QRELS, RUNS, json_lines, table_from_positions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -21,8 +20,6 @@ from prefeval.measures import parse_measure
 from prefeval.ranking.positions import Selection, binary_positions
 
 INF = math.inf
-QRELS = str(EXAMPLES / "qrels.txt")
-RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
 
 
 def metric(name: str, runs, grades=None, num_retrieved=None) -> np.ndarray:
@@ -182,7 +179,7 @@ NAMES = ["auc", "f@10", "f@5,0.5", "success@5", "dcg@10", "ndcg_exp@10", "cg@10"
 def test_eval_lines_carry_values_and_deltas():
     result = CliRunner().invoke(main, ["eval", "-q", "-R", QRELS, "-m", LITERATURE, *RUNS[:2]])
     assert result.exit_code == 0, result.output
-    records = [orjson.loads(line) for line in result.stdout.splitlines()]
+    records = json_lines(result.stdout)
     pair, first, second = records[0], records[1], records[2]
     assert list(pair)[5:] == NAMES and list(first)[4:] == NAMES
     for name in NAMES:

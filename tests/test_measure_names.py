@@ -8,7 +8,7 @@ import numpy as np
 import orjson
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES, table_from_positions, write_qrels, write_run
+from conftest import QRELS, RUNS, json_lines, run_cli, table_from_positions, write_qrels, write_run
 
 import prefeval
 from prefeval.cli import main
@@ -20,8 +20,6 @@ from prefeval.measures.names import FOREIGN_NAMES, split_measure_list, trec_eval
 from prefeval.ranking.options import RelevanceOptions
 
 INF = math.inf
-QRELS = str(EXAMPLES / "qrels.txt")
-RUNS = [str(EXAMPLES / "runs" / name) for name in ("bm25", "dense", "hybrid", "random")]
 
 
 def names(text: str) -> list[str]:
@@ -94,11 +92,11 @@ def test_trec_eval_spelling_is_read_back_by_the_parser(measure, printed):
 
 def test_tsv_writes_the_names_it_reads():
     args = ["eval", "-R", QRELS, "--format", "tsv", RUNS[0]]
-    written = CliRunner().invoke(main, [*args, "-m", "p@0,r@0,success@1,ap@10"])
+    written = run_cli(*args, "-m", "p@0,r@0,success@1,ap@10")
     assert written.exit_code == 0, written.output
     printed = [line.split()[0] for line in written.stdout.splitlines()]
     assert printed == ["set_P", "set_recall", "success_1", "map_cut_10"]
-    read = CliRunner().invoke(main, [*args, "-m", ",".join(printed)])
+    read = run_cli(*args, "-m", ",".join(printed))
     assert read.exit_code == 0, read.output
     assert read.stdout == written.stdout
 
@@ -246,11 +244,11 @@ def test_catalogue_describes_every_family_once():
 
 
 def test_measures_command_lists_json_and_table():
-    result = CliRunner().invoke(main, ["measures", "--json"])
+    result = run_cli("measures", "--json")
     assert result.exit_code == 0
-    records = [orjson.loads(line) for line in result.stdout.splitlines()]
+    records = json_lines(result.stdout)
     assert records == measure_catalogue()
-    table = CliRunner().invoke(main, ["measures"])
+    table = run_cli("measures")
     assert table.exit_code == 0
     lines = table.stdout.splitlines()
     header = ["measure", "kind", "relevance", "defaults", "aliases", "trec_eval", "ir_measures", "description",
@@ -268,11 +266,11 @@ def test_aggregate_accepts_any_name_of_a_measure_in_the_lines(tmp_path):
     assert CliRunner().invoke(main, args).exit_code == 0
 
     def keys(*measures):
-        result = CliRunner().invoke(main, ["aggregate", "-P", str(prefs), *(a for m in measures for a in ("-m", m))])
+        result = run_cli("aggregate", "-P", str(prefs), *(a for m in measures for a in ("-m", m)))
         assert result.exit_code == 0, result.output
         return list(orjson.loads(result.stdout))[2:]
 
     assert keys("map", "P.5,10") == keys("ap", "p@5,10") == keys("AP", "p@5", "P_10") == ["ap", "p@5", "p@10"]
-    result = CliRunner().invoke(main, ["aggregate", "-P", str(prefs), "-m", "ndcg_cut.10"])
+    result = run_cli("aggregate", "-P", str(prefs), "-m", "ndcg_cut.10")
     assert result.exit_code == 2
     assert result.stderr.startswith("prefeval: error: measure(s) ndcg@10 not in ")

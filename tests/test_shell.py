@@ -9,7 +9,7 @@ import sys
 import orjson
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES, QRELS
+from conftest import EXAMPLES, QRELS, run_cli
 
 from prefeval.cli import COMMANDS, main
 from prefeval.cli.common import styled_for
@@ -62,7 +62,7 @@ def test_qrels_from_stdin():
     with open(QRELS) as handle:
         result = CliRunner().invoke(main, ["eval", "-R", "-", "-m", "ap", RUN], input=handle.read())
     assert result.exit_code == 0
-    from_file = CliRunner().invoke(main, ["eval", "-R", QRELS, "-m", "ap", RUN])
+    from_file = run_cli("eval", "-R", QRELS, "-m", "ap", RUN)
     assert orjson.loads(result.stdout) == orjson.loads(from_file.stdout)
 
 
@@ -79,7 +79,7 @@ def test_error_label_is_coloured_on_a_terminal_unless_no_color():
     assert no_color.stderr == "prefeval: error: absent: no such file\n"
     empty_no_color = CliRunner().invoke(main, ["eval", "-R", "absent", RUN], color=True, env={"NO_COLOR": ""})
     assert empty_no_color.stderr == on_terminal.stderr  # no-color.org: an empty NO_COLOR does not count
-    piped = CliRunner().invoke(main, ["eval", "-R", "absent", RUN])
+    piped = run_cli("eval", "-R", "absent", RUN)
     assert piped.stderr == "prefeval: error: absent: no such file\n"
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from prefeval.analyses.sampled_metrics import (
-    DEFAULT_SAMPLED_METRICS,
     DEFAULT_SAMPLE_SIZE,
+    DEFAULT_SAMPLED_METRICS,
     UNRETRIEVED_POLICIES,
     SampledEvaluation,
     sampled_records,

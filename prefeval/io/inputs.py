@@ -24,7 +24,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 from itertools import chain
-from typing import Union
 
 import numpy as np
 import pandas as pd
@@ -32,8 +31,8 @@ import pandas as pd
 from prefeval.errors import InputError, UsageError
 from prefeval.io.trec import Qrels, RunColumns, qrels_from_columns, read_qrels, read_run
 
-PathLike = Union[str, os.PathLike]
-Judgments = Union[PathLike, pd.DataFrame, Mapping]
+PathLike = str | os.PathLike
+Judgments = PathLike | pd.DataFrame | Mapping
 """A qrels or a run: a path, a DataFrame, or a dict of dicts."""
 
 QUERY_COLUMNS = ("query_id", "q_id", "qid")

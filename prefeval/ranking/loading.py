@@ -21,7 +21,7 @@ import numpy as np
 from prefeval.io.inputs import Judgments, load_qrels, load_run, named_runs
 from prefeval.io.source import STDIN, check_stdin_used_once
 from prefeval.io.trec import Qrels
-from prefeval.ranking.options import RelevanceOptions
+from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
 from prefeval.runtime.notes import note
@@ -35,7 +35,7 @@ SHOWN = 5
 def load_collection(
     qrels: Judgments,
     runs,
-    relevance: RelevanceOptions = RelevanceOptions(),
+    relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
     jobs: int = 1,
     progress: Progress | None = None,
 ) -> RankTable:
@@ -52,7 +52,7 @@ def load_collection(
     return table
 
 
-def load_judgments(qrels: Judgments, relevance: RelevanceOptions = RelevanceOptions()) -> Qrels:
+def load_judgments(qrels: Judgments, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> Qrels:
     """Read the qrels alone, noting the queries dropped for want of a relevant document."""
     judgments = load_qrels(qrels, relevance.binary_relevance, relevance.relevance_floor)
     if judgments.dropped_qids:

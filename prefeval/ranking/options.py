@@ -38,3 +38,7 @@ class RelevanceOptions:
         if self.topk is not None and (isinstance(self.topk, bool) or not isinstance(self.topk, numbers.Integral)
                                       or self.topk < 1):
             raise UsageError(f"topk must be an integer of at least 1, not {self.topk!r}")
+
+
+NO_RELEVANCE_OPTIONS = RelevanceOptions()
+"""Every grade as it is, every run in full."""
