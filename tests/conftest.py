@@ -38,6 +38,13 @@ def run_cli(*args, input=None, **options) -> Result:
     return CliRunner().invoke(main, [str(arg) for arg in args], input=input, **options)
 
 
+def example_eval_lines(path: Path, measures: str) -> str:
+    """Write ``prefeval eval -q -m MEASURES`` of the four example runs to ``path``."""
+    result = run_cli("eval", "-q", "-R", QRELS, "-m", measures, "-o", path, *RUNS)
+    assert result.exit_code == 0, result.output
+    return str(path)
+
+
 def json_lines(text: str | bytes) -> list[dict]:
     """The objects of JSON-lines output."""
     return [orjson.loads(line) for line in text.splitlines() if line.strip()]

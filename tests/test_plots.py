@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import QRELS, RUNS, run_cli
+from conftest import QRELS, RUNS, example_eval_lines, run_cli
 
 from prefeval.analyses.aggregate import aggregate
 from prefeval.analyses.orderings import kendall_tau
@@ -24,10 +24,7 @@ PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 @pytest.fixture(scope="module")
 def prefs(tmp_path_factory) -> str:
-    path = tmp_path_factory.mktemp("prefs") / "prefs.jsonl"
-    result = run_cli("eval", "-q", "-R", QRELS, "-m", "rpp,lexiprecision,ap,rr", "-o", path, *RUNS)
-    assert result.exit_code == 0, result.output
-    return str(path)
+    return example_eval_lines(tmp_path_factory.mktemp("prefs") / "prefs.jsonl", "rpp,lexiprecision,ap,rr")
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import numpy as np
 import orjson
 import pytest
 import scipy.stats
-from conftest import QRELS, REFERENCE, RUNS, robust03_or_skip, run_cli, write_text
+from conftest import QRELS, REFERENCE, RUNS, example_eval_lines, robust03_or_skip, run_cli, write_text
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,10 +28,7 @@ from prefeval.errors import InputError, UsageError
 @pytest.fixture(scope="module")
 def prefs(tmp_path_factory) -> str:
     """Per-query eval lines of the four example runs."""
-    path = tmp_path_factory.mktemp("prefs") / "prefs.jsonl"
-    result = run_cli("eval", "-q", "-R", QRELS, "-m", "rpp,lexiprecision,ap,ndcg@10,rr", "-o", path, *RUNS)
-    assert result.exit_code == 0, result.output
-    return str(path)
+    return example_eval_lines(tmp_path_factory.mktemp("prefs") / "prefs.jsonl", "rpp,lexiprecision,ap,ndcg@10,rr")
 
 
 def paired_samples(seed: int, num_pairs: int = 6, num_queries: int = 25):
