@@ -31,6 +31,7 @@ from prefeval.io.evallines import (
     eval_lines_from_frames,
     read_eval_lines,
 )
+from prefeval.measures import select_available
 from prefeval.ranking.subsampling import keep_count
 from prefeval.runtime.seeds import resolve_seed
 
@@ -59,7 +60,7 @@ def aggregate(
     sample's summary (written or not), the records of :func:`correlation_records`.
     """
     lines = _eval_lines(source)
-    chosen = lines.select_measures(measures)
+    chosen = select_available(measures, lines.measures, lines.source)
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
     if num_samples is not None and num_samples < 1:

@@ -60,6 +60,7 @@ import numpy as np
 from prefeval.analyses.orderings import TIE_TOLERANCE
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
+from prefeval.measures import select_available
 from prefeval.runtime.seeds import resolve_seed
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
@@ -348,7 +349,7 @@ def pairwise_significance(
     """
     options = SignificanceOptions.of(options, **settings)
     lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
-    chosen = lines.select_measures(measures)
+    chosen = select_available(measures, lines.measures, lines.source)
     options = options.seeded()
     for sample in lines.samples:
         for measure in chosen:

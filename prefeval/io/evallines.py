@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 
@@ -22,21 +22,10 @@ import numpy as np
 import orjson
 import pandas as pd
 
-from prefeval.errors import InputError, UsageError
+from prefeval.errors import InputError
 from prefeval.io.jsonl import numbered_records
+from prefeval.io.keys import METRIC, METRIC_KEYS, PAIR_KEYS, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
 from prefeval.io.source import display_name, read_bytes
-from prefeval.measures import METRIC, PREFERENCE, parse_measures
-from prefeval.measures.names import split_measure_list
-
-QID, RUN, RUNI, RUNJ, SAMPLE, TYPE = "qid", "run", "runi", "runj", "sample", "type"
-"""The keys of eval lines that are not measures (DESIGN.md, "Output format"); every other key is one."""
-PAIR_KEYS = (QID, RUNI, RUNJ, SAMPLE, TYPE)
-"""A per-query pair line's labels, in the order eval writes them; its ``type`` is ``preference``."""
-METRIC_KEYS = (QID, RUN, SAMPLE, TYPE)
-"""A metric line's labels, in the order eval writes them; its ``type`` is ``metric``."""
-LABEL_KEYS = frozenset(PAIR_KEYS + METRIC_KEYS)
-SUMMARY_QID = "all"
-"""The ``qid`` of the summary lines (means over queries); a pair's summary line has no ``type``."""
 
 
 @dataclass
@@ -113,27 +102,6 @@ class EvalLines:
 
     def is_metric(self, measure: str) -> bool:
         return measure in self.metric_names
-
-    def select_measures(self, names: Sequence[str] = ()) -> list[str]:
-        """The measures asked for (``-m``): each a key of the eval lines, or any name of its measure
-        (``map`` or ``AP`` for the key ``ap``; lists such as ``p@5,10`` or ``P.5,10``). Every
-        measure found when none is asked for."""
-        if not names:
-            return self.measures
-        chosen = []
-        for text in names:
-            tokens = [token for token in split_measure_list(text) if token]
-            if all(token in self.measures for token in tokens):
-                chosen += tokens
-                continue
-            try:
-                chosen += [measure.name for measure in parse_measures([text])]
-            except UsageError:
-                chosen += tokens
-        unknown = [name for name in chosen if name not in self.measures]
-        if unknown:
-            raise UsageError(f"measure(s) {', '.join(unknown)} not in {self.source}; found: {', '.join(self.measures)}")
-        return list(dict.fromkeys(chosen))
 
 
 class _Irregular(Exception):

@@ -23,6 +23,7 @@ from prefeval.measures.base import (
     parse_measure,
     parse_measures,
 )
+from prefeval.measures.names import split_measure_list
 from prefeval.measures.order import FAMILY_ORDER
 
 PREFERENCE_MEASURES = ("rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision")
@@ -49,6 +50,29 @@ def select_measures(names: Sequence[str] = (), measure_set: str = "none") -> lis
     else:
         extra = ()
     return list(dict.fromkeys(chosen + parse_measures(extra)))
+
+
+def select_available(names: Sequence[str], available: Sequence[str], where: str) -> list[str]:
+    """Of the measures ``available`` (keys of eval lines, found in ``where``), those asked for by
+    ``-m NAMES``: each a key, or any name of its measure (``map`` or ``AP`` for the key ``ap``; lists
+    such as ``p@5,10`` or ``P.5,10``). Every available measure when none is asked for; a name that is
+    not available is a :class:`UsageError` listing those that are."""
+    if not names:
+        return list(available)
+    chosen = []
+    for text in names:
+        tokens = [token for token in split_measure_list(text) if token]
+        if all(token in available for token in tokens):
+            chosen += tokens
+            continue
+        try:
+            chosen += [measure.name for measure in parse_measures([text])]
+        except UsageError:
+            chosen += tokens
+    unknown = [name for name in chosen if name not in available]
+    if unknown:
+        raise UsageError(f"measure(s) {', '.join(unknown)} not in {where}; found: {', '.join(available)}")
+    return list(dict.fromkeys(chosen))
 
 
 def select_additive_metrics(
@@ -83,5 +107,6 @@ __all__ = [
     "parse_measure",
     "parse_measures",
     "select_additive_metrics",
+    "select_available",
     "select_measures",
 ]

@@ -19,12 +19,10 @@ from typing import ClassVar
 import numpy as np
 
 from prefeval.errors import UsageError
+from prefeval.io.keys import METRIC, PREFERENCE
 from prefeval.measures.names import split_measure_list, translate
 from prefeval.measures.order import FAMILY_ORDER
 from prefeval.ranking.positions import Positions
-
-METRIC = "metric"
-PREFERENCE = "preference"
 
 
 @dataclass(frozen=True)

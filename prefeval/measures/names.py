@@ -31,12 +31,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from prefeval.errors import UsageError
-
-if TYPE_CHECKING:  # the registry (measures.base) reads this module: no import at run time
-    from prefeval.measures.base import Measure
 
 TREC_EVAL = "trec_eval"
 IR_MEASURES = "ir_measures"
@@ -128,7 +125,15 @@ def translate(text: str) -> Translation | None:
     return None
 
 
-def trec_eval_spelling(measure: Measure) -> str | None:
+class _Parametrised(Protocol):
+    """What :func:`trec_eval_spelling` reads of a measure (a :class:`~prefeval.measures.base.Measure`)."""
+
+    family: str
+    parameters: tuple
+    values: tuple
+
+
+def trec_eval_spelling(measure: _Parametrised) -> str | None:
     """trec_eval's name of a prefeval measure, as trec_eval prints it on a per-measure line; None when
     trec_eval has none (preferences, ``rbp``, ``rr@10``, ``success@0``).
 

@@ -26,8 +26,7 @@ import numpy as np
 import orjson
 
 from prefeval.evaluation import Block, Evaluation, Summary
-from prefeval.io.evallines import QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
-from prefeval.measures import METRIC, PREFERENCE
+from prefeval.io.keys import METRIC, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
 
 
 def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bool = True) -> Iterator[bytes]:

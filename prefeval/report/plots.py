@@ -56,6 +56,7 @@ from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, read_eval_lines
 from prefeval.io.jsonl import output_stream, read_records
 from prefeval.io.source import display_name
+from prefeval.measures import select_available
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -175,7 +176,7 @@ def preference_heatmap(request: PlotRequest) -> Figure:
 @plot_kind("orderings", "ranks of the runs under each measure, and Kendall's tau (eval -q lines)")
 def ordering_comparison(request: PlotRequest) -> Figure:
     lines = read_eval_lines(request.source)
-    measures = lines.select_measures(request.measures)
+    measures = select_available(request.measures, lines.measures, lines.source)
     record = next(aggregate(lines, measures))
     methods = {m: ("mc4" if record[m]["type"] == "preference" else "mean") for m in measures}
     orderings = [record[m][methods[m]] for m in measures]
@@ -233,7 +234,7 @@ def _runs_by_rank(ranks: dict[str, int]) -> dict[int, list[str]]:
 def _one_measure(lines: EvalLines, measures: tuple[str, ...]) -> str:
     """The one measure asked for (any of its names), else the first preference, else the first."""
     if measures:
-        chosen = lines.select_measures(measures)
+        chosen = select_available(measures, lines.measures, lines.source)
         return _only_one(tuple(chosen), chosen)
     preferences = [m for m in lines.measures if not lines.is_metric(m)]
     return (preferences or lines.measures)[0]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from prefeval.errors import UsageError
-from prefeval.io.evallines import LABEL_KEYS, QID, RUN, RUNI, RUNJ, SAMPLE
+from prefeval.io.keys import LABEL_KEYS, QID, RUN, RUNI, RUNJ, SAMPLE
 from prefeval.measures import parse_measure
 from prefeval.measures.names import trec_eval_spelling
 
