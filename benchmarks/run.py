@@ -10,6 +10,10 @@ For every scenario it times, as whole processes and over ``--repeat`` runs (the 
   ``--jobs 1``), with its peak memory;
 * ``prefeval aggregate`` on that output, with its peak memory.
 
+With ``--ties POLICY`` (``expected`` or ``range``) it also times ``prefeval eval -q --ties POLICY
+--seed 1`` against the default ``eval -q``, the two commands taking turns run by run (so that other
+load on the machine falls on both alike), and reports the medians and their ratio.
+
 Peak memory is the largest resident set of any one process (from ``wait4``) and the largest sum over
 the process tree (sampled every 10 ms from /proc). Synthetic collections are generated once (seeded)
 into ``benchmarks/cache/``. Results go to a markdown file that the README quotes.
@@ -143,6 +147,35 @@ def run_scenario(scenario: Scenario, repeat: int) -> dict:
     return {"scenario": scenario, "floor": floor, "eval": evaluate, "eval1": sequential, "aggregate": aggregate}
 
 
+def run_ties(scenario: Scenario, repeat: int, ties: str) -> dict:
+    """Median wall times of ``eval -q`` and ``eval -q --ties TIES --seed 1``, taking turns."""
+    output = os.path.join(CACHE, f"{scenario.name}.ties.jsonl")
+    base = [sys.executable, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, "-o", output, *scenario.runs]
+    commands = {"docid": base, ties: base[:5] + ["--ties", ties, "--seed", "1"] + base[5:]}
+    walls: dict[str, list[float]] = {name: [] for name in commands}
+    for turn in range(repeat + 1):  # the first turn warms up
+        for name, command in commands.items():
+            wall = _run_once(command).wall
+            if turn:
+                walls[name].append(wall)
+    return {"scenario": scenario, **{name: statistics.median(times) for name, times in walls.items()},
+            "runs": walls}
+
+
+def ties_report(results: list[dict], repeat: int, ties: str) -> str:
+    lines = [
+        "",
+        f"`eval -q` against `eval -q --ties {ties} --seed 1` (median of {repeat} runs each, taking turns, after a "
+        "warm-up; whole processes):",
+        "",
+        f"| scenario | `eval -q` | `eval -q --ties {ties}` | ratio |",
+        "|---|---:|---:|---:|",
+    ]
+    for r in results:
+        lines.append(f"| {r['scenario'].name} | {r['docid']:.2f} s | {r[ties]:.2f} s | {r[ties] / r['docid']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def report(results: list[dict], repeat: int, command: str) -> str:
     import numpy
     import orjson
@@ -175,15 +208,22 @@ def main() -> None:
     parser.add_argument("--scenario", action="append", default=[],
                         help="robust03, runs-10, runs-25, runs-50, runs-100, recsys")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
+    parser.add_argument("--ties", choices=["expected", "range"],
+                        help="Also time eval -q --ties TIES against eval -q, taking turns.")
     args = parser.parse_args()
     command = "python benchmarks/run.py" + "".join(f" --scenario {s}" for s in args.scenario) + (
-        f" --repeat {args.repeat}" if args.repeat != 5 else "")
-    results = []
+        f" --repeat {args.repeat}" if args.repeat != 5 else "") + (f" --ties {args.ties}" if args.ties else "")
+    results, tied = [], []
     for scenario in scenarios(args.scenario):
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
         results.append(run_scenario(scenario, args.repeat))
         print(report(results[-1:], args.repeat, command).splitlines()[-1], file=sys.stderr, flush=True)
+        if args.ties:
+            tied.append(run_ties(scenario, args.repeat, args.ties))
+            print(ties_report(tied[-1:], args.repeat, args.ties).splitlines()[-1], file=sys.stderr, flush=True)
     text = report(results, args.repeat, command)
+    if tied:
+        text += ties_report(tied, args.repeat, args.ties)
     with open(args.output, "w") as handle:
         handle.write(text)
     print(text)

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Render the README's example figures (docs/plot-*.png) from the 17 robust03 runs: one per plot kind.
-# Needs prefeval[plot] installed and the shared data ($PREFEVAL_SHARED_DATA, else ../shared/data).
+# Needs matplotlib (pip install '.[plot]' in this checkout) and the shared data ($PREFEVAL_SHARED_DATA,
+# else ../shared/data). Figures are written at prefeval's default 200 dpi.
 # The images are then reduced to a 128-colour palette with Pillow (installed with matplotlib), which
-# keeps them a few tens of KB for the repository; prefeval itself writes full-colour PNGs.
+# keeps each under 130 KB for the repository; prefeval itself writes full-colour PNGs.
 set -eu
 cd "$(dirname "$0")/.."
 data="${PREFEVAL_SHARED_DATA:-../shared/data}/robust03"
@@ -13,6 +14,9 @@ prefeval eval -q -R "$data/qrels.txt" -m rpp,dcgrpp,lexiprecision,lexirecall,ap,
   "$data"/runs/input.*.gz -o "$work/robust03.prefs.jsonl"
 prefeval plot preferences "$work/robust03.prefs.jsonl" -m rpp -o "$work/plot-preferences.png"
 prefeval plot orderings "$work/robust03.prefs.jsonl" -o "$work/plot-orderings.png"
+prefeval aggregate -P "$work/robust03.prefs.jsonl" -m ap,ndcg,rpp --bootstrap 1000 --seed 1 -n \
+  -o "$work/robust03.ranks.jsonl"
+prefeval plot ranks "$work/robust03.ranks.jsonl" -o "$work/plot-ranks.png"
 prefeval sampled -R "$data/qrels.txt" --num-items 50000 --sample-size 10 --sample-size 100 --sample-size 1000 \
   -m ap,ndcg,rr,r@10,auc "$data"/runs/input.*.gz -o "$work/robust03.sampled.jsonl"
 prefeval plot sampled "$work/robust03.sampled.jsonl" -m ap -o "$work/plot-sampled.png"
@@ -26,7 +30,7 @@ from pathlib import Path
 from PIL import Image
 
 source, target = map(Path, sys.argv[1:])
-for name in ("plot-preferences.png", "plot-orderings.png", "plot-sampled.png", "plot-null.png"):
+for name in ("plot-preferences.png", "plot-orderings.png", "plot-ranks.png", "plot-sampled.png", "plot-null.png"):
     image = Image.open(source / name).convert("RGB").quantize(128, method=Image.Quantize.MEDIANCUT)
     image.save(target / name, optimize=True)
     print(target / name, (target / name).stat().st_size, "bytes")

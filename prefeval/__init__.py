@@ -13,19 +13,13 @@ layer over this API:
   (:mod:`prefeval.analyses.significance`, :mod:`~prefeval.analyses.sampled_metrics`,
   :mod:`~prefeval.analyses.null`).
 
-Names are imported when first used, so ``import prefeval`` (and the command line's start-up) pays
-only for what is used.
+Names are imported when first used (``__version__`` too), so ``import prefeval`` (and the command
+line's start-up) pays only for what is used.
 """
 
 from importlib import import_module
-from importlib.metadata import PackageNotFoundError, version
 
 from prefeval.errors import InputError, UsageError
-
-try:
-    __version__ = version("prefeval")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    __version__ = "0+unknown"
 
 _PUBLIC = {
     "Evaluation": ("prefeval.evaluation", "Evaluation"),
@@ -41,7 +35,21 @@ _PUBLIC = {
 """Every public name, and where it lives (``None``: the module itself)."""
 
 
+def _version() -> str:
+    """The installed version (reading the package metadata takes tens of milliseconds, so it is read
+    only when asked for)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("prefeval")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "0+unknown"
+
+
 def __getattr__(name: str):
+    if name == "__version__":
+        globals()[name] = value = _version()
+        return value
     if name not in _PUBLIC:
         raise AttributeError(f"module 'prefeval' has no attribute {name!r}")
     module, attribute = _PUBLIC[name]

@@ -13,9 +13,12 @@ prefeval, trec_eval or ir_measures name them (``ap``, ``map``, ``AP``).
 ``measures`` is one name or a list of names. Options are those of ``prefeval eval``, under its
 names (:meth:`prefeval.evaluation.Evaluation.from_files`: ``measure_set``, ``binary_relevance``,
 ``relevance_floor``, ``relevance_level``, ``topk``, ``samples``, ``query_fraction``,
-``label_fraction``, ``label_fraction_policy``, ``seed``, ``jobs``); an unknown one is a
-:class:`~prefeval.errors.UsageError` that lists them. What the command line notes on stderr (queries
-dropped or missing, a seed drawn) comes as :class:`~prefeval.runtime.notes.Note` warnings.
+``label_fraction``, ``label_fraction_policy``, ``seed``, ``jobs``, ``ties``, ``draws``); an unknown
+one is a :class:`~prefeval.errors.UsageError` that lists them. ``ties="expected"`` makes every value
+its expectation over random orders of the documents with equal scores; ``ties="range"`` adds the
+columns ``<measure>_ties_min`` and ``<measure>_ties_max`` (:mod:`prefeval.measures.ties`). What the
+command line notes on stderr (queries dropped or missing, a seed drawn) comes as
+:class:`~prefeval.runtime.notes.Note` warnings.
 """
 
 from __future__ import annotations
@@ -85,6 +88,10 @@ def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], nam
         else:
             continue
         columns.update({name: values[name].reshape(-1) for name in names})
+        # the keys ties add (prefeval.measures.ties): as on eval's lines, pair values only in the summary
+        extras = (result.metric_extras if kind == "metrics"
+                  else result.pair_extras if isinstance(result, Summary) else {})
+        columns.update({key: extra.reshape(-1) for key, extra in extras.items()})
         parts.append(pd.DataFrame({"sample": result.sample, **columns}))
     empty = pd.DataFrame(columns=["sample", *labels, "qid", *names])
     return pd.concat(parts, ignore_index=True) if parts else empty

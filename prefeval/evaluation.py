@@ -18,7 +18,20 @@ import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.measures import Measure, Metric, Preference, select_measures
-from prefeval.measures.preferences import Comparison
+from prefeval.measures.summaries import MEAN, check_statistics, statistic_key, summarise
+from prefeval.measures.ties import (
+    DEFAULT_DRAWS,
+    DOCID,
+    EXPECTED,
+    bound_keys,
+    check_measures,
+    check_policy,
+    metric_deltas,
+    metrics_under,
+    needs_draws,
+    preferences_under,
+    summary_extras,
+)
 from prefeval.ranking.loading import load_collection
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
@@ -36,6 +49,9 @@ temporary arrays are reused from the heap instead of being mapped (and page-faul
 
 MIN_BLOCKS = 8
 
+TIE_STREAM = 1
+"""The first spawn key of the random streams of tie orders (the subsampling uses the seed itself)."""
+
 
 @dataclass(frozen=True)
 class Block:
@@ -43,22 +59,32 @@ class Block:
 
     ``metrics[name]`` is (R, Qb); ``preferences[name]`` is (P, Qb) for every measure, metrics
     included as deltas metric(runi) − metric(runj), pairs in the order of :attr:`Evaluation.pairs`.
+    Under ``ties`` (:mod:`prefeval.measures.ties`): ``metric_extras[key]`` (R, Qb), more keys of the
+    metric lines (``ap_ties_min``, ``ap_ties_max``); ``pair_extras[key]`` (P, Qb), pair values that
+    only the summary uses (the bounds of each pair value, the variances of Monte Carlo estimates).
     """
 
     sample: int
     qids: list[str]
     metrics: dict[str, np.ndarray]
     preferences: dict[str, np.ndarray]
+    metric_extras: dict[str, np.ndarray] = field(default_factory=dict)
+    pair_extras: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Summary:
-    """One sample's means over its queries: ``metrics[name]`` (R,), ``preferences[name]`` (P,)."""
+    """One sample's means over its queries: ``metrics[name]`` (R,), ``preferences[name]`` (P,); and
+    ``statistics[key]`` (R,), the other summary statistics asked for (``ap:median``,
+    :mod:`prefeval.measures.summaries`), statistic by statistic in the order asked, metrics in order."""
 
     sample: int
     num_queries: int
     metrics: dict[str, np.ndarray]
     preferences: dict[str, np.ndarray]
+    statistics: dict[str, np.ndarray] = field(default_factory=dict)
+    metric_extras: dict[str, np.ndarray] = field(default_factory=dict)
+    pair_extras: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass
@@ -77,6 +103,16 @@ class Evaluation:
 
     Blocks of queries are computed in ``jobs`` forked processes (the same ``jobs`` that parsed the
     runs in :meth:`from_files`); the output does not depend on it.
+
+    ``summary_statistics`` are the statistics of every metric over the queries that the summary
+    holds (``eval --summary``; :mod:`prefeval.measures.summaries`): the mean (the default) and any of
+    median, min, q10, cvar10 and gini.
+
+    ``ties`` says how documents with equal scores are ordered (:mod:`prefeval.measures.ties`):
+    ``docid`` (trec_eval's order), ``expected`` (every value is its expectation over uniformly random
+    orders; the lexicographic preferences are estimated from ``draws`` random orders where there
+    are more joint orders than that, with a seed resolved then, once, and kept in :attr:`seed`) or
+    ``range`` (more keys: the minimum and maximum over all orders).
     """
 
     table: RankTable
@@ -85,10 +121,16 @@ class Evaluation:
     relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS
     jobs: int = 1
     progress: Progress | None = None
+    summary_statistics: tuple[str, ...] = (MEAN,)
+    ties: str = DOCID
+    draws: int = DEFAULT_DRAWS
     seed: int | None = field(init=False, default=None)
 
     def __post_init__(self):
         check_jobs(self.jobs)
+        check_policy(self.ties, self.draws)
+        check_measures(self.ties, self.measures)
+        self.summary_statistics = check_statistics(self.summary_statistics)
         if self.table.num_runs < 2 and self.preference_measures and not self.metric_measures:
             raise UsageError("preference measures need two or more runs, and no metric was asked for")
         if self.subsampling.draws_at_random:
@@ -114,6 +156,9 @@ class Evaluation:
         seed: int | None = None,
         jobs: int | None = None,
         progress: Progress | None = None,
+        summary_statistics: str | Sequence[str] = (MEAN,),
+        ties: str = DOCID,
+        draws: int = DEFAULT_DRAWS,
     ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
         eval`` under the same names (its option groups are bundled here, once).
@@ -126,8 +171,11 @@ class Evaluation:
         relevance = RelevanceOptions(binary_relevance, relevance_floor, relevance_level, topk)
         subsampling = SubsamplingOptions(samples, query_fraction, label_fraction, label_fraction_policy, seed)
         jobs = default_jobs() if jobs is None else check_jobs(jobs)
+        statistics = check_statistics(summary_statistics)
+        check_policy(ties, draws)
+        check_measures(ties, chosen)
         table = load_collection(qrels, runs, relevance, jobs, progress)
-        return cls(table, chosen, subsampling, relevance, jobs, progress)
+        return cls(table, chosen, subsampling, relevance, jobs, progress, statistics, ties=ties, draws=draws)
 
     @property
     def run_ids(self) -> list[str]:
@@ -151,6 +199,19 @@ class Evaluation:
     def pair_measures(self) -> list[Measure]:
         """What pair lines carry: every measure (metrics as deltas), none with fewer than two runs."""
         return self.measures if self.table.num_runs > 1 else []
+
+    def resolved_seed(self) -> int:
+        """The seed, resolved (:func:`~prefeval.runtime.seeds.resolve_seed`) the first time it is needed."""
+        if self.seed is None:
+            self.seed = resolve_seed(self.subsampling.seed)
+        return self.seed
+
+    def tie_generator(self, sample: int, query: int) -> np.random.Generator:
+        """The random numbers of the tie orders drawn for query ``query`` (of the RankTable) in
+        sample ``sample``: a stream of its own, from the seed, so that draws do not depend on how the
+        queries are split among processes."""
+        return np.random.default_rng(np.random.SeedSequence(self.resolved_seed(), spawn_key=(TIE_STREAM, sample,
+                                                                                              query)))
 
     def draw_samples(self) -> Iterator[SampleEvaluation]:
         """Each sample in turn: its selection of queries and labels is drawn when it is reached, so
@@ -199,19 +260,32 @@ class SampleEvaluation:
         # binary measures count grade >= the relevance level; graded ones (ndcg, graded RPP) every
         # positive grade, on the same queries (those with a document at the level)
         binary_selection = selection.at_relevance_level(table, evaluation.relevance.relevance_level)
-        self.binary = binary_positions(table, binary_selection)
+        tied = evaluation.ties != DOCID  # positions with their tie groups
+        self.binary = binary_positions(table, binary_selection, tied)
         if binary_selection is selection:
             every_grade = self.binary
         else:
             selection = Selection(binary_selection.queries, selection.documents)
-            every_grade = binary_positions(table, selection)
+            every_grade = binary_positions(table, selection, tied)
+        self.every_grade = every_grade
         self.qids = [table.qids[q] for q in selection.queries]
+        self.table_queries = selection.queries
         wants_graded = any(m.per_grade_level for m in evaluation.preference_measures)
-        self.graded = graded_positions(table, selection) if wants_graded else None
-        self.metric_values = {m.name: m.compute(every_grade if m.reads_grades else self.binary)
-                              for m in evaluation.metric_measures}
+        self.graded = graded_positions(table, selection, tied) if wants_graded else None
+        values, extras = {}, {}
+        for graded, positions in ((False, self.binary), (True, every_grade)):
+            metrics = [m for m in evaluation.metric_measures if m.reads_grades == graded]
+            computed = _metrics_under_ties(evaluation, metrics, positions)
+            values.update(computed[0])
+            extras.update(computed[1])
+        names = [m.name for m in evaluation.metric_measures]
+        self.metric_values = {name: values[name] for name in names}
+        self.metric_extras = {key: extras[key] for name in names for key in bound_keys(name) if key in extras}
         pairs = np.array(evaluation.pairs, dtype=np.int64).reshape(-1, 2)
         self.first, self.second = pairs[:, 0], pairs[:, 1]
+        drawn = [m for m in evaluation.preference_measures if not m.per_grade_level]
+        if evaluation.ties == EXPECTED and needs_draws(drawn, self.binary, self.first, self.second, evaluation.draws):
+            evaluation.resolved_seed()  # before any worker needs it
 
     def query_blocks(self) -> list[tuple[int, int]]:
         """Consecutive query ranges whose pair × element comparisons fit in :data:`BLOCK_ELEMENTS`,
@@ -222,34 +296,77 @@ class SampleEvaluation:
 
     def block(self, start: int, stop: int) -> Block:
         """The values of queries ``start..stop-1``."""
-        preferences = {}
-        comparisons: dict[bool, Comparison] = {}
-        for measure in self.evaluation.pair_measures:
-            if isinstance(measure, Metric):
-                values = self.metric_values[measure.name][:, start:stop]
-                preferences[measure.name] = values[self.first] - values[self.second]
-                continue
-            levels = measure.per_grade_level
-            if levels not in comparisons:
+        evaluation = self.evaluation
+        preferences, pair_extras = {}, {}
+        computed: dict[str, np.ndarray] = {}
+        for levels in (False, True):
+            measures = [m for m in evaluation.preference_measures if m.per_grade_level == levels]
+            if measures and evaluation.pair_measures:
                 positions = (self.graded if levels else self.binary).query_block(start, stop)
-                comparisons[levels] = Comparison(positions, positions.ranks[self.first], positions.ranks[self.second])
-            preferences[measure.name] = measure.compare(comparisons[levels])
+                values, extras = preferences_under(
+                    evaluation.ties, measures, positions, self.first, self.second, evaluation.draws,
+                    lambda q: evaluation.tie_generator(self.number, int(self.table_queries[start + q])))
+                computed.update(values)
+                pair_extras.update(extras)
+        metric_extras = {key: values[:, start:stop] for key, values in self.metric_extras.items()}
+        for measure in evaluation.pair_measures:
+            if isinstance(measure, Metric) and evaluation.ties == DOCID:
+                # divided once (P@10 of 7 hits against 1 is 0.6, where 0.7 − 0.1 is 0.6000000000000001)
+                positions = (self.every_grade if measure.reads_grades else self.binary).query_block(start, stop)
+                preferences[measure.name] = measure.differences(positions, self.first, self.second)
+            elif isinstance(measure, Metric):  # differences of expectations, or of bounds
+                values = self.metric_values[measure.name][:, start:stop]
+                preferences[measure.name], extras = metric_deltas(measure.name, values, metric_extras,
+                                                                  self.first, self.second)
+                pair_extras.update(extras)
+            else:
+                preferences[measure.name] = computed[measure.name]
         return Block(
             sample=self.number,
             qids=self.qids[start:stop],
             metrics={name: values[:, start:stop] for name, values in self.metric_values.items()},
             preferences=preferences,
+            metric_extras=metric_extras,
+            pair_extras=pair_extras,
         )
 
     def summary(self, pair_totals: dict[str, np.ndarray]) -> Summary:
-        """The means over this sample's queries, given the sums of every block's pair values."""
+        """The means over this sample's queries, given the sums of every block's pair values (and of
+        the pair values kept for the summary, :attr:`Block.pair_extras`)."""
         count = len(self.qids)
+        names = [m.name for m in self.evaluation.pair_measures]
         return Summary(
             sample=self.number,
             num_queries=count,
             metrics={name: values.mean(axis=1) for name, values in self.metric_values.items()},
-            preferences={name: total / count for name, total in pair_totals.items()},
+            preferences={name: pair_totals[name] / count for name in names if name in pair_totals},
+            metric_extras={key: values.mean(axis=1) for key, values in self.metric_extras.items()},
+            pair_extras=summary_extras(names, pair_totals, count),
+            statistics={statistic_key(name, statistic): summarise(statistic, values.T)
+                        for statistic in self.evaluation.summary_statistics if statistic != MEAN
+                        for name, values in self.metric_values.items()},
         )
+
+
+def _metrics_under_ties(evaluation: Evaluation, measures: list[Metric],
+                        positions: Positions) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The metrics' values (and extra keys) under the evaluation's tie policy, (R, Q) each. Under
+    ``expected`` and ``range`` they cost more, so they are computed for blocks of queries in the
+    evaluation's processes (each query on its own: the blocks change no value)."""
+    if evaluation.ties == DOCID or not measures:
+        return metrics_under(evaluation.ties, measures, positions)
+    blocks = list(positions.query_blocks(max(-(-int(positions.length.sum()) // MIN_BLOCKS), 1)))
+    if len(blocks) < 2:
+        return metrics_under(evaluation.ties, measures, positions)
+    work = functools.partial(_metrics_of_block, evaluation.ties, measures, positions)
+    parts = list(fork_map(work, blocks, evaluation.jobs))
+    return tuple({key: np.concatenate([part[kind][key] for part in parts], axis=1) for key in parts[0][kind]}
+                 for kind in (0, 1))
+
+
+def _metrics_of_block(ties: str, measures: list[Metric], positions: Positions,
+                      block: tuple[int, int]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    return metrics_under(ties, measures, positions.query_block(*block))
 
 
 def _rendered_block(sample: SampleEvaluation, render: Callable[[Block], T],
@@ -260,8 +377,9 @@ def _rendered_block(sample: SampleEvaluation, render: Callable[[Block], T],
 
 
 def pair_totals(block: Block) -> dict[str, np.ndarray]:
-    """Per pair, the sum over the block's queries of every pair value (for the summary means)."""
-    return {name: values.sum(axis=1) for name, values in block.preferences.items()}
+    """Per pair, the sum over the block's queries of every pair value and of every pair value kept
+    for the summary (for the summary means)."""
+    return {name: values.sum(axis=1) for name, values in (block.preferences | block.pair_extras).items()}
 
 
 def resolve_measures(measures: str | Sequence[str | Measure] | None, measure_set: str = "none") -> list[Measure]:

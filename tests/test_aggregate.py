@@ -126,3 +126,77 @@ def test_malformed_json_names_the_line(tmp_path):
     with pytest.raises(InputError, match="malformed JSON") as caught:
         list(aggregate(str(path)))
     assert caught.value.line == 2
+
+
+def test_a_preference_without_pair_lines_is_an_error_not_a_tie(tmp_path):
+    # sample 0 has pair lines; sample 1 only metric lines (as eval writes for one run): no rpp ordering
+    lines = [pair("q1", "A", "B", sample=0, rpp=1.0), metric("q1", "A", sample=0, ap=0.5),
+             metric("q1", "B", sample=0, ap=0.2), metric("q1", "A", sample=1, ap=0.1),
+             metric("q1", "B", sample=1, ap=0.3)]
+    path = write_json_lines(tmp_path / "prefs", lines)
+    with pytest.raises(InputError, match="sample 1 has no pair lines: the preference rpp orders runs by their pairs"):
+        list(aggregate(path))
+    assert [s["ap"]["mean"] for s in aggregate(path, measures=["ap"])] == [["A", "B"], ["B", "A"]]
+    # pair lines without the measure on any of them
+    path = write_json_lines(tmp_path / "prefs2", [pair("q1", "A", "B", sample=0, rpp=1.0),
+                                                  pair("q1", "A", "B", sample=1, lexiprecision=1)])
+    with pytest.raises(InputError, match="sample 1 has no pair lines with values of rpp"):
+        list(aggregate(path, measures=["rpp"]))
+    # a preference missing from some queries only is ordered on the queries that have it
+    lines = [pair("q1", "A", "B", rpp=1.0), pair("q2", "A", "B", lexiprecision=1), metric("q1", "A", ap=0.5)]
+    assert next(aggregate(write_json_lines(tmp_path / "prefs3", lines), measures=["rpp"]))["rpp"]["mc4"] == ["A", "B"]
+
+
+def test_a_query_named_all_is_a_query_in_every_format(tmp_path):
+    """aggregate tells its records apart by their keys: a per-query ordering of a query named ``all`` is
+    written as one (the reader of eval lines decides which lines are queries)."""
+    from prefeval.analyses.aggregate import record_kind
+    from prefeval.io.evallines import eval_lines_from_records
+    from prefeval.report.orderings import orderings_tsv_lines
+
+    records = [(n, r) for n, r in enumerate([metric("q1", "A", ap=0.5), metric("q1", "B", ap=0.2),
+                                            metric("x", "A", ap=0.1), metric("x", "B", ap=0.3)], start=1)]
+    lines = eval_lines_from_records("<test>", records)
+    lines.samples[0].qids[1] = "all"  # what a reader that keeps the query gives
+    per_query = list(aggregate(lines, per_query=True, summary=False))
+    assert [(r["qid"], record_kind(r)) for r in per_query] == [("q1", "query"), ("all", "query")]
+    tsv = list(orderings_tsv_lines(aggregate(lines, per_query=True)))
+    assert [row.split("\t")[1:] for row in tsv[1:]] == [
+        ["q1", "ap", "query", "1", "A", "0.5"], ["q1", "ap", "query", "2", "B", "0.2"],
+        ["all", "ap", "query", "1", "B", "0.3"], ["all", "ap", "query", "2", "A", "0.1"],
+        ["all", "ap", "mean", "1", "A", "0.3"], ["all", "ap", "mean", "2", "B", "0.25"]]
+
+
+def test_tied_runs_share_a_position_in_tsv_as_in_the_table(tmp_path):
+    from prefeval.report.orderings import orderings_table, orderings_tsv_lines
+
+    lines = [metric("q1", run, m=value) for run, value in (("A", 1.0), ("B", 1.0), ("C", 0.5))]
+    lines += [metric("q2", run, m=value) for run, value in (("A", 0.0), ("B", 1e-12), ("C", 0.25))]
+    path = write_json_lines(tmp_path / "prefs", lines)
+    tsv = [line.split("\t") for line in orderings_tsv_lines(aggregate(path, per_query=True))]
+    assert [(row[1], row[4], row[5]) for row in tsv[1:]] == [
+        ("q1", "1", "A"), ("q1", "1", "B"), ("q1", "3", "C"),  # A and B tie
+        ("q2", "1", "C"), ("q2", "2", "A"), ("q2", "2", "B"),  # 0 and 1e-12 tie (within 1e-9)
+        ("all", "1", "A"), ("all", "1", "B"), ("all", "3", "C")]
+    table = orderings_table(aggregate(path))
+    assert [row[1] for row in table.rows] == ["1", "1", "3"]
+
+
+def test_metrics_by_a_statistic(tmp_path):
+    lines = []
+    for q, values in enumerate([(1.0, 0.5), (1.0, 0.5), (0.2, 0.4), (0.0, 0.6)]):
+        lines += [metric(f"q{q}", "A", ap=values[0]), metric(f"q{q}", "B", ap=values[1])]
+    lines += [pair("q0", "A", "B", rpp=1.0)]
+    path = write_json_lines(tmp_path / "prefs", lines)
+    (summary,) = aggregate(path, measures=["ap", "ap:median", "AP:min,map:gini"])
+    assert list(summary) == ["qid", "sample", "ap", "ap:median", "ap:min", "ap:gini"]
+    assert summary["ap"]["mean"] == ["A", "B"]
+    assert summary["ap"]["scores"]["mean"] == pytest.approx({"A": 0.55, "B": 0.5})
+    assert summary["ap:median"] == {"type": "metric", "median": ["A", "B"],
+                                    "scores": {"median": {"A": pytest.approx(0.6), "B": 0.5}}}
+    assert summary["ap:min"]["min"] == ["B", "A"] and summary["ap:min"]["scores"]["min"] == {"B": 0.4, "A": 0.0}
+    assert summary["ap:gini"]["gini"] == ["B", "A"]  # B is far more even: lowest Gini first
+    with pytest.raises(UsageError, match="rpp:median: summary statistics are of metrics, and rpp is a preference"):
+        list(aggregate(path, measures=["rpp:median"]))
+    with pytest.raises(UsageError, match="ndcg not in"):
+        list(aggregate(path, measures=["ndcg:median"]))

@@ -6,7 +6,7 @@ import orjson
 import pytest
 from conftest import EXAMPLES, json_lines, robust03_or_skip, run_cli, write_text
 
-from prefeval.analyses.check import check, has_errors
+from prefeval.analyses.check import check, has_errors, widest_tie_range
 
 
 def run_lines(scores: dict[str, dict[str, float]]) -> list[str]:
@@ -43,8 +43,20 @@ def test_a_clean_run_is_described(files):
     assert run["queries_missing_from_run"] == {"count": 0, "first": []}
     assert run["duplicate_documents"] == {"count": 0, "first": None}
     assert run["errors"] == []
+    # e3, relevant, ties with e2 at ranks 2-3 (d9 to d11 hold no relevant document): AP of q2 is 1 or 5/6,
+    # RBP 0.25 + 0.5 or 0.125 + 0.5, R-precision 1 or 1/2; the means over q1 and q2 move by half that
+    ranges = run["tie_ranges"]
+    assert list(ranges) == ["ap", "rbp", "rr", "ndcg", "rp", "p@1", "p@10", "r@1", "r@10"]
+    assert ranges["ap"] == pytest.approx({"docid": 1.0, "min": (1 + 5 / 6) / 2, "max": 1.0})
+    assert ranges["rbp"] == pytest.approx({"docid": 0.625, "min": 0.5625, "max": 0.625})
+    assert ranges["rp"] == pytest.approx({"docid": 1.0, "min": 0.75, "max": 1.0})
+    assert ranges["p@10"] == pytest.approx({"docid": 0.15, "min": 0.15, "max": 0.15})
+    assert widest_tie_range(run) == ("rp", pytest.approx(0.25))
     assert run["warnings"] == [
-        "1 tie group straddles rank 10: which tied documents count at cut-off 10 is decided by docid"
+        "1 tie group straddles rank 10: which tied documents count at cut-off 10 is decided by docid",
+        "the order of tied documents can move mean ap by 0.0833 (0.9167 to 1.0000), rbp by 0.0625 (0.5625 to "
+        "0.6250), ndcg by 0.0249 (0.9751 to 1.0000), rp by 0.2500 (0.7500 to 1.0000): see eval --ties expected "
+        "or range",
     ]
     assert run["status"] == "warning" and not has_errors([qrels_record, run])
 
@@ -53,7 +65,7 @@ def test_every_malformed_line_is_counted(tmp_path, files):
     _, qrels, _ = files
     lines = ["q1 Q0 d1 1 1.0 t", "q1 Q0 d2 2 oops t", "", "# a comment", "q1 Q0 d3 3",
              "q1 Q0 d1 4 0.5 t", "q9 Q0 z 1 1 t", "q1 Q0 d4 5 nan t"]
-    lines += [f"q2 Q0 e{i} {i} {i} t extra" for i in range(7)]
+    lines += [f"q2 Q0 e{i} {i}" for i in range(7)]  # four fields: malformed (a seventh field would be ignored)
     bad = write_text(tmp_path / "bad", lines)
     run = check(qrels, [bad])[1]
     assert run["malformed_lines"] == {"count": 9, "first": [2, 5, 9, 10, 11], "message": "score 'oops' is not a number"}
@@ -117,6 +129,13 @@ def test_robust03_ties_and_a_shallow_run():
     assert 10 <= shallow["depth"]["min"] and shallow["depth"]["max"] <= 12
     assert any(warning.startswith("shallow:") for warning in shallow["warnings"])
     assert by_name["pircRBa1"]["depth"] == {"min": 1000, "median": 1000.0, "max": 1000}
+    # the order of ties decides much of rutcor03100's results, a little of MU03rob01's, nothing of pircRBa1's
+    assert widest_tie_range(by_name["rutcor03100"]) == ("p@1", pytest.approx(0.34))
+    assert widest_tie_range(by_name["MU03rob01"]) == ("p@10", pytest.approx(0.01))
+    assert widest_tie_range(by_name["pircRBa1"])[1] < 1e-3
+    for record in runs:
+        for bounds in record["tie_ranges"].values():
+            assert bounds["min"] - 1e-12 <= bounds["docid"] <= bounds["max"] + 1e-12
     assert not any("straddle" in w or "shallow" in w for w in by_name["pircRBa1"]["warnings"])
     assert not has_errors(records)
 
@@ -148,8 +167,9 @@ def test_check_table_and_output_file(files):
     assert lines[4].index("warning") == lines[2].index("status")  # labels are left-aligned
     assert lines[4].endswith("0") and len(lines[4]) == len(lines[2])  # numbers are right-aligned
     assert lines[5] == ""
-    assert lines[-1] == (f"{tied}: warning: 1 tie group straddles rank 10: "
+    assert lines[-2] == (f"{tied}: warning: 1 tie group straddles rank 10: "
                          "which tied documents count at cut-off 10 is decided by docid")
+    assert lines[-1].startswith(f"{tied}: warning: the order of tied documents can move mean ap by 0.0833")
     assert "\x1b[" not in result.stdout
     target = tmp_path / "report.jsonl"
     result = run_cli("check", "-R", qrels, "-o", target, tied)

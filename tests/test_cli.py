@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from conftest import EXAMPLES, QRELS, ROOT, RUNS, json_lines, run_cli, write_text
+from contract import assert_one_line_error
 
 
 def test_eval_per_query_and_summary_lines():
@@ -64,9 +65,8 @@ def test_one_run_gives_metric_lines_only():
 
 
 def test_unknown_measure_is_a_usage_error():
-    result = run_cli("eval", "-R", QRELS, "-m", "mapp", *RUNS)
-    assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.count("\n") == 1 and "unknown measure 'mapp'; valid measures:" in result.stderr
+    assert_one_line_error(run_cli("eval", "-R", QRELS, "-m", "mapp", *RUNS), 2, "unknown measure 'mapp'",
+                          "valid measures:")
 
 
 def test_samples_and_seeds_are_reproducible():
@@ -163,3 +163,75 @@ def test_readme_test_command_is_what_ci_runs():
     ci = (ROOT / ".ci" / "run").read_text()
     command = next(line for line in readme.splitlines() if "pytest" in line and line.startswith("python"))
     assert command in ci
+
+
+OPTION_ERRORS = {
+    "eval --topk 0": (["eval", "-R", QRELS, "--topk", "0", RUNS[0]], "invalid value for '--topk': 0 is not in"),
+    "eval --seed -1": (["eval", "-R", QRELS, "--seed", "-1", RUNS[0]], "invalid value for '--seed'"),
+    "eval --jobs 0": (["eval", "-R", QRELS, "--jobs", "0", RUNS[0]], "invalid value for '--jobs'"),
+    "eval --query_fraction 2": (["eval", "-R", QRELS, "--query_fraction", "2", RUNS[0]], "'--query_fraction'"),
+    "eval --format nope": (["eval", "-R", QRELS, "--format", "nope", RUNS[0]], "'nope' is not one of"),
+    "eval without RUN": (["eval", "-R", QRELS], "missing argument 'RUN...'"),
+    "eval without -R": (["eval", RUNS[0]], "missing option '-R' / '--qrels'"),
+    "aggregate --num_samples 0": (["aggregate", "-P", "-", "--num_samples", "0"], "'--num_samples'"),
+    "aggregate --seed -1": (["aggregate", "-P", "-", "--seed", "-1"], "invalid value for '--seed'"),
+    "significance --alpha 2": (["significance", "-P", "-", "--alpha", "2"], "invalid value for '--alpha'"),
+    "significance --seed -1": (["significance", "-P", "-", "--seed", "-1"], "invalid value for '--seed'"),
+    "plot kind": (["plot", "nope", "-", "-o", "x.png"], "invalid value for '{"),
+    "plot --seed -1": (["plot", "preferences", "-", "--seed", "-1", "-o", "x.png"], "invalid value for '--seed'"),
+    "sampled --num-items 0": (["sampled", "-R", QRELS, "--num-items", "0", RUNS[0]], "'--num-items'"),
+    "sampled --seed -1": (["sampled", "-R", QRELS, "--num-items", "9", "--seed", "-1", RUNS[0]], "'--seed'"),
+    "null --draws 0": (["null", "-R", QRELS, "--draws", "0"], "invalid value for '--draws'"),
+    "null --quantile 1": (["null", "-R", QRELS, "--quantile", "1"], "invalid value for '--quantile'"),
+    "check --format nope": (["check", "-R", QRELS, "--format", "nope"], "'nope' is not one of"),
+    "measures --nope": (["measures", "--nope"], "no such option '--nope'"),
+    "an unknown command": (["evaluate"], "no such command 'evaluate'"),
+    "an unknown option": (["eval", "--nope", "-R", QRELS, RUNS[0]], "no such option '--nope'"),
+    "a flag with a value": (["eval", "-R", QRELS, "--quiet=yes", RUNS[0]], "--quiet"),
+    "a missing option value": (["eval", RUNS[0], "-R"], "option '-R' requires an argument"),
+}
+
+
+@pytest.mark.parametrize("case", list(OPTION_ERRORS))
+def test_option_errors_are_one_line(case):
+    args, fragment = OPTION_ERRORS[case]
+    assert_one_line_error(run_cli(*args, input=""), 2, fragment)
+
+
+def test_option_errors_are_one_line_in_a_real_process(tmp_path):
+    process = subprocess.run([sys.executable, "-m", "prefeval", "eval", "--topk", "0", "-R", QRELS, RUNS[0],
+                              "-o", tmp_path], capture_output=True, text=True)
+    assert_one_line_error(process, 2, "invalid value for '--topk'")
+
+
+CONFLICTS = {
+    "eval --format table -q": (["eval", "--format", "table", "-q"], "drop -q and -n"),
+    "eval --format markdown -n": (["eval", "--format", "markdown", "-n"], "drop -q and -n"),
+    "eval --baseline in jsonl": (["eval", "--baseline", "bm25"], "--baseline marks significance in the table"),
+    "eval --baseline in tsv": (["eval", "--format", "tsv", "--baseline", "bm25"], "not in tsv"),
+}
+
+
+@pytest.mark.parametrize("case", list(CONFLICTS))
+def test_conflicting_options_are_reported_before_any_input_is_read(tmp_path, case):
+    args, fragment = CONFLICTS[case]
+    absent = tmp_path / "absent"  # read first, it would be the error
+    assert_one_line_error(run_cli(*args, "-R", absent, absent, "-o", tmp_path / "out"), 2, fragment)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_aggregate_correlations_in_a_table_are_reported_before_reading(tmp_path):
+    result = run_cli("aggregate", "--correlations", "--format", "table", "-P", tmp_path / "absent")
+    assert_one_line_error(result, 2, "--correlations writes JSON lines")
+
+
+@pytest.mark.parametrize("command", ["eval", "check", "null", "sampled"])
+def test_qrels_given_first_as_trec_eval_takes_them(command):
+    extra = ["--num-items", "500"] if command == "sampled" else []
+    message = assert_one_line_error(run_cli(command, *extra, QRELS, RUNS[0]), 2, "missing option '-R' / '--qrels'")
+    assert f"{QRELS} looks like qrels" in message and f"-R {QRELS} {RUNS[0]}" in message
+
+
+def test_no_qrels_hint_when_the_first_run_is_a_run():
+    message = assert_one_line_error(run_cli("eval", RUNS[0], RUNS[1]), 2, "missing option '-R' / '--qrels'")
+    assert "looks like qrels" not in message

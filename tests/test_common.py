@@ -31,8 +31,9 @@ from prefeval.ranking.positions import Selection, binary_positions, graded_posit
 from prefeval.report.trec_eval import trec_eval_name
 
 TOLERANCE = 1e-12
-SAMPLE_VALUES = {int: (0, 1, 3, 10), float: (0.0, 0.15, 0.5, 0.9, 2.0)}
-"""Parameter values to try, by parameter type; each family keeps those its ranges accept."""
+SAMPLE_VALUES = {int: (0, 1, 3, 10, 10**9), float: (0.0, 0.15, 0.5, 0.9, 2.0, 1e200, math.inf)}
+"""Parameter values to try, by parameter type; each family keeps those its ranges accept (the
+largest cut-off, and extreme numbers where a range takes them: F's β of 1e200 and inf)."""
 
 FAMILIES = families()
 
@@ -116,6 +117,8 @@ def assert_within_bounds(values: np.ndarray, measure: Measure) -> None:
 
 # --- metrics ----------------------------------------------------------------------------------------
 
+FIRST, SECOND = np.array([0, 0, 1]), np.array([1, 2, 2])
+"""The pairs of runs of a collection's three runs."""
 METRIC_FAMILIES = [family for family in FAMILIES if family.kind == METRIC]
 PREFERENCE_FAMILIES = [family for family in FAMILIES if family.kind != METRIC]
 
@@ -156,9 +159,20 @@ def test_additive_metric_is_the_sum_of_shares_over_leading_axes(family, table):
                                    err_msg=measure.name)
 
 
-# --- preferences ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("family", METRIC_FAMILIES, ids=family_id)
+@settings(max_examples=25, deadline=None)
+@given(table=collections())
+def test_differences_are_those_of_the_values(family, table):
+    """What a metric writes on pair lines: metric(first) − metric(second), exact where it can be."""
+    positions = binary_positions(table, Selection.everything(table))
+    for measure in instances(family):
+        values = measure.compute(positions)
+        differences = measure.differences(positions, FIRST, SECOND)
+        np.testing.assert_allclose(differences, values[FIRST] - values[SECOND], atol=TOLERANCE, err_msg=measure.name)
+        np.testing.assert_array_equal(measure.differences(positions, FIRST, FIRST), 0.0, err_msg=measure.name)
 
-FIRST, SECOND = np.array([0, 0, 1]), np.array([1, 2, 2])
+
+# --- preferences ------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("family", PREFERENCE_FAMILIES, ids=family_id)

@@ -105,3 +105,14 @@ def test_cli_correlations_on_the_examples(tmp_path):
     # rpp (mc4, borda) × ap, rpp × ndcg, ap × ndcg
     assert len(records) == 2 + 2 + 1
     assert all(-1.0 <= r["kendall_tau"] <= 1.0 for r in records)
+
+
+def test_correlations_between_statistics_of_one_metric(tmp_path):
+    values = {"m": {"A": [1.0, 1.0, 0.0], "B": [0.6, 0.6, 0.6], "C": [0.2, 0.5, 0.9]}}
+    path = write_json_lines(tmp_path / "lines", metric_lines(values))
+    records = list(prefeval.aggregate(path, ["m", "m:median", "m:min"], correlations=True, summary=False))
+    found = {(r["measure_a"], r["method_a"], r["measure_b"], r["method_b"]): r["kendall_tau"] for r in records}
+    # means A 0.667, B 0.6, C 0.533; medians A 1, B 0.6, C 0.5; minima B 0.6, C 0.2, A 0
+    assert found == {("m", "mean", "m:median", "median"): 1.0,
+                     ("m", "mean", "m:min", "min"): pytest.approx(-1 / 3),
+                     ("m:median", "median", "m:min", "min"): pytest.approx(-1 / 3)}

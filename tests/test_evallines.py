@@ -6,9 +6,12 @@ import json
 
 import numpy as np
 import orjson
+import pandas as pd
 import pytest
 from conftest import EXAMPLES, QRELS
 
+import prefeval
+from prefeval.errors import InputError
 from prefeval.evaluation import Evaluation
 from prefeval.io import evallines
 from prefeval.io.jsonl import numbered_records
@@ -80,3 +83,77 @@ def test_fast_and_slow_readers_agree(tmp_path, transform):
     path = tmp_path / "prefs"
     path.write_bytes(transform(eval_output()))
     assert_same(evallines.read_eval_lines(str(path)), line_by_line(path))
+
+
+# --- lines given twice, and a query named "all" (issue 11) -----------------------------------------------
+
+def numbered(data: bytes) -> list[bytes]:
+    return data.split(b"\n")
+
+
+@pytest.mark.parametrize("layout", [lambda d: d, reference_style], ids=["eval", "reference style"])
+@pytest.mark.parametrize("kind", ["metric", "pair", "reversed pair"])
+def test_a_line_given_twice_is_an_error_naming_both(tmp_path, layout, kind):
+    """A repeated metric line silently replaced the first; a pair given twice (or as both B, A and
+    A, B) was counted twice."""
+    lines = numbered(layout(eval_output(measures=["rpp", "ap"])))
+    marker = b'"type":"metric"' if kind == "metric" else b'"runi"'
+    first = next(number for number, line in enumerate(lines, start=1) if marker in line.replace(b": ", b":"))
+    repeated = lines[first - 1]
+    if kind == "reversed pair":
+        record = orjson.loads(repeated)
+        record["runi"], record["runj"] = record["runj"], record["runi"]
+        record = {key: -value if key in ("rpp", "ap") else value for key, value in record.items()}
+        repeated = orjson.dumps(record)
+    lines.insert(len(lines) - 1, repeated)
+    path = tmp_path / "prefs"
+    path.write_bytes(b"\n".join(lines))
+    with pytest.raises(InputError, match=f"a second {kind.split()[-1]} line for sample 0, query 'q101', ") as caught:
+        evallines.read_eval_lines(str(path))
+    assert caught.value.line == len(lines) - 1
+    assert caught.value.message.endswith(f"(the first is line {first})")
+
+
+def test_a_metric_line_given_twice_in_frames_names_the_rows():
+    frame = prefeval.evaluate(QRELS, RUNS, ["ap"])
+    with pytest.raises(InputError, match=r"a second metric line .* \(the first is line 1\)") as caught:
+        evallines.eval_lines_from_frames([frame, frame.head(1)])
+    assert caught.value.source == "<DataFrame>" and caught.value.line == 1
+
+
+@pytest.mark.parametrize("layout", [lambda d: d, reference_style], ids=["eval", "reference style"])
+def test_a_per_query_pair_line_of_a_query_named_all_is_an_error(tmp_path, layout):
+    """A per-query pair line has a type, a summary pair line has none: one of a query named "all" was
+    silently skipped as a summary line."""
+    data = layout(eval_output(measures=["rpp"])).replace(b'"q101"', b'"all"')
+    path = tmp_path / "prefs"
+    path.write_bytes(data)
+    with pytest.raises(InputError, match="a per-query pair line .* of a query named 'all'") as caught:
+        evallines.read_eval_lines(str(path))
+    assert caught.value.line == 1
+
+
+def test_summary_lines_read_back_from_pandas_are_still_summaries(tmp_path):
+    path = tmp_path / "prefs"
+    path.write_bytes(eval_output(measures=["rpp", "ap"]))
+    read_back = pd.read_json(path, lines=True, dtype={"qid": str}, precise_float=True)
+    assert_same(evallines.eval_lines_from_frames(read_back), evallines.read_eval_lines(str(path)))
+
+
+def test_both_readers_refuse_what_json_refuses(tmp_path):
+    """Text that is not UTF-8 in a later line was read by the column reader (and then crashed the
+    JSON writer); a sample number beyond 64 bits overflowed in it. Both are errors of their line."""
+    lines = numbered(eval_output(measures=["rpp", "ap"]))
+    path = tmp_path / "prefs"
+    broken = list(lines)
+    at = next(number for number, line in enumerate(lines) if number > 2 and b'"dense"' in line)
+    broken[at] = broken[at].replace(b'"dense"', b'"de\xffnse"')
+    path.write_bytes(b"\n".join(broken))
+    with pytest.raises(InputError, match="malformed JSON") as caught:
+        evallines.read_eval_lines(str(path))
+    assert caught.value.line == at + 1
+    huge = [line.replace(b'"sample":0', b'"sample":100000000000000000000000') for line in lines]
+    path.write_bytes(b"\n".join(huge))
+    with pytest.raises(InputError, match="'sample' must be an integer") as caught:
+        evallines.read_eval_lines(str(path))
+    assert caught.value.line == 1

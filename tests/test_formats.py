@@ -10,6 +10,9 @@ import pytest
 from conftest import QRELS, RUNS, json_lines, run_cli, write_qrels, write_run
 
 import prefeval
+from prefeval.evaluation import Evaluation
+from prefeval.report.evaluation import write_evaluation
+from prefeval.report.formats import full_precision, tsv_text
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, render
 from prefeval.report.trec_eval import trec_eval_name
 
@@ -187,3 +190,50 @@ def test_table_renderings_by_hand():
         "  \\caption{a note: \\textgreater{} 0 $^{\\uparrow}$}\n"
         "\\end{table}\n"
     )
+
+
+# --- ids that would break a tsv row (issue 11) --------------------------------------------------------
+
+def test_tsv_text_escapes_what_would_break_a_row():
+    assert tsv_text("plain") == "plain"
+    assert tsv_text("a\tb\nc\rd\\e") == "a\\tb\\nc\\rd\\\\e"
+    assert tsv_text("a/b", also="/") == "a\\/b" and tsv_text("a/b") == "a/b"
+    assert full_precision("x\ty") == "x\\ty" and full_precision(0.1) == "0.1" and full_precision(True) == "true"
+
+
+def test_eval_tsv_keeps_its_columns_with_tabs_and_line_breaks_in_run_ids(tmp_path):
+    names = ["bm\t25", "de\nnse", "hy\\brid"]
+    runs = []
+    for name, source in zip(names, RUNS):
+        path = tmp_path / name
+        path.write_bytes(open(source, "rb").read())
+        runs.append(str(path))
+    result = run_cli("eval", "-R", QRELS, "-m", "ap", "--format", "tsv", *runs)
+    assert result.exit_code == 0, result.stderr
+    rows = [line.split("\t") for line in result.stdout.splitlines()]
+    assert len(rows) == 3 + 3 and all(len(row) == 4 for row in rows)
+    shown = ["bm\\t25", "de\\nnse", "hy\\\\brid"]
+    assert [row[0] for row in rows] == [f"{shown[0]}/{shown[1]}", f"{shown[0]}/{shown[2]}", f"{shown[1]}/{shown[2]}",
+                                        *shown]
+
+
+def test_eval_tsv_escapes_the_slash_of_a_run_named_in_python():
+    evaluation = Evaluation.from_files(QRELS, {"a/b": RUNS[0], "c": RUNS[1]}, ["ap"], jobs=1)
+    stream = io.BytesIO()
+    write_evaluation(evaluation, stream, "tsv")
+    assert [line.split("\t")[0] for line in stream.getvalue().decode().splitlines()] == ["a\\/b/c", "a/b", "c"]
+
+
+def test_aggregate_and_significance_tsv_escape_run_ids(tmp_path):
+    frame = prefeval.compare(QRELS, {"bm\t25": RUNS[0], "de\nnse": RUNS[1], "hybrid": RUNS[2]}, ["rpp"])
+    metrics = prefeval.evaluate(QRELS, {"bm\t25": RUNS[0], "de\nnse": RUNS[1], "hybrid": RUNS[2]}, ["ap"])
+    prefs = tmp_path / "prefs.jsonl"
+    lines = [frame.assign(type="preference"), metrics.assign(type="metric")]
+    prefs.write_text("".join(part.to_json(orient="records", lines=True) for part in lines))
+    for args in (["aggregate", "-P", prefs, "-q", "--format", "tsv"],
+                 ["significance", "-P", prefs, "--seed", "1", "--bootstrap", "50", "--format", "tsv"]):
+        result = run_cli(*args)
+        assert result.exit_code == 0, result.stderr
+        rows = [line.split("\t") for line in result.stdout.splitlines()]
+        assert len({len(row) for row in rows}) == 1
+        assert "bm\\t25" in result.stdout and "de\\nnse" in result.stdout

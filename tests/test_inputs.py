@@ -114,10 +114,17 @@ def test_runs_are_named_by_key_file_name_or_position(tmp_path):
      "<run r>: column 'qid' is missing a value (row 0)"),
     (QRELS, {"r": {"q101": {"a": "high"}}}, InputError,
      "<run r>: score 'high' of document 'a' in query 'q101' is not a number"),
+    (QRELS, {"r": {"q101": {"a": 2.0, "b": "1_000"}}}, InputError,  # numpy reads text with Python's float
+     "<run r>: score '1_000' of document 'b' in query 'q101' is not a number"),
     (QRELS, {"r": {"q101": [1.0]}}, InputError,
      "<run r>: query 'q101' holds a value of type list; expected {qid: {docid: score}}"),
     (QRELS, {"r": {}}, InputError, "<run r>: no scored documents"),
-    ({"q1": {"a": float("nan")}}, [RUNS[0]], InputError, "<qrels>: the grade of document 'a' is missing (NaN)"),
+    ({"q1": {"a": float("nan")}}, [RUNS[0]], InputError, "<qrels>: the grade of document 'a' in query 'q1' is missing"),
+    ({"q1": {"a": float("inf")}}, [RUNS[0]], InputError,
+     "<qrels>: the grade of document 'a' in query 'q1' is out of range (inf): grades must be finite"),
+    (pd.DataFrame({"qid": ["q1", "q1"], "docid": ["a", "b"], "grade": [1, 1e308]}), [RUNS[0]], InputError,
+     "<qrels>: the grade of document 'b' in query 'q1' is out of range (1e+308)"),
+    ({"all": {"a": 1}}, [RUNS[0]], InputError, "<qrels>: a query is named 'all'"),
     ({"q1": {"a": 0}}, [RUNS[0]], InputError, "<qrels>: no query has a relevant document"),
     ([1, 2], [RUNS[0]], UsageError, "<qrels>: expected a path, a DataFrame or a dict, not a value of type list"),
 ])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -210,3 +211,40 @@ def test_num_items_counts_retrieved_and_selected_unretrieved_relevant():
     documents = np.array([True, False, True, True])
     assert binary_positions(table, Selection(np.arange(2), documents)).num_items.tolist() == [[11, 1], [5, 1]]
     assert everything.max_grade == 1.0
+
+
+# --- grades and parameters at the edge of float64 (issue 11) ----------------------------------------------
+
+@pytest.mark.parametrize("grade, message", [
+    ("1e308", "grade '1e308' is out of range"), ("inf", "grade 'inf' is out of range"),
+    ("-inf", "grade '-inf' is out of range"), ("1e16", "grade '1e16' is out of range"),
+])
+def test_grades_too_large_for_float64_sums_are_refused_with_their_line(tmp_path, grade, message):
+    qrels = tmp_path / "qrels"
+    qrels.write_text(f"q1 0 a 1\nq1 0 b {grade}\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 2 t\nq1 Q0 b 2 1 t\n")
+    result = CliRunner().invoke(main, ["eval", "-R", str(qrels), "-m", "ndcg,dcg,cg", str(run)])
+    assert result.exit_code == 1 and result.stdout == ""
+    limit = "grades must be finite and at most 2^53 in magnitude"
+    assert result.stderr == f"prefeval: error: {qrels}:2: {message}: {limit}\n"
+
+
+def test_large_grades_and_infinite_beta_write_numbers_and_no_warning(tmp_path):
+    """Grades of 1100 (2^g overflows) with ndcg_exp and f@10,inf wrote null and numpy warnings."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1100\nq1 0 b 1\nq1 0 c 1099\nq2 0 d 5000\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\nq2 Q0 d 1 1 t\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = CliRunner().invoke(main, ["eval", "-q", "-R", str(qrels), "-m", "ndcg_exp,f@10,inf,f@10,1e300,dcg,cg",
+                                           str(run)])
+    assert result.exit_code == 0, result.stderr
+    assert "null" not in result.stdout and "Warning" not in result.stderr
+    lines = json_lines(result.stdout)
+    q1 = lines[0]
+    assert q1["ndcg_exp"] == pytest.approx((1 + 0.5 / 2) / (1 + 0.5 / math.log2(3)), rel=1e-15)
+    assert q1["f@10,inf"] == 1.0 and q1["f@10,1e+300"] == 1.0  # recall: every relevant document within 10
+    assert lines[1]["ndcg_exp"] == 1.0
+

@@ -123,6 +123,57 @@ def test_commas_inside_parentheses_do_not_split():
     assert split_measure_list("RBP(p=0.8,rel=2)@10, ap,P.5,10") == ["RBP(p=0.8,rel=2)@10", "ap", "P.5", "10"]
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("nDCG@10 P@5", ["ndcg@10", "p@5"]),  # ir_measures' space-separated list
+    ("  nDCG@10   P@5  RR ", ["ndcg@10", "p@5", "rr"]),
+    ("AP nDCG@10,20 P.5,10", ["ap", "ndcg@10", "ndcg@20", "p@5", "p@10"]),
+    ("ap, ndcg , p@5 ,10", ["ap", "ndcg", "p@5", "p@10"]),  # spaces around a comma belong to it
+    ("RBP(p=0.8, rel=1) ap", None),  # spaces inside parentheses do not split (rel= is refused, below)
+    ("RBP(p = 0.9) ap", ["rbp@0.9", "ap"]),
+])
+def test_spaces_separate_measures_outside_parentheses(text, expected):
+    if expected is None:
+        with pytest.raises(UsageError, match="relevance-level"):
+            names(text)
+    else:
+        assert names(text) == expected
+    assert prefeval.evaluate(QRELS, RUNS[:1], "nDCG@10 P@5", per_query=False).columns.tolist()[-2:] == [
+        "ndcg@10", "p@5"]
+
+
+def test_a_number_after_a_space_does_not_continue_a_measure():
+    with pytest.raises(UsageError, match="unknown measure '10'"):
+        names("p@5 10")
+
+
+@pytest.mark.parametrize("text, suggestion", [
+    ("ndgc@10", "did you mean ndcg@10?"),
+    ("nDGC@10", "did you mean ndcg@10?"),
+    ("lexiprecison", "did you mean lexiprecision or rrlexiprecision?"),
+    ("map_cutt.10", "did you mean map_cut.10?"),
+    ("recip_rnk", "did you mean recip_rank?"),
+    ("preicison@5", None),
+    ("ndcg_cut_1o", None),
+])
+def test_unknown_names_get_the_closest_ones(text, suggestion):
+    with pytest.raises(UsageError) as caught:
+        parse_measures([text])
+    message = str(caught.value)
+    assert message.startswith(f"unknown measure {text!r}; ")
+    if suggestion is not None:
+        assert suggestion in message
+    assert "valid measures: rpp, invrpp" in message
+
+
+def test_the_cli_suggests_a_name_in_one_line():
+    result = run_cli("eval", "-R", QRELS, "-m", "ndgc@10", RUNS[0])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "prefeval: error: unknown measure 'ndgc@10'; did you mean ndcg@10?" in result.stderr
+    result = run_cli("eval", "-R", QRELS, "-m", "nDCG@10 P@5", RUNS[0])
+    assert result.exit_code == 0, result.stderr
+    assert list(json_lines(result.stdout)[-1])[-2:] == ["ndcg@10", "p@5"]
+
+
 def test_every_foreign_name_parses_to_its_family():
     for entry in FOREIGN_NAMES:
         written = entry.shown().replace(".k", ".10").replace("[@k]", "@10").replace("=gamma", "=0.7")
@@ -229,7 +280,8 @@ def test_catalogue_describes_every_family_once():
     assert ap == {
         "name": "ap", "syntax": "ap[@k]", "kind": "metric", "relevance": "binary", "aliases": [],
         "parameters": [
-            {"name": "k", "type": "int", "default": 0, "range": "[0, inf]", "meaning": "rank cut-off; 0 means none"}
+            {"name": "k", "type": "int", "default": 0, "range": "[0, 1000000000]",
+             "meaning": "rank cut-off; 0 means none"}
         ],
         "trec_eval": ["map", "map_cut.k"], "ir_measures": ["AP[@k]"], "description": ap["description"],
         "citation": ap["citation"],

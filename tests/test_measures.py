@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from conftest import table_from_positions
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prefeval.errors import UsageError
 from prefeval.measures import DEFAULT_EVAL_MEASURES, parse_measure, parse_measures, select_measures
@@ -161,7 +166,7 @@ def test_parameters_are_typed_and_checked():
 
 
 def test_unknown_measure_lists_the_valid_ones():
-    with pytest.raises(UsageError, match=r"unknown measure 'map2'; valid measures: .*") as caught:
+    with pytest.raises(UsageError, match=r"unknown measure 'map2'; (did you mean .*\? )?valid measures: .*") as caught:
         parse_measure("map2")
     for name in ("rpp", "lexirecall", "ap[@k]", "rbp[@gamma,k]", "p[@k]", "rp"):
         assert name in str(caught.value)
@@ -174,3 +179,128 @@ def test_measure_sets_follow_pref_eval():
     assert [m.name for m in select_measures(["ap"], "preferences")] == ["ap"] + list(DEFAULT_EVAL_MEASURES[:6])
     everything = ["p@5", "ap"] + [m for m in DEFAULT_EVAL_MEASURES if m != "ap"]
     assert [m.name for m in select_measures(["p@5", "ap"], "all")] == everything
+
+
+# --- exact counts (issue 11) --------------------------------------------------------------------------
+
+def hits_run(hits: int, depth: int = 10, relevant: int = 12) -> list[list[list[float]]]:
+    """One run, one query of ``relevant`` relevant documents, ``hits`` of them at the top of ``depth``."""
+    return [[[float(rank) for rank in range(1, hits + 1)] + [INF] * (relevant - hits)]]
+
+
+@pytest.mark.parametrize("hits", range(11))
+def test_counting_metrics_count_then_divide(hits):
+    """P@10 of 3 hits is 0.3, not 1/10 + 1/10 + 1/10 = 0.30000000000000004: every count is the nearest
+    float to its exact ratio."""
+    run = hits_run(hits)
+    assert metric("p@10", run)[0, 0] == float(Fraction(hits, 10))
+    assert metric("r@10", run)[0, 0] == float(Fraction(hits, 12))
+    assert metric("rp", run)[0, 0] == float(Fraction(hits, 12))
+    assert metric("f@10", run)[0, 0] == float(Fraction(2 * hits, 12 + 10))
+    assert metric("f@10,2", run)[0, 0] == float(Fraction(5 * hits, 4 * 12 + 10))
+    assert metric("p@0", run)[0, 0] == (1.0 if hits else 0.0)  # the list holds only its hits
+    assert metric("success@10", run)[0, 0] == (1.0 if hits else 0.0)
+
+
+@pytest.mark.parametrize("relevant", [1, 3, 7, 10, 49, 100])
+def test_a_perfect_ranking_scores_exactly_one(relevant):
+    run = [[[float(rank) for rank in range(1, relevant + 1)]]]
+    grades = [[float(1 + rank % 3) for rank in range(relevant)]]
+    grades[0].sort(reverse=True)
+    for name in ("ap", "ndcg", "ndcg_exp", "rp", "r@0", "p@0", "auc", "rr", "success@10"):
+        assert metric(name, run, grades)[0, 0] == 1.0, name
+    assert metric(f"p@{relevant}", run)[0, 0] == 1.0
+
+
+def test_auc_counts_the_pairs_then_divides():
+    # 3 relevant among 10 items at ranks 1, 4, 6: (7 + 5 + 4) correctly ordered pairs of 3 × 7
+    table = table_from_positions([[[1.0, 4.0, 6.0]]])
+    positions = binary_positions(table, Selection.everything(table))
+    positions = dataclasses.replace(positions, num_items=np.array([[10]]))
+    assert parse_measure("auc").compute(positions)[0, 0] == float(Fraction(7 + 5 + 4, 21))
+
+
+def test_graded_rpp_that_cancels_is_exactly_zero():
+    """A graded RPP whose signs cancel over its grade levels was written -3.172065784643304e-17."""
+    grades = [[2, 1, 2, 3, 3, 1, 2]]
+    x, y = [[15, 22, 25, 7, 26, 3, 10]], [[4, 29, 22, 20, 9, 11, 18]]
+    assert preference("rpp", x, y, grades)[0] == 0.0
+    assert preference("rpp", y, x, grades)[0] == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10).flatmap(lambda n: st.tuples(
+    st.lists(st.integers(1, 4), min_size=n, max_size=n),
+    st.permutations(list(range(1, 16)) + [INF] * 5).map(lambda ranks: ranks[:n]),
+    st.permutations(list(range(1, 16)) + [INF] * 5).map(lambda ranks: ranks[:n]),
+)))
+def test_uniform_rpp_is_the_exact_ratio_of_its_signs(case):
+    """RPP with uniform weights is Σ_g Σ_i sgn / Σ_g m_g over the grade levels g: the float nearest
+    to that fraction, whatever the grades."""
+    grades, x, y = case
+    signs, total = 0, 0
+    for level in sorted(set(grades)):
+        xs = sorted(rank for rank, grade in zip(x, grades) if grade >= level)
+        ys = sorted(rank for rank, grade in zip(y, grades) if grade >= level)
+        signs += sum((a < b) - (a > b) for a, b in zip(xs, ys))
+        total += len(xs)
+    assert preference("rpp", [x], [y], [grades])[0] == float(Fraction(signs, total))
+
+
+@pytest.mark.parametrize("name", ["p@10", "r@10", "rp", "ap", "ndcg", "f@10", "p@0", "auc", "rr", "rbp"])
+def test_differences_of_counts_are_exact(name):
+    """On pair lines, P@10 of 7 hits against 1 is 0.6 (6/10), not 0.7 − 0.1 = 0.6000000000000001;
+    metrics whose denominator differs by run (p@0, AUC) and the others subtract their values."""
+    runs = [hits_run(hits)[0] for hits in (7, 1, 3, 0)]
+    table = table_from_positions(runs)
+    positions = binary_positions(table, Selection.everything(table))
+    measure = parse_measure(name)
+    first, second = np.array([0, 2, 1, 3]), np.array([1, 0, 2, 0])
+    differences = measure.differences(positions, first, second)
+    values = measure.compute(positions)
+    np.testing.assert_allclose(differences, values[first] - values[second], atol=1e-15)
+    if name in ("p@10", "r@10", "rp"):
+        denominator = 10 if name == "p@10" else 12
+        hits = np.array([7, 1, 3, 0])
+        expected = [float(Fraction(int(a - b), denominator)) for a, b in zip(hits[first], hits[second])]
+        assert differences[:, 0].tolist() == expected
+
+
+# --- parameters and grades out of range (issue 11) ---------------------------------------------------
+
+@pytest.mark.parametrize("text, message", [
+    ("p@" + "1" * 400, r"k must be in \[0, 1000000000\], not 1111111111"),
+    ("p@1_0", "k must be an integer, not '1_0'"),
+    ("p@\u0661\u0660", "k must be an integer"),
+    ("rbp@0_5", "gamma must be a number"),
+    ("rbp@inf", r"gamma must be in \(0.0, 1.0\), not inf"),
+    ("f@10,nan", "beta must be in"),
+    ("pfound@0,inf", "pbreak must be in"),
+])
+def test_parameters_out_of_syntax_or_range_are_usage_errors(text, message):
+    with pytest.raises(UsageError, match=message):
+        parse_measure(text)
+
+
+@pytest.mark.parametrize("beta, expected", [
+    ("0", Fraction(3, 10)), ("inf", Fraction(3, 12)), ("1e200", Fraction(3, 12)),
+    ("0.5", Fraction(5 * 3, 4 * 10 + 12)), ("1e-200", Fraction(3, 10)),
+])
+def test_f_measure_with_extreme_betas_is_finite(beta, expected):
+    """β = 0 is precision, β = inf (or so large that β² overflows) recall; never NaN."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = metric(f"f@10,{beta}", hits_run(3))[0, 0]
+    assert value == pytest.approx(float(expected), rel=1e-15)
+
+
+@pytest.mark.parametrize("top", [1023.0, 1100.0, 5e15])
+def test_exponential_gains_of_large_grades_do_not_overflow(top):
+    """2^g − 1 overflows from g = 1024; the gains of a query are scaled alike, which nDCG does not see."""
+    grades = [[top, 1.0, top - 1]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        value = metric("ndcg_exp", [[[1.0, 2.0, 3.0]]], grades)[0, 0]
+    # the document of grade 1 counts for nothing beside the two others: (1 + 1/2 / 2) / (1 + 1/2 / log2(3))
+    assert value == pytest.approx((1 + 0.5 / 2) / (1 + 0.5 / math.log2(3)), rel=1e-15)
+    assert metric("ndcg_exp", [[[1.0, 3.0, 2.0]]], grades)[0, 0] == 1.0

@@ -6,16 +6,26 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import orjson
 import pytest
 from conftest import QRELS, RUNS, run_cli, table_from_positions
+from contract import assert_one_line_error
 from scipy import stats
 
 import prefeval
-from prefeval.analyses.null import EXACT, MONTE_CARLO, NullEvaluation, null_records, random_rankings
+from prefeval.analyses.null import (
+    EXACT,
+    MAX_DRAWN_RANKS,
+    MAX_ITEMS,
+    MONTE_CARLO,
+    NullEvaluation,
+    null_records,
+    random_rankings,
+)
 from prefeval.errors import UsageError
 from prefeval.measures import parse_measure, select_additive_metrics
 from prefeval.ranking.positions import Selection, binary_positions
@@ -46,6 +56,14 @@ def test_precision_is_hypergeometric(items, relevant, k, q):
     assert values[f"r@{k}"].threshold[0] == stats.hypergeom.ppf(q, items, relevant, depth) / relevant
     assert values["rp"].threshold[0] == stats.hypergeom.ppf(q, items, relevant, relevant) / relevant
     assert values[f"p@{k}"].threshold_method == values[f"p@{k}"].expected_method == EXACT
+
+
+def test_hit_counts_are_divided_once():
+    """A P@10 threshold of 3 hits was 0.1 × 3 = 0.30000000000000004 (query q103 of the examples)."""
+    values = values_of(null_for([16, 7], 120, ["p@10", "f@10"]))
+    assert values["p@10"].threshold.tolist() == [0.3, 0.2]
+    assert values["p@10"].expected.tolist() == [float(Fraction(16, 120)), float(Fraction(7, 120))]
+    assert values["f@10"].threshold[0] == float(Fraction(2 * 3, 16 + 10))
 
 
 # --- average precision ---------------------------------------------------------------------------
@@ -227,3 +245,20 @@ def test_auc_of_runs_counts_the_catalogue_when_one_is_given():
     assert catalogue.observed()["auc"][0, 0] == pytest.approx((38 - 1) / (2 * 38))
     with pytest.raises(UsageError, match="--num-items 5 is smaller than what run run0 ranks"):
         NullEvaluation(qrels=qrels, measures=measures, table=table, num_items=5, seed=0, draws=10)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--num-items", "1000000000000"], "--num-items 1000000000000 is too large: null tabulates every rank"),
+    (["--num-items", "10000001"], "--num-items 10000001 is too large"),
+    (["--draws", "1000000000000", "-m", "ap"], "--draws 1000000000000 is too large: the random rankings of query "),
+])
+def test_sizes_too_large_to_hold_are_refused_before_any_work(args, message):
+    """A catalogue of 10^12 items was a 7 TiB allocation error."""
+    result = run_cli("null", "-R", QRELS, *args, RUNS[0])
+    assert assert_one_line_error(result, 2, message)
+
+
+def test_the_largest_sizes_still_run():
+    assert MAX_ITEMS == 10**7 and 10_000 * 500 < MAX_DRAWN_RANKS  # the default draws with 500 relevant items
+    result = run_cli("null", "-R", QRELS, "-m", "p@10,r@10", "--num-items", MAX_ITEMS, RUNS[0])
+    assert result.exit_code == 0, result.stderr

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prefeval.analyses.orderings import QueryOrderings, kendall_tau, mc4_stationary, ordering_by, tie_levels
+from prefeval.analyses.orderings import (
+    QueryOrderings,
+    competition_ranks,
+    higher_is_better,
+    kendall_tau,
+    mc4_stationary,
+    ordering_by,
+    tie_levels,
+    tied_ranks,
+)
 
 NAN = np.nan
 
@@ -88,3 +97,43 @@ def test_kendall_tau_and_tau_b():
     tied = {"A": 3.0, "B": 2.0, "C": 2.0, "D": 1.0}
     untied = {"A": 3.0, "B": 2.0, "C": 1.0, "D": 0.0}
     assert kendall_tau(list(tied), list(untied), tied, untied) == pytest.approx(5 / np.sqrt(30))
+
+
+def test_tied_ranks_are_competition_ranks_with_the_tolerance_and_nan_last():
+    scores = np.array([[3.0, 1.0, 3.0, 2.0], [1.0, 1.0 + 5e-10, 0.5, NAN], [NAN, NAN, 0.0, 1.0]])
+    assert tied_ranks(scores).tolist() == [[1, 4, 1, 3], [1, 1, 3, 4], [3, 3, 2, 1]]
+    assert tied_ranks(scores, higher_is_better=False).tolist() == [[3, 1, 3, 2], [2, 2, 1, 4], [3, 3, 1, 2]]
+    # a chain of close scores is one group, as in tie_levels
+    chain = np.array([1.0, 1.0 + 8e-10, 1.0 + 1.6e-9, 0.0])
+    assert tied_ranks(chain).tolist() == [1, 1, 1, 4] and tie_levels(chain[None])[0].tolist() == [0, 0, 0, 1]
+    assert tied_ranks(np.zeros((2, 3, 2))).shape == (2, 3, 2)
+
+
+def test_competition_ranks_follow_the_direction_of_the_method():
+    assert competition_ranks({"a": 0.2, "b": 0.5, "c": 0.2}) == {"a": 2, "b": 1, "c": 2}
+    assert competition_ranks({"a": 0.2, "b": 0.5, "c": 0.2}, higher_is_better=False) == {"a": 1, "b": 3, "c": 1}
+    assert higher_is_better("mc4") and higher_is_better("median") and not higher_is_better("gini")
+    assert ordering_by(np.array([0.3, 0.1, 0.2]), ["a", "b", "c"], higher_is_better=False) == (
+        ["b", "c", "a"], {"b": 0.1, "c": 0.2, "a": 0.3})
+
+
+def test_weighted_borda_and_wins_by_hand():
+    # q1: A > B > C (3, 2, 1); q2: A = B > C (2.5, 2.5, 1); q3: A > C, B absent (2, -, 1)
+    result = orderings([[3.0, 2.0, 1.0], [5.0, 5.0, 0.0], [1.0, NAN, 0.0]])
+    assert result.borda_points().tolist() == [[3.0, 2.0, 1.0], [2.5, 2.5, 1.0], [2.0, 0.0, 1.0]]
+    weights = np.array([[1, 1, 1], [0, 3, 0], [2, 0, 1]])
+    assert result.borda(weights).tolist() == [[7.5, 4.5, 3.0], [7.5, 7.5, 3.0], [8.0, 4.0, 3.0]]
+    wins = result.wins(weights)
+    assert wins[0].tolist() == result.wins().tolist()
+    assert wins[1].tolist() == [[0, 0, 3], [0, 0, 3], [0, 0, 0]]
+    assert wins[2].tolist() == [[0, 2, 3], [0, 0, 2], [0, 0, 0]]
+
+
+def test_mc4_of_a_stack_is_mc4_of_each():
+    rng = np.random.default_rng(5)
+    wins = rng.integers(0, 6, size=(7, 5, 5))
+    for damping in (0.15, 0.0):
+        stacked = mc4_stationary(wins, damping)
+        for b in range(len(wins)):
+            np.testing.assert_allclose(stacked[b], mc4_stationary(wins[b], damping), atol=1e-12)
+    assert mc4_stationary(np.zeros((3, 1, 1)), 0.15).tolist() == [[1.0], [1.0], [1.0]]

@@ -5,6 +5,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
@@ -14,7 +17,8 @@ from prefeval import evaluation as evaluation_module
 from prefeval.errors import InputError, UsageError
 from prefeval.evaluation import Evaluation
 from prefeval.report.eval_lines import evaluation_lines
-from prefeval.runtime.parallel import fork_map
+from prefeval.runtime.parallel import WorkerDied, fork_map
+from prefeval.runtime.signals import stopping_quietly
 
 
 def test_fork_map_keeps_order_and_closures():
@@ -73,3 +77,62 @@ def test_a_bad_run_in_a_worker_is_reported(tmp_path):
     with pytest.raises(InputError, match="appears twice") as caught:
         Evaluation.from_files(QRELS, [*RUNS, bad], jobs=2)
     assert (caught.value.source, caught.value.line) == (bad, 2)
+
+
+def test_a_killed_worker_is_named_in_one_line():
+    def die(i):
+        if i == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return i
+
+    with pytest.raises(WorkerDied, match=r"^a worker process ended unexpectedly \(killed by SIGKILL, perhaps for "
+                                         r"lack of memory\)$"):
+        list(fork_map(die, range(4), jobs=2))
+
+
+def test_workers_ignore_ctrl_c_and_die_on_sigterm_whatever_the_parent_does():
+    def dispositions(i):
+        return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM), signal.pthread_sigmask(
+            signal.SIG_BLOCK, [])
+
+    with stopping_quietly():  # the command line's handlers, which the workers must not run
+        seen = list(fork_map(dispositions, range(4), jobs=2))
+    assert {(sigint, sigterm) for sigint, sigterm, _ in seen} == {(signal.SIG_IGN, signal.SIG_DFL)}
+    assert all(not ({signal.SIGINT, signal.SIGTERM} & blocked) for _, _, blocked in seen)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses /proc")
+def test_workers_end_when_their_parent_is_killed(tmp_path):
+    script = f"""
+import os, time
+from prefeval.runtime.parallel import WorkerDied, fork_map
+from prefeval.runtime.signals import stopping_quietly
+
+def work(i):
+    open(os.path.join({str(tmp_path)!r}, f"worker-{{os.getpid()}}"), "w").close()
+    time.sleep(0.5)
+    return i
+
+for _ in fork_map(work, range(100), jobs=2):
+    pass
+"""
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 30
+    while len(os.listdir(tmp_path)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    parent.kill()
+    parent.wait()
+    workers = [int(name.split("-")[1]) for name in os.listdir(tmp_path)]
+    assert len(workers) == 2
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{pid}") and "Z" not in _state_of(pid) for pid in workers):
+        assert time.monotonic() < deadline, "the workers outlived their parent"
+        time.sleep(0.05)
+
+
+def _state_of(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"

@@ -14,7 +14,7 @@ from prefeval.analyses.aggregate import aggregate
 from prefeval.analyses.orderings import kendall_tau
 from prefeval.analyses.significance import pairwise_significance
 from prefeval.errors import UsageError
-from prefeval.report.plots import PLOT_KINDS, PlotRequest, render_plot
+from prefeval.report.plots import INSTALL_HINT, PLOT_KINDS, PlotRequest, render_plot, run_styles
 
 pytest.importorskip("matplotlib")
 
@@ -44,10 +44,18 @@ def null_lines(tmp_path_factory) -> str:
     return str(path)
 
 
+@pytest.fixture(scope="module")
+def rank_lines(tmp_path_factory, prefs) -> str:
+    path = tmp_path_factory.mktemp("ranks") / "ranks.jsonl"
+    result = run_cli("aggregate", "-P", prefs, "-m", "ap,rpp", "--bootstrap", 200, "--seed", 1, "-o", path)
+    assert result.exit_code == 0, result.output
+    return str(path)
+
+
 @pytest.fixture
-def plot_input(request, prefs, sampled_lines, null_lines):
+def plot_input(request, prefs, sampled_lines, null_lines, rank_lines):
     """The input each kind reads: eval lines, or the lines of the command it plots."""
-    return {"sampled": sampled_lines, "null": null_lines}.get(request.param, prefs)
+    return {"sampled": sampled_lines, "null": null_lines, "ranks": rank_lines}.get(request.param, prefs)
 
 
 @pytest.mark.parametrize("kind, plot_input", [(kind, kind) for kind in PLOT_KINDS], indirect=["plot_input"])
@@ -97,11 +105,12 @@ def test_orderings_plot_shows_kendall_tau_between_the_measures(prefs):
 
 def test_missing_matplotlib_is_one_clear_line(prefs, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # makes ``import matplotlib`` fail
-    with pytest.raises(UsageError, match=r"pip install 'prefeval\[plot\]'"):
+    with pytest.raises(UsageError, match=r"pip install matplotlib \(or pip install '\.\[plot\]' in a checkout"):
         render_plot("preferences", PlotRequest(prefs), str(tmp_path / "x.png"))
     result = run_cli("plot", "preferences", prefs, "-o", tmp_path / "x.png")
     assert result.exit_code == 2
-    assert result.stderr == "prefeval: error: plots need matplotlib: pip install 'prefeval[plot]'\n"
+    assert result.stderr == f"prefeval: error: {INSTALL_HINT}\n"
+    assert "prefeval[plot]" not in INSTALL_HINT  # not published: that extra cannot be installed by name
     assert not (tmp_path / "x.png").exists()
 
 
@@ -137,7 +146,107 @@ def test_null_plot_draws_the_queries_and_the_fraction_above_the_null(null_lines)
                  for r in map(orjson.loads, Path(null_lines).read_bytes().splitlines())
                  if r.get("qid") == "all" and r["measure"] == "p@10"}
     bars = [patch.get_width() for patch in run_axes.patches]
-    assert bars == pytest.approx([fractions[run] for run in ("bm25", "dense", "hybrid", "random")])
+    ranked = sorted(fractions, key=lambda run: (-fractions[run], run))
+    assert [label.get_text() for label in run_axes.get_yticklabels()] == ranked
+    assert bars == pytest.approx([fractions[run] for run in ranked])
     assert len(query_axes.collections) >= 4  # the band and a scatter per run
     with pytest.raises(UsageError, match="one measure"):
         PLOT_KINDS["null"].draw(PlotRequest(null_lines, ("ap", "p@10")))
+
+
+def test_rank_plot_draws_every_interval_and_tier(rank_lines):
+    import orjson
+
+    records = [r for r in map(orjson.loads, Path(rank_lines).read_bytes().splitlines()) if "tier" in r]
+    figure = PLOT_KINDS["ranks"].draw(PlotRequest(rank_lines))
+    panels = [axes for axes in figure.axes if axes.get_title()]
+    assert [axes.get_title() for axes in panels] == ["ap · mean", "rpp · mc4", "rpp · borda"]
+    for axes, (measure, method) in zip(panels, [("ap", "mean"), ("rpp", "mc4"), ("rpp", "borda")]):
+        mine = [r for r in records if r["measure"] == measure and r["method"] == method]
+        assert [label.get_text() for label in axes.get_yticklabels()] == [r["run"] for r in mine]
+        segments = axes.collections[0].get_segments()  # the intervals
+        np.testing.assert_allclose([(s[0][0] + 0.3, s[1][0] - 0.3) for s in segments],
+                                   [(r["rank_low"], r["rank_high"]) for r in mine])
+        dots = axes.collections[1].get_offsets()
+        assert dots[:, 0].tolist() == [r["rank"] for r in mine]
+        assert np.asarray(axes.images[0].get_array()).tolist() == [r["rank_probabilities"] for r in mine]
+        tiers = sorted({r["tier"] for r in mine})
+        assert [t.get_text() for t in axes.texts] == [f"tier {t}" for t in tiers]
+    only = PLOT_KINDS["ranks"].draw(PlotRequest(rank_lines, ("rpp",)))
+    assert [axes.get_title() for axes in only.axes if axes.get_title()] == ["rpp · mc4", "rpp · borda"]
+
+
+def test_rank_plot_needs_bootstrap_lines(prefs, tmp_path):
+    result = run_cli("plot", "ranks", prefs, "-o", tmp_path / "x.png")
+    assert result.exit_code == 1 and "no rank intervals: write them with prefeval aggregate --bootstrap B" in \
+        result.stderr
+    summary = tmp_path / "summary.jsonl"
+    run_cli("aggregate", "-P", prefs, "-o", summary)
+    result = run_cli("plot", "ranks", summary, "-o", tmp_path / "x.png")
+    assert result.exit_code == 1 and "no rank intervals" in result.stderr
+
+
+def test_size_and_resolution(prefs, tmp_path):
+    def png_size(path):
+        data = path.read_bytes()
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+    run_cli("plot", "orderings", prefs, "-o", tmp_path / "default.png")
+    run_cli("plot", "orderings", prefs, "-o", tmp_path / "sized.png", "--width", 6, "--height", 4, "--dpi", 100)
+    assert png_size(tmp_path / "sized.png") == (600, 400)
+    run_cli("plot", "orderings", prefs, "-o", tmp_path / "wide.png", "--width", 10)
+    width, height = png_size(tmp_path / "wide.png")
+    assert width == 2000 and height == png_size(tmp_path / "default.png")[1]  # 200 dpi by default
+    result = run_cli("plot", "orderings", prefs, "-o", tmp_path / "x.png", "--dpi", 5)
+    assert result.exit_code == 2 and not (tmp_path / "x.png").exists()
+    with pytest.raises(UsageError, match="width must be a number from 1 to 100"):
+        PlotRequest(prefs, width=0.5)
+
+
+def test_significance_options_belong_to_the_preferences_plot(prefs, tmp_path):
+    result = run_cli("plot", "orderings", prefs, "--test", "sign", "--alpha", "0.01", "-o", tmp_path / "x.png")
+    assert result.exit_code == 2 and result.stderr == (
+        "prefeval: error: --test, --alpha: only plot preferences marks significance; plot orderings has no tests\n")
+    assert not (tmp_path / "x.png").exists()
+    assert run_cli("plot", "preferences", prefs, "--test", "sign", "-o", tmp_path / "x.png").exit_code == 0
+    help_text = run_cli("plot", "--help").stdout
+    assert "preferences only" in help_text and "the confidence intervals" not in help_text
+    assert "--dpi" in help_text and "--width" in help_text and "ranks" in help_text
+
+
+def test_runs_look_distinct_beyond_ten():
+    few = run_styles([f"r{n}" for n in range(10)])
+    assert len({style.colour for style in few.values()}) == 10
+    many = run_styles([f"r{n}" for n in range(100)])
+    assert len({(style.colour, style.marker) for style in many.values()}) == 100
+    seventeen = list(run_styles([f"r{n}" for n in range(17)]).values())
+    assert len({style.marker for style in seventeen}) == 10
+
+
+def test_kendall_tau_scale_follows_the_values(prefs):
+    figure = PLOT_KINDS["orderings"].draw(PlotRequest(prefs, ("rpp", "ap", "rr")))
+    image = next(axes for axes in figure.axes if axes.images).images[0]
+    values = np.ma.getdata(image.get_array())
+    assert image.norm.vmax == 1.0
+    assert image.norm.vmin == pytest.approx(max(-1.0, min(0.9, np.floor(values.min() * 10 + 1e-9) / 10)))
+    assert image.norm.vmin > -1.0
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"rank_high": "x"}, "'rank_high' must be a positive integer"),
+    ({"rank_probabilities": "zz"}, "'rank_probabilities' must be a list of probabilities"),
+    ({"rank_probabilities": [2.0]}, "'rank_probabilities' must be a list of probabilities"),
+    ({"rank_low": 3, "rank_high": 2}, "the interval must run from rank_low to rank_high"),
+    ({"run": 7}, "'run' must be a string"),
+])
+def test_rank_plot_names_a_bad_line(tmp_path, change, message):
+    import orjson
+
+    good = {"qid": "all", "sample": 0, "measure": "ap", "method": "mean", "run": "A", "rank": 1, "score": 0.5,
+            "rank_low": 1, "rank_high": 2, "tier": 1, "rank_probabilities": [0.5, 0.5], "resamples": 10}
+    path = tmp_path / "ranks.jsonl"
+    path.write_bytes(orjson.dumps(good) + b"\n" + orjson.dumps(good | {"run": "B"} | change) + b"\n")
+    result = run_cli("plot", "ranks", path, "-o", tmp_path / "x.png")
+    assert result.exit_code == 1 and result.stdout == "" and not (tmp_path / "x.png").exists()
+    assert result.stderr.startswith(f"prefeval: error: {path}:2: not a rank interval of aggregate --bootstrap: ")
+    assert message in result.stderr and result.stderr.count("\n") == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from prefeval.runtime.progress import Progress
+from prefeval.runtime.progress import Progress, clear_progress_line
 
 
 def test_progress_is_drawn_in_place_and_cleared():
@@ -30,3 +30,19 @@ def test_progress_is_silent_when_disabled_or_not_on_a_terminal(capsys):
     assert not Progress.for_terminal().enabled  # pytest's stderr is not a terminal
     assert not Progress.for_terminal(quiet=True).enabled
     assert capsys.readouterr() == ("", "")
+
+
+def test_clearing_for_other_output_erases_the_line_only_when_it_is_shown():
+    stream = io.StringIO()
+    progress = Progress(enabled=True, stream=stream)
+    clear_progress_line()  # nothing shown: nothing written
+    assert stream.getvalue() == ""
+    progress.start("queries", 2)
+    clear_progress_line()
+    assert stream.getvalue() == "\r\033[Kprefeval: queries 0/2\r\033[K"
+    clear_progress_line()  # already cleared
+    progress.advance(2)  # drawn again at its next update
+    assert stream.getvalue().endswith("\r\033[Kprefeval: queries 2/2")
+    progress.finish()
+    clear_progress_line()
+    assert stream.getvalue().endswith("2/2\r\033[K")

@@ -9,6 +9,7 @@ from conftest import write_qrels, write_run, write_text
 from prefeval.errors import InputError
 from prefeval.ranking.loading import load_collection
 from prefeval.ranking.options import RelevanceOptions
+from prefeval.ranking.positions import Selection, binary_positions
 from prefeval.ranking.ranktable import RankTable
 
 
@@ -105,3 +106,45 @@ def test_runs_already_in_ranking_order_rank_the_same_as_shuffled_ones(tmp_path, 
     table = load_collection(qrels, [as_ranked, shuffled])
     np.testing.assert_array_equal(table.ranks[0], table.ranks[1])
     assert np.isfinite(table.ranks[0]).sum() > 10
+    np.testing.assert_array_equal(table.tie_start[0], table.tie_start[1])
+    np.testing.assert_array_equal(table.tie_size[0], table.tie_size[1])
+
+
+@pytest.mark.parametrize("layout", ["code point order", "byte order", "shuffled"])
+def test_docids_that_are_not_utf8_tie_in_the_order_of_their_bytes(tmp_path, layout):
+    # trec_eval compares docids with strcmp: as bytes. The readers decode them with surrogateescape:
+    # b"a\x80" becomes "a\udc80", which sorts above "a\u00e9" (b"a\xc3\xa9") by code point, although
+    # 0x80 sorts below 0xc3 by byte
+    docids = [b"b", b"a\xff", b"a\x80", b"a\xe2\x82\xac", b"a\xc3\xa9", b"az"]  # score 2 for b, 1 for the rest
+    order = {"code point order": [0, 1, 2, 3, 4, 5], "byte order": [0, 1, 3, 4, 2, 5],
+             "shuffled": [3, 5, 2, 0, 4, 1]}[layout]
+    qrels = tmp_path / "qrels"
+    qrels.write_bytes(b"".join(b"q 0 " + docid + b" 1\n" for docid in docids))
+    run = tmp_path / "run"
+    run.write_bytes(b"".join(b"q Q0 " + docids[n] + b" 0 " + (b"2" if n == 0 else b"1") + b" t\n" for n in order))
+    table = load_collection(str(qrels), [str(run)])
+    ranks = {docid.encode("utf-8", "surrogateescape"): rank for docid, rank in zip(table.qrels.docids, table.ranks[0])}
+    # b first; then the ties by bytes descending: 0xff > 0xe2 > 0xc3 > 0x80 > 'z'
+    assert ranks == {b"b": 1.0, b"a\xff": 2.0, b"a\xe2\x82\xac": 3.0, b"a\xc3\xa9": 4.0, b"a\x80": 5.0, b"az": 6.0}
+
+
+def test_tie_groups_are_kept_with_the_ranks(tmp_path):
+    judgments = {"q": {"a": 1, "c": 2, "e": 1, "g": 1}, "r": {"x": 1}}
+    run = {"q": {"a": 3.0, "b": 2.0, "c": 2.0, "d": 2.0, "e": 1.0, "f": 1.0, "g": 0.5}, "r": {"x": 1.0}}
+    table = table_for(tmp_path, judgments, run)
+    # ranks: a 1; d, c, b (2..4, docid descending); f, e (5, 6); g 7
+    assert dict(zip(table.qrels.docids, table.ranks[0])) == {"a": 1.0, "c": 3.0, "e": 6.0, "g": 7.0, "x": 1.0}
+    size = dict(zip(table.qrels.docids, table.tie_size[0]))
+    assert size == {"a": 1, "c": 3, "e": 2, "g": 1, "x": 1}
+    assert table.tie_start[0][list(table.qrels.docids).index("c")] == 2.0
+    assert table.tie_start[0][list(table.qrels.docids).index("e")] == 5.0
+    # under topk, a group across rank K keeps its members beyond K (rank inf); a group beyond K is no group
+    cut = table_for(tmp_path, judgments, run, topk=5)
+    assert dict(zip(cut.qrels.docids, cut.ranks[0])) == {"a": 1.0, "c": 3.0, "e": np.inf, "g": np.inf, "x": 1.0}
+    assert dict(zip(cut.qrels.docids, cut.tie_size[0])) == {"a": 1, "c": 3, "e": 2, "g": 1, "x": 1}
+    positions = binary_positions(cut, Selection.everything(cut), ties=True)
+    # q's elements in order a, c, e (within the straddling group), g; e is alone of q's documents in its group
+    assert positions.ties.size[0, :4].tolist() == [1, 3, 2, 1]
+    assert positions.ties.relevant[0, :4].tolist() == [1, 1, 1, 1]
+    assert positions.ties.start[0, :3].tolist() == [1.0, 2.0, 5.0]
+    assert binary_positions(cut, Selection.everything(cut)).ties is None

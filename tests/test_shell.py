@@ -127,3 +127,65 @@ def test_a_real_terminal_gets_colour_and_no_color_turns_it_off(no_color):
     assert process.returncode == 1 and process.stdout == b""
     assert (b"\x1b[" in written) is not no_color
     assert b"absent: no such file" in written
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a docstring, on one line."""
+    words = " ".join(text.split())
+    end = words.find(". ")
+    return words if end < 0 else words[: end + 1]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_each_summary_is_the_first_sentence_of_its_command(command):
+    summary = COMMANDS[command][1]
+    assert summary == first_sentence(main.get_command(None, command).help)
+    assert summary.endswith(".") and summary.count(". ") == 0
+
+
+def test_the_command_list_shows_whole_summaries():
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0
+    listing = " ".join(result.stdout.split("Commands:", 1)[1].split())
+    for command, (_, summary) in COMMANDS.items():
+        assert f"{command} {summary}" in listing
+
+
+def test_prefeval_alone_prints_the_help_on_stdout():
+    process = subprocess.run([sys.executable, "-m", "prefeval"], capture_output=True, text=True)
+    assert process.returncode == 0 and process.stderr == ""
+    assert process.stdout.startswith("Usage: ") and "Commands:" in process.stdout
+    assert process.stdout == subprocess.run([sys.executable, "-m", "prefeval", "--help"], capture_output=True,
+                                            text=True).stdout
+
+
+def modules_loaded_by(*args: str) -> set[str]:
+    """The heavy modules (numpy, pandas, scipy, matplotlib) and command modules that ``prefeval ARGS``
+    imports, in a fresh interpreter."""
+    script = f"""
+import sys
+from prefeval.cli import main
+try:
+    main({list(args)!r})
+except SystemExit:
+    pass
+loaded = {{name.split(".")[0] if not name.startswith("prefeval") else name for name in sys.modules}}
+print(" ".join(sorted(loaded & {{"numpy", "pandas", "scipy", "matplotlib"}} | {{
+    name for name in loaded if name.startswith("prefeval.cli.")}})), file=sys.stderr)
+"""
+    process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    return set(process.stderr.split())
+
+
+def test_help_imports_no_command_and_no_numerical_library():
+    assert modules_loaded_by("--help") == {"prefeval.cli.common"}
+    assert modules_loaded_by("--version") == {"prefeval.cli.common"}
+
+
+def test_the_measure_list_needs_neither_pandas_nor_scipy():
+    assert modules_loaded_by("measures") == {"numpy", "prefeval.cli.common", "prefeval.cli.measures"}
+
+
+def test_version_is_still_shown():
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0 and result.stdout.startswith("prefeval, version ")

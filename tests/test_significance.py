@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 
 import prefeval
 from prefeval.analyses.significance import (
+    MAX_RESAMPLED_MEANS,
     TESTS,
     bootstrap_means,
+    canonical_values,
     compare_pairs,
     correct,
     effect_size,
@@ -57,10 +59,13 @@ def test_t_test_equals_scipy_ttest_rel(seed):
 # scipy's exact (or permutation) distribution, and its normal approximation
 @pytest.mark.parametrize("num_queries", [9, 60])
 def test_wilcoxon_equals_scipy_wilcoxon(seed, num_queries):
+    """On the exact differences: those of the rounded pair are counted in tenths (scipy's ranks of
+    x − y would tell 0.7 − 0.6 from 0.2 − 0.1, which prefeval ties; the test is scale-free)."""
     x, y = paired_samples(seed, num_queries=num_queries)
     stats = compare_pairs(x - y, test="wilcoxon", correction="none", bootstrap=None)
     for pair in range(len(x)):
-        expected = scipy.stats.wilcoxon(x[pair], y[pair]).pvalue
+        exact = np.round(x[pair] * 10) - np.round(y[pair] * 10) if pair == 1 else x[pair] - y[pair]
+        expected = scipy.stats.wilcoxon(exact).pvalue
         assert stats.p[pair] == pytest.approx(expected, rel=1e-9)
 
 
@@ -279,3 +284,45 @@ def test_a_single_run_has_nothing_to_compare(tmp_path):
     assert result.exit_code == 1
     assert result.stderr == (f"prefeval: error: {single}: sample 0 has no pair lines: "
                              "significance compares two or more runs\n")
+
+
+# --- last-bit noise (issue 11) ---------------------------------------------------------------------------
+
+def test_canonical_values_tie_what_differs_by_rounding_only():
+    values = np.array([[0.1, 0.7 - 0.6, 0.2 - 0.1, -0.1, 1e-13, -2e-13, 0.3, 0.30000000000000004, 2e-12, 0.0]])
+    canonical = canonical_values(values)
+    assert canonical.tolist() == [[0.09999999999999998, 0.09999999999999998, 0.09999999999999998, -0.09999999999999998,
+                                   0.0, 0.0, 0.3, 0.3, 2e-12, 0.0]]
+    assert not np.signbit(canonical).any() or canonical[np.signbit(canonical)].tolist() == [-0.09999999999999998]
+
+
+def noisy_twin(seed: int, num_queries: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """P@10-like differences (tenths) computed exactly, and as the differences of two rounded
+    values (0.7 − 0.6 is not 0.2 − 0.1), with RBP-like tiny genuine differences in one pair."""
+    rng = np.random.default_rng(seed)
+    hits = rng.integers(0, 11, size=(2, 3, num_queries))
+    exact = (hits[0] - hits[1]) / 10
+    noisy = hits[0] / 10 - hits[1] / 10
+    exact[2, :5] = noisy[2, :5] = 2.0**-35  # a document at rank 36 against none: a genuine difference
+    return exact, noisy
+
+
+@pytest.mark.parametrize("test", TESTS)
+@pytest.mark.parametrize("seed", range(3))
+def test_every_test_is_blind_to_last_bit_noise(test, seed):
+    """Values within 1e-12 of each other are equal in every test, in the ranks of Wilcoxon and in
+    the wins, losses and ties; the README's Wilcoxon figure for P@10 on robust03 moved with them."""
+    exact, noisy = noisy_twin(seed)
+    assert not np.array_equal(exact, noisy)
+    a = compare_pairs(exact, test=test, seed=5, bootstrap=300, permutations=300)
+    b = compare_pairs(noisy, test=test, seed=5, bootstrap=300, permutations=300)
+    for key in ("wins", "losses", "ties", "p", "p_corrected", "effect_size"):
+        np.testing.assert_allclose(getattr(a, key), getattr(b, key), rtol=1e-12, atol=0, err_msg=key)
+    assert a.wins[2] >= 5  # 2^-35 is not a tie: ties are within 1e-12, not the orderings' 1e-9
+
+
+def test_too_many_resampled_means_is_a_usage_error():
+    values = np.zeros((136, 10))
+    with pytest.raises(UsageError, match="--bootstrap 1000000000000 is too large for 136 pairs"):
+        compare_pairs(values, bootstrap=10**12, seed=1)
+    assert MAX_RESAMPLED_MEANS >= 4950 * 10_000  # 100 runs' pairs with the default resamples fit

@@ -10,20 +10,46 @@ pref_aggregate.py (its keys first, then ``scores``)::
         "scores":{"mc4":{"A":0.9,"B":0.1},"borda":{"A":2.0,"B":1.0}}},
      "ap":{"type":"metric","mean":["A","B"],"scores":{"mean":{"A":0.3,"B":0.2}}}}
 
+A metric may be aggregated by another statistic over queries (:mod:`prefeval.measures.summaries`) by
+naming it ``metric:statistic``: ``ap:median`` orders the runs by their median AP (per query, by AP),
+under the key ``ap:median`` with the method ``median``; the Gini coefficient orders runs ascending
+(lower is more even)::
+
+    "ap:median":{"type":"metric","median":["B","A"],"scores":{"median":{"B":0.25,"A":0.2}}}
+
+Records are told apart by their keys, never by ``qid`` (a query may be named ``all``):
+:func:`record_kind`.
+
 With ``correlations``, each sample's summary is followed by Kendall's τ between the system orderings
 of every two measures, for every pair of their methods (τ-b when there are ties)::
 
     {"qid":"all","sample":0,"measure_a":"rpp","measure_b":"ap","method_a":"mc4","method_b":"mean","kendall_tau":1.0}
+
+With ``bootstrap`` B, they are followed by the rank of every run in every ordering over B resamples
+of the queries, its 95% interval and its tier (:mod:`prefeval.analyses.bootstrap`), a record per run::
+
+    {"qid":"all","sample":0,"measure":"ap","method":"mean","run":"A","rank":1,"score":0.31,"rank_low":1,
+     "rank_high":2,"tier":1,"rank_probabilities":[0.82,0.18],"resamples":1000}
 """
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-from prefeval.analyses.orderings import DEFAULT_DAMPING, QueryOrderings, kendall_tau, ordering_by
+from prefeval.analyses.bootstrap import BOOTSTRAP_KEYS, bootstrap_ranks, bootstrap_records
+from prefeval.analyses.orderings import (
+    DEFAULT_DAMPING,
+    PREFERENCE_METHODS,
+    QueryOrderings,
+    higher_is_better,
+    kendall_tau,
+    ordering_by,
+)
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import (
     EvalLines,
@@ -32,8 +58,63 @@ from prefeval.io.evallines import (
     read_eval_lines,
 )
 from prefeval.measures import select_available
+from prefeval.measures.names import split_measure_list
+from prefeval.measures.summaries import MEAN, split_statistic, statistic_key
 from prefeval.ranking.subsampling import keep_count
 from prefeval.runtime.seeds import resolve_seed
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    """What is aggregated under one key of the records: ``measure`` (a key of the eval lines), by
+    ``methods`` (MC4 and Borda for a preference; one statistic for a metric: ``ap`` by the mean,
+    ``ap:median`` by the median)."""
+
+    key: str
+    measure: str
+    is_metric: bool
+    methods: tuple[str, ...]
+
+
+def choose_aggregations(lines: EvalLines, names: Sequence[str] = ()) -> list[Aggregation]:
+    """The aggregations ``-m NAMES`` asks for (every measure of ``lines``, each by its default method,
+    when none): a measure by any of its names (:func:`~prefeval.measures.select_available`), or a
+    metric and a statistic as ``metric:statistic`` (``ap:median``, ``map:q10``)."""
+    keys: list[tuple[str, str | None]] = []
+    for text in names:
+        tokens = split_measure_list(text)
+        if not any(split_statistic(token)[1] for token in tokens):
+            keys += [(measure, None) for measure in select_available([text], lines.measures, lines.source)]
+            continue
+        for token in tokens:
+            name, statistic = split_statistic(token)
+            (measure,) = select_available([name], lines.measures, lines.source)
+            if statistic is not None and not lines.is_metric(measure):
+                raise UsageError(f"{token}: summary statistics are of metrics, and {measure} is a preference "
+                                 f"(aggregated by {' and '.join(PREFERENCE_METHODS)})")
+            keys.append((measure, statistic))
+    if not names:
+        keys = [(measure, None) for measure in lines.measures]
+    aggregations = []
+    for measure, statistic in dict.fromkeys(keys):
+        if lines.is_metric(measure):
+            chosen = statistic or MEAN
+            aggregations.append(Aggregation(statistic_key(measure, chosen), measure, True, (chosen,)))
+        else:
+            aggregations.append(Aggregation(measure, measure, False, PREFERENCE_METHODS))
+    return list({a.key: a for a in aggregations}.values())
+
+
+def record_kind(record: dict) -> str:
+    """What a record of :func:`aggregate` is: ``query`` (a per-query ordering), ``summary``,
+    ``correlation`` or ``bootstrap``; by its keys, so that a query named ``all`` is still a query."""
+    if "scores" in record:
+        return "query"
+    if "kendall_tau" in record and "measure_a" in record:
+        return "correlation"
+    if all(key in record for key in BOOTSTRAP_KEYS):
+        return "bootstrap"
+    return "summary"
 
 
 def aggregate(
@@ -46,6 +127,7 @@ def aggregate(
     seed: int | None = None,
     damping: float = DEFAULT_DAMPING,
     correlations: bool = False,
+    bootstrap: int | None = None,
 ) -> Iterator[dict]:
     """Aggregate eval lines into orderings, as records.
 
@@ -57,24 +139,42 @@ def aggregate(
     of them when given), keeping its number. With ``query_fraction`` F < 1, ``num_samples`` (default
     1) aggregations are made, each on floor(Q × F) queries (at least one) of sample 0 drawn with
     ``seed``, numbered from 0 (as pref_aggregate.py does). ``correlations`` adds, after each
-    sample's summary (written or not), the records of :func:`correlation_records`.
+    sample's summary (written or not), the records of :func:`correlation_records`; ``bootstrap`` B
+    then adds the rank intervals and tiers of every ordering over B resamples of the sample's queries
+    (:mod:`prefeval.analyses.bootstrap`).
+
+    ``measures`` are names as ``-m`` takes them (:func:`choose_aggregations`). ``seed`` (drawn and
+    reported when None and something is drawn) seeds the query subsamples and the resamples.
     """
     lines = _eval_lines(source)
-    chosen = select_available(measures, lines.measures, lines.source)
+    chosen = choose_aggregations(lines, measures)
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
     if num_samples is not None and num_samples < 1:
         raise UsageError("num_samples must be at least 1")
+    if bootstrap is not None and (isinstance(bootstrap, bool) or not isinstance(bootstrap, numbers.Integral)
+                                  or bootstrap < 1):
+        raise UsageError(f"bootstrap must be a number of resamples of at least 1, not {bootstrap!r}")
+    if bootstrap or query_fraction < 1.0:
+        seed = resolve_seed(seed)
     for sample_number, sample, queries in _aggregation_samples(lines, query_fraction, num_samples, seed):
-        orderings = {m: _query_orderings(lines, sample, m, queries) for m in chosen}
+        per_measure = {a.measure: _query_orderings(lines, sample, a.measure, queries) for a in chosen}
+        orderings = {a.key: per_measure[a.measure] for a in chosen}
         if per_query:
             yield from _per_query_records(sample_number, [sample.qids[q] for q in queries], orderings)
         if summary or correlations:
-            record = _summary_record(lines, sample_number, orderings, damping)
+            record = _summary_record(sample_number, chosen, orderings, damping)
             if summary:
                 yield record
             if correlations:
                 yield from correlation_records(record)
+        if bootstrap:
+            for aggregation in chosen:
+                rng = np.random.default_rng([seed, sample_number])
+                ranks = bootstrap_ranks(orderings[aggregation.key], aggregation.methods, int(bootstrap), rng,
+                                        damping)
+                for method, result in ranks.items():
+                    yield from bootstrap_records(sample_number, aggregation.key, method, result)
 
 
 def correlation_records(summary: dict) -> Iterator[dict]:
@@ -129,13 +229,18 @@ def _aggregation_samples(lines: EvalLines, query_fraction: float, num_samples: i
 
 
 def _query_orderings(lines: EvalLines, sample: SampleScores, measure: str, queries: np.ndarray) -> QueryOrderings:
+    """The per-query orderings of one measure. A preference needs pair lines holding it: without any
+    (a sample of one run, or of metric lines only) every run would tie on every query, an ordering
+    that says nothing, so that is an error."""
     if lines.is_metric(measure):
-        if measure not in sample.metrics:
+        if measure not in sample.metrics or np.isnan(sample.metrics[measure]).all():
             raise InputError(lines.source, f"sample {sample.sample} has no values of {measure}")
         scores = sample.metric_scores(measure)
     else:
-        if measure not in sample.pairs:
-            raise InputError(lines.source, f"sample {sample.sample} has no values of {measure}")
+        if measure not in sample.pairs or np.isnan(sample.pairs[measure]).all():
+            what = "no pair lines" if not len(sample.pair_query) else f"no pair lines with values of {measure}"
+            raise InputError(lines.source, f"sample {sample.sample} has {what}: the preference {measure} orders "
+                                           "runs by their pairs (eval writes pair lines for two or more runs)")
         scores = sample.net_preferences(measure)
     return QueryOrderings.from_scores(sample.runs, scores[queries])
 
@@ -154,29 +259,16 @@ def _per_query_records(sample_number: int, qids: list[str], orderings: dict[str,
         yield record
 
 
-def _summary_record(lines: EvalLines, sample_number: int, orderings: dict[str, QueryOrderings], damping: float) -> dict:
+def _summary_record(sample_number: int, aggregations: list[Aggregation], orderings: dict[str, QueryOrderings],
+                    damping: float) -> dict:
     record: dict = {"qid": "all", "sample": sample_number}
-    for measure, ordering in orderings.items():
-        runs = ordering.runs
-        if lines.is_metric(measure):
-            means = _mean_where_present(ordering.scores)
-            mean_order, mean_scores = ordering_by(means, runs)
-            record[measure] = {"type": "metric", "mean": mean_order, "scores": {"mean": mean_scores}}
-        else:
-            mc4_order, mc4_scores = ordering_by(ordering.mc4(damping), runs)
-            borda_order, borda_scores = ordering_by(ordering.borda(), runs)
-            record[measure] = {
-                "type": "preference",
-                "mc4": mc4_order,
-                "borda": borda_order,
-                "scores": {"mc4": mc4_scores, "borda": borda_scores},
-            }
+    for aggregation in aggregations:
+        ordering = orderings[aggregation.key]
+        entry: dict = {"type": "metric" if aggregation.is_metric else "preference"}
+        scores = {}
+        for method in aggregation.methods:
+            entry[method], scores[method] = ordering_by(ordering.aggregated(method, damping), ordering.runs,
+                                                        higher_is_better(method))
+        entry["scores"] = scores
+        record[aggregation.key] = entry
     return record
-
-
-def _mean_where_present(scores: np.ndarray) -> np.ndarray:
-    """Per run, the mean over the queries it has a value on (NaN for a run with none)."""
-    present = ~np.isnan(scores)
-    totals = np.where(present, scores, 0.0).sum(axis=0)
-    counts = present.sum(axis=0)
-    return np.divide(totals, counts, out=np.full(len(totals), np.nan), where=counts > 0)

@@ -14,7 +14,7 @@ as retrieving nothing; a warning); ``duplicate_documents`` (a document twice for
 as in ``eval``); ``ties``; ``depth`` (documents per query: min, median, max); ``unjudged_at_10`` (the
 mean, over the run's queries that are in the qrels, of the fraction of its first 10 documents that
 the qrels do not judge); ``nan_scores`` (lines scored ``nan``, skipped; a warning);
-``malformed_lines``.
+``malformed_lines``; ``tie_ranges``.
 
 ``ties`` counts *tie groups*: two or more documents of a query with the same score, which
 trec_eval (and prefeval) order by docid, descending; ``documents`` in them and ``queries`` with
@@ -23,6 +23,13 @@ of 10 is decided by docid alone (a warning); ``at_depth`` groups hold the query'
 the run was probably cut inside a tie (common and mostly harmless, so only counted). More than half
 of the documents in tie groups is a warning. A run is *shallow* (a warning) when its median depth
 is less than half of the largest median depth of the runs checked together.
+
+``tie_ranges`` says how much the order of tied documents decides the run's results: for every
+metric of eval's default list, the mean over the qrels' queries (those with a relevant document, a
+query the run lacks scoring 0) in trec_eval's docid order, and its minimum and maximum over all
+orders of the tie groups (``eval --ties range``; :mod:`prefeval.measures.ties`):
+``{"ap": {"docid": 0.21, "min": 0.20, "max": 0.23}, ...}``. A range of :data:`WIDE_TIE_RANGE`
+(0.01) or wider is a warning. It is ``None`` when the qrels or the run has errors.
 
 Malformed lines are all counted, not just the first: ``{"count": n, "first": [line numbers],
 "message": "what is wrong with the first"}`` (an error), found by the readers of
@@ -46,12 +53,24 @@ from prefeval.io.trec import (
     QRELS_FORMAT,
     RUN_FORMAT,
     LineFormat,
+    RunColumns,
     Scan,
     find_lines,
+    qrels_from_columns,
     read_columns_leniently,
     run_id_from_path,
 )
-from prefeval.ranking.ranktable import query_id_hint, rank_within_queries
+from prefeval.measures import DEFAULT_EVAL_MEASURES, Metric, parse_measures
+from prefeval.measures.ties import metric_bounds
+from prefeval.ranking.positions import Selection, binary_positions
+from prefeval.ranking.ranktable import (
+    RankTable,
+    RelevantLookup,
+    RowRanks,
+    query_id_hint,
+    rank_relevant,
+    rank_within_queries,
+)
 
 SHOWN = 5
 """How many line numbers or query ids a record lists (the counts are complete)."""
@@ -61,6 +80,8 @@ SHALLOW = 0.5
 """A run is shallow when its median depth is below this fraction of the deepest run's median."""
 MOSTLY_TIED = 0.5
 """Warn when more than this fraction of a run's documents are in tie groups."""
+WIDE_TIE_RANGE = 0.01
+"""Warn when the order of tied documents can move a default metric's mean by this much or more."""
 
 OK, WARNING, ERROR = "ok", "warning", "error"
 
@@ -92,6 +113,8 @@ class JudgedQrels:
     qids: pd.Index | None = None
     relevant_qids: pd.Index | None = None
     judged_pairs: pd.MultiIndex | None = None
+    lookup: RelevantLookup | None = None
+    """The qrels as evaluation reads them, when they have no error (for ``tie_ranges``)."""
 
 
 def _check_qrels(path: str) -> JudgedQrels:
@@ -130,7 +153,13 @@ def _check_qrels(path: str) -> JudgedQrels:
         errors=errors,
         warnings=warnings,
     )
-    return JudgedQrels(record, pd.Index(unique_qids), pd.Index(unique_qids[has_relevant]), pairs.unique())
+    lookup = None
+    if not errors:
+        try:
+            lookup = RelevantLookup(qrels_from_columns(source, qids, docids, grades))
+        except InputError as error:  # a query named "all"
+            errors.append(error.message)
+    return JudgedQrels(record, pd.Index(unique_qids), pd.Index(unique_qids[has_relevant]), pairs.unique(), lookup)
 
 
 def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
@@ -162,15 +191,50 @@ def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
     record.update(lines=len(scores), queries=len(unique_qids))
     record.update(_against_qrels(unique_qids, qrels, errors, warnings))
     record["duplicate_documents"] = _duplicates(data, query_codes, unique_qids, docids, errors)
-    rank = rank_within_queries(query_codes, docids, scores, len(unique_qids))
+    ranking = rank_within_queries(query_codes, docids, scores, len(unique_qids))
+    rank = ranking.rank
     depth = np.bincount(query_codes, minlength=len(unique_qids))
-    record["ties"] = _ties(query_codes, scores, rank, depth, warnings)
+    record["ties"] = _ties(query_codes, ranking, depth, warnings)
     record["depth"] = (
         {"min": int(depth.min()), "median": float(np.median(depth)), "max": int(depth.max())} if len(depth) else None
     )
     record["unjudged_at_10"] = _unjudged_at_top(qids, docids, rank, qrels)
+    usable = qrels.lookup is not None and not errors
+    run = RunColumns(source=source, run_id=run_id, qids=qids, docids=docids, scores=scores)
+    record["tie_ranges"] = _tie_ranges(run, qrels.lookup, warnings) if usable else None
     record.update(nan_scores=nan_scores, malformed_lines=_malformed_summary(read), errors=errors, warnings=warnings)
     return record
+
+
+def _tie_ranges(run: RunColumns, lookup: RelevantLookup, warnings: list[str]) -> dict | None:
+    """The mean of every default metric in docid order and its bounds over all tie orders (see the
+    module docstring), with a warning for those wider than :data:`WIDE_TIE_RANGE`."""
+    try:
+        ranked = rank_relevant(run, lookup)
+    except InputError:
+        return None
+    table = RankTable.from_ranked(lookup.qrels, [ranked])
+    positions = binary_positions(table, Selection.everything(table), ties=True)
+    metrics = [measure for measure in parse_measures(DEFAULT_EVAL_MEASURES) if isinstance(measure, Metric)]
+    ranges = {}
+    for measure, (low, high) in zip(metrics, metric_bounds(metrics, positions).values()):
+        ranges[measure.name] = {"docid": float(measure.compute(positions).mean()),
+                                "min": float(low.mean()), "max": float(high.mean())}
+    wide = [f"{name} by {bounds['max'] - bounds['min']:.4f} ({bounds['min']:.4f} to {bounds['max']:.4f})"
+            for name, bounds in ranges.items() if bounds["max"] - bounds["min"] >= WIDE_TIE_RANGE - 1e-12]
+    if wide:
+        warnings.append("the order of tied documents can move mean " + ", ".join(wide)
+                        + ": see eval --ties expected or range")
+    return ranges
+
+
+def widest_tie_range(record: dict) -> tuple[str, float] | None:
+    """The default metric whose mean the order of tied documents can move most, and by how much."""
+    ranges = record.get("tie_ranges")
+    if not ranges:
+        return None
+    name = max(ranges, key=lambda key: ranges[key]["max"] - ranges[key]["min"])
+    return name, ranges[name]["max"] - ranges[name]["min"]
 
 
 def _against_qrels(run_qids: pd.Index, qrels: JudgedQrels, errors: list[str], warnings: list[str]) -> dict:
@@ -202,29 +266,26 @@ def _duplicates(data: bytes, query_codes, unique_qids, docids, errors: list[str]
     return {"count": count, "first": {"qid": qid, "docid": docid, "lines": lines}}
 
 
-def _ties(query_codes, scores, rank, depth, warnings: list[str]) -> dict:
-    """Tie groups: rows of one query with one score, which occupy consecutive ranks."""
-    order = np.lexsort((rank, query_codes))
-    sorted_query, sorted_score = query_codes[order], scores[order]
-    starts = np.ones(len(order), dtype=bool)
-    starts[1:] = (sorted_query[1:] != sorted_query[:-1]) | (sorted_score[1:] != sorted_score[:-1])
-    first_row = np.flatnonzero(starts)
-    size = np.diff(np.append(first_row, len(order)))
-    tied = size >= 2
-    first_rank = rank[order][first_row][tied]
-    last_rank = first_rank + size[tied] - 1
-    query = sorted_query[first_row][tied]
+def _ties(query_codes, ranking: RowRanks, depth, warnings: list[str]) -> dict:
+    """Tie groups (of two or more rows), as the ranking found them: rows of one query with one
+    score, which occupy consecutive ranks."""
+    if ranking.tie_size is None:
+        first_rank = size = query = np.empty(0, dtype=np.int64)
+    else:
+        first = (ranking.tie_size >= 2) & (ranking.rank == ranking.tie_start)
+        first_rank, size, query = ranking.tie_start[first], ranking.tie_size[first], query_codes[first]
+    last_rank = first_rank + size - 1
     across = int(((first_rank <= TOP) & (last_rank > TOP)).sum())
     at_depth = int((last_rank == depth[query]).sum())
-    documents = int(size[tied].sum())
-    if documents > MOSTLY_TIED * len(order):
-        warnings.append(f"{documents} of {len(order)} documents share their score with another: "
+    documents = int(size.sum())
+    if documents > MOSTLY_TIED * len(query_codes):
+        warnings.append(f"{documents} of {len(query_codes)} documents share their score with another: "
                         "docids decide their order")
     if across:
         warnings.append(f"{_counted(across, 'tie group straddles', 'tie groups straddle')} rank {TOP}: "
                         f"which tied documents count at cut-off {TOP} is decided by docid")
     return {
-        "groups": int(tied.sum()),
+        "groups": len(size),
         "documents": documents,
         "queries": int(len(np.unique(query))),
         "across_rank_10": across,

@@ -14,7 +14,7 @@ the first k, k' = min(k, N) (k' = N for k = 0, no cut-off), G = Σ_i g_i the sum
 
 * Hits: H_k ~ Hypergeometric(N, m, k'), mean m k' / N. ``p@k`` = H_k / k, ``r@k`` = H_k / m, ``rp`` =
   H_m / m and ``f@k,β`` = (1 + β²) H_k / (β² m + k) are scaled hits: their means, and their quantiles
-  from ``scipy.stats.hypergeom.ppf``.
+  from ``scipy.stats.hypergeom.ppf``, each divided once (P@10's threshold of 3 hits is 0.3).
 * First relevant rank: P(X_1 = x) = C(N − x, m − 1) / C(N, m) for x = 1 … N − m + 1. ``rr@k`` =
   1 / X_1 (0 beyond k) and ``success@k`` = [X_1 <= k]: mean and quantile summed over it.
 * ``ap@k``: with rel_j = 1 when a relevant item is at rank j, AP@k = (1/m) Σ_{j<=k'} rel_j H_j / j, and
@@ -65,6 +65,7 @@ from prefeval.measures.gain_discount import (
     CumulativeGain,
     ExponentialNDCG,
     RankBiasedPrecision,
+    exponential_gains,
 )
 from prefeval.measures.precision_recall import (
     AUC,
@@ -87,6 +88,11 @@ DEFAULT_QUANTILE = 0.95
 DEFAULT_DRAWS = 10_000
 BLOCK_ELEMENTS = 1 << 22
 """At most this many (draw × relevant item) ranks are simulated at once (bounds memory)."""
+MAX_ITEMS = 10**7
+"""The largest ``num_items``: the exact distributions tabulate every rank of a query (arrays of N
+numbers, several at once: about 0.8 GB of memory at this size)."""
+MAX_DRAWN_RANKS = 1 << 28
+"""The most ranks one query's random rankings may hold at once (``draws`` × m; 2 GiB of float64)."""
 EXACT, MONTE_CARLO = "exact", "monte_carlo"
 
 
@@ -128,6 +134,15 @@ class NullEvaluation:
             raise UsageError("draws must be at least 1")
         if self.num_items is None and self.qrels.num_judged is None:
             raise UsageError("the number of items per query is unknown: give num_items")
+        if self.num_items is not None and self.num_items > MAX_ITEMS:
+            raise UsageError(f"--num-items {self.num_items} is too large: null tabulates every rank of a query's "
+                             f"ranking, and takes at most {MAX_ITEMS:,} items")
+        largest = int(self.qrels.num_relevant.max())
+        if any(_needs_draws(m) for m in self.measures) and self.draws * largest > MAX_DRAWN_RANKS:
+            q = int(np.argmax(self.qrels.num_relevant))
+            raise UsageError(f"--draws {self.draws} is too large: the random rankings of query {self.qrels.qids[q]} "
+                             f"({largest} relevant items) would hold {self.draws * largest:,} ranks at once "
+                             f"(at most {MAX_DRAWN_RANKS:,}); draw fewer")
         if self.table is not None and self.num_items is not None:
             check_catalogue(self.table, self.num_items)
         short = np.flatnonzero(self.items < self.qrels.num_relevant)
@@ -247,19 +262,20 @@ def _needs_draws(measure: AdditiveMetric) -> bool:
 HIT_MEASURES = (Precision, Recall, RPrecision, FMeasure)
 
 
-def _hits(measure: AdditiveMetric, setting: NullSetting) -> tuple[np.ndarray, np.ndarray]:
-    """(k', scale): the metric is scale × H_k' with H_k' ~ Hypergeometric(N, m, k')."""
+def _hits(measure: AdditiveMetric, setting: NullSetting) -> tuple[np.ndarray, float, np.ndarray]:
+    """(k', c, d): the metric is c × H_k' / d with H_k' ~ Hypergeometric(N, m, k'), divided once,
+    as the metric itself divides its count (a P@10 threshold of 3 hits is 0.3)."""
     m, n = setting.relevant, setting.items
     if isinstance(measure, RPrecision):
-        return m, 1.0 / m
+        return m, 1.0, m
     k = measure.param("k")
     depth = setting.depth(k)
     if isinstance(measure, Precision):
-        return depth, 1.0 / (k if k > 0 else n)
+        return depth, 1.0, (k if k > 0 else n)
     if isinstance(measure, Recall):
-        return depth, 1.0 / m
-    beta2 = measure.param("beta") ** 2
-    return depth, (1.0 + beta2) / (beta2 * m + (k if k > 0 else n))
+        return depth, 1.0, m
+    on_hits, on_relevant, on_depth = measure.weights()
+    return depth, on_hits, on_relevant * m + on_depth * (k if k > 0 else n)
 
 
 # --- the first relevant rank: rr@k, success@k ------------------------------------------------------
@@ -318,8 +334,8 @@ def exact_expectation(measure: AdditiveMetric, setting: NullSetting) -> np.ndarr
     """The exact E[metric] under a random ranking, per query, or None when there is no closed form."""
     m, n = setting.relevant.astype(np.float64), setting.items.astype(np.float64)
     if isinstance(measure, HIT_MEASURES):
-        depth, scale = _hits(measure, setting)
-        return scale * m * depth / n
+        depth, on_hits, denominator = _hits(measure, setting)
+        return on_hits * m * depth / (denominator * n)
     if isinstance(measure, FIRST_RANK_MEASURES):
         return _first_rank_statistics(measure, setting, None)[0]
     if isinstance(measure, AveragePrecision):
@@ -340,7 +356,7 @@ def exact_expectation(measure: AdditiveMetric, setting: NullSetting) -> np.ndarr
 def _expected_gain(measure: AdditiveMetric, setting: NullSetting) -> np.ndarray:
     positions, k = setting.positions, measure.param("k")
     depth = setting.depth(k)
-    gains = np.exp2(positions.ideal) - 1.0 if isinstance(measure, ExponentialNDCG) else positions.ideal
+    gains = exponential_gains(positions, positions.ideal) if isinstance(measure, ExponentialNDCG) else positions.ideal
     if isinstance(measure, CumulativeGain):
         discount = depth.astype(np.float64)
     else:
@@ -354,8 +370,8 @@ def _expected_gain(measure: AdditiveMetric, setting: NullSetting) -> np.ndarray:
 def exact_quantile(measure: AdditiveMetric, setting: NullSetting, q: float) -> np.ndarray | None:
     """The exact q-quantile of the metric under a random ranking, per query, or None."""
     if isinstance(measure, HIT_MEASURES):
-        depth, scale = _hits(measure, setting)
-        return scale * stats.hypergeom.ppf(q, setting.items, setting.relevant, depth)
+        depth, on_hits, denominator = _hits(measure, setting)
+        return on_hits * stats.hypergeom.ppf(q, setting.items, setting.relevant, depth) / denominator
     if isinstance(measure, FIRST_RANK_MEASURES):
         return _first_rank_statistics(measure, setting, q)[1]
     return None

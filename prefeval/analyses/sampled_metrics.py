@@ -89,6 +89,9 @@ DEFAULT_SAMPLE_SIZE = 100
 UNRETRIEVED_POLICIES = ("worst", "best")
 STEP_ELEMENTS = 1 << 21
 """At most this many (offset × run × relevant item) terms are evaluated at once (bounds memory)."""
+MAX_ITEMS = 10**8
+"""The largest catalogue (``num_items``) and sample size: the probabilities come from a table of the
+log-factorials up to the larger of the two (0.8 GB of memory at this size)."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,10 @@ class SampledEvaluation:
         self.sample_sizes = list(dict.fromkeys(int(size) for size in self.sample_sizes))
         if min(self.sample_sizes) < 1:
             raise UsageError("sample sizes must be at least 1")
+        for option, value in (("--num-items", self.num_items), ("--sample-size", max(self.sample_sizes))):
+            if value > MAX_ITEMS:
+                raise UsageError(f"{option} {value} is too large: sampled tabulates log-factorials up to it, "
+                                 f"and takes at most {MAX_ITEMS:,}")
         self._check_catalogue()
         if self.draws and self.seed is None:
             self.seed = resolve_seed(self.seed)
@@ -331,26 +338,43 @@ def monte_carlo(measures: Sequence[AdditiveMetric], positions: Positions, sample
     """Per metric: (mean, std) over ``draws`` samplings of the per-query values (R, Q), and of the mean
     over queries (R,). Standard deviations use ddof = 1."""
     sampled = sampled_list(positions, sample_size)
-    shape = positions.num_items.shape
-    moments = {m.name: [np.zeros(shape), np.zeros(shape), np.zeros(shape[0]), np.zeros(shape[0])] for m in measures}
+    moments = {m.name: (Moments(), Moments()) for m in measures}
     for _ in range(draws):
         ranks = draw_sampled_ranks(rng, positions, sample_size, replacement)
         drawn = dataclasses.replace(sampled, ranks=ranks)
         for measure in measures:
             values = measure.compute(drawn)
-            total, squares, mean_total, mean_squares = moments[measure.name]
-            total += values
-            squares += values**2
-            means = values.mean(axis=1)
-            mean_total += means
-            mean_squares += means**2
-    return {name: _mean_and_std(*sums[:2], draws) + _mean_and_std(*sums[2:], draws) for name, sums in moments.items()}
+            per_query, of_means = moments[measure.name]
+            per_query.add(values)
+            of_means.add(values.mean(axis=1))
+    return {name: per_query.mean_and_std() + of_means.mean_and_std() for name, (per_query, of_means) in moments.items()}
 
 
-def _mean_and_std(total: np.ndarray, squares: np.ndarray, draws: int) -> tuple[np.ndarray, np.ndarray]:
-    mean = total / draws
-    variance = np.maximum(squares - draws * mean**2, 0.0) / (draws - 1)
-    return mean, np.sqrt(variance)
+class Moments:
+    """The mean and the standard deviation (ddof = 1) of arrays drawn one after another.
+
+    The variance comes from the deviations d from the first draw, (Σd² − (Σd)²/D) / (D − 1): the
+    textbook Σx² − D·mean² cancels most of its digits when the spread is small beside the values
+    (a sampled AP of 0.93 ± 0.013 kept 12 of its 16 digits), the deviations do not.
+    """
+
+    def __init__(self):
+        self.count = 0
+        self.total = self.first = self.deviations = self.squares = None
+
+    def add(self, values: np.ndarray) -> None:
+        if self.count == 0:
+            self.first = values.copy()
+            self.total, self.deviations, self.squares = (np.zeros_like(values) for _ in range(3))
+        deviation = values - self.first
+        self.total += values
+        self.deviations += deviation
+        self.squares += deviation**2
+        self.count += 1
+
+    def mean_and_std(self) -> tuple[np.ndarray, np.ndarray]:
+        variance = (self.squares - self.deviations**2 / self.count) / (self.count - 1)
+        return self.total / self.count, np.sqrt(np.maximum(variance, 0.0))
 
 
 def sampled_records(evaluation: SampledEvaluation, per_query: bool = False) -> Iterator[dict]:

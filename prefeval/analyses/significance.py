@@ -21,11 +21,15 @@ Tests (``test``):
   ``bootstrap`` resamples of the queries (with replacement), p = (1 + #{b : |m*_b − m̄| >= |m̄|}) /
   (B + 1): how often the resampled mean, shifted to satisfy H0, lies as far from 0 as the observed one.
 
-Edge cases: values within :data:`~prefeval.analyses.orderings.TIE_TOLERANCE` of 0 are ties (exactly 0)
-for every test, the effect size and the counts of wins, losses and ties (the mean keeps them as they
-are). A pair whose values are all ties has p = 1 under every test (nothing tells the runs apart).
-"At least as extreme" comparisons allow the same tolerance, so a resample that reproduces the
-observed statistic always counts.
+Edge cases: values are equal when they differ by at most :data:`VALUE_TOLERANCE` (1e-12), so that the
+last bits of floating-point sums never decide a test (a p@10 difference computed as 0.7 − 0.6 is the
+0.1 of 0.2 − 0.1). Before any test, the values of each pair are made canonical
+(:func:`canonical_values`): a value within the tolerance of 0 is 0, a tie, and magnitudes within the
+tolerance of each other become one, so Wilcoxon ranks them as tied. The tests, the effect size and
+the counts of wins, losses and ties see those values (the mean keeps the values as they are). A pair
+whose values are all ties has p = 1 under every test (nothing tells the runs apart). "At least as
+extreme" comparisons allow the same tolerance, so a resample that reproduces the observed statistic
+always counts.
 
 Corrections (``correction``), across the pairs given, with p_(1) <= ... <= p_(n) sorted and every
 adjusted value capped at 1:
@@ -57,7 +61,6 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from prefeval.analyses.orderings import TIE_TOLERANCE
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
 from prefeval.measures import select_available
@@ -78,6 +81,13 @@ DEFAULT_PERMUTATIONS = 10_000
 DEFAULT_BOOTSTRAP = 10_000
 CHUNK_ELEMENTS = 1 << 22
 """At most this many (resample × query) weights are held at once."""
+MAX_RESAMPLED_MEANS = 1 << 27
+"""At most this many (pair × resample) bootstrap means are kept (1 GiB of float64)."""
+VALUE_TOLERANCE = 1e-12
+"""Per-query values (and statistics made of them) that differ by at most this are equal. Smaller than
+the orderings' tolerance of aggregate scores (:data:`~prefeval.analyses.orderings.TIE_TOLERANCE`):
+genuine differences of per-query values can be tiny (an RBP difference of 2^-35 from a document at
+rank 36), while rounding leaves residues of a few 1e-16."""
 
 
 @dataclass(frozen=True)
@@ -175,8 +185,11 @@ def compare_pairs(values: np.ndarray, options: SignificanceOptions | None = None
         raise UsageError(f"significance tests need at least 2 queries, not {values.shape[1]}")
     if np.isnan(values).any():
         raise ValueError("values must not hold NaN")
+    if bootstrap and len(values) * bootstrap > MAX_RESAMPLED_MEANS:
+        raise UsageError(f"--bootstrap {bootstrap} is too large for {len(values)} pairs: their resampled means "
+                         f"would hold {len(values) * bootstrap:,} numbers (at most {MAX_RESAMPLED_MEANS:,})")
     rng = np.random.default_rng(options.seed)
-    cleaned = np.where(np.abs(values) <= TIE_TOLERANCE, 0.0, values)
+    cleaned = canonical_values(values)
     boot_means = None
     if test == "randomization":
         p = randomization_test(cleaned, permutations, rng)
@@ -203,6 +216,23 @@ def compare_pairs(values: np.ndarray, options: SignificanceOptions | None = None
         effect_size=effect_size(cleaned),
         alpha=alpha,
     )
+
+
+def canonical_values(values: np.ndarray, tolerance: float = VALUE_TOLERANCE) -> np.ndarray:
+    """``values`` (P, Q) with last-bit noise removed, row by row: sorted by magnitude, a magnitude
+    within ``tolerance`` of the one before it joins its group, and every group takes its smallest
+    magnitude (0 for the group that starts within ``tolerance`` of 0), each value keeping its sign."""
+    magnitude = np.abs(values)
+    order = np.argsort(magnitude, axis=1, kind="stable")
+    ascending = np.take_along_axis(magnitude, order, axis=1)
+    starts = np.ones(ascending.shape, dtype=bool)
+    starts[:, 1:] = np.diff(ascending, axis=1) > tolerance
+    first = np.maximum.accumulate(np.where(starts, np.arange(ascending.shape[1]), 0), axis=1)
+    grouped = np.take_along_axis(ascending, first, axis=1)
+    grouped[grouped <= tolerance] = 0.0
+    canonical = np.empty_like(ascending)
+    np.put_along_axis(canonical, order, grouped, axis=1)
+    return np.where(values < 0, -canonical, canonical) + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
 def _ties_mean_nothing(p: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -245,7 +275,7 @@ def randomization_test(values: np.ndarray, permutations: int, rng: np.random.Gen
     if permutations < 1:
         raise UsageError("the randomization test needs at least one permutation")
     num_queries = values.shape[1]
-    observed = np.abs(values.sum(axis=1)) - TIE_TOLERANCE
+    observed = np.abs(values.sum(axis=1)) - VALUE_TOLERANCE
     exact = num_queries < 63 and 2**num_queries <= permutations
     total = 2**num_queries if exact else permutations
     at_least_as_extreme = np.zeros(len(values), dtype=np.int64)
@@ -283,7 +313,7 @@ def bootstrap_test(values: np.ndarray, means: np.ndarray) -> np.ndarray:
     """Two-sided shift-method bootstrap p-values from the resampled ``means`` (P, B)."""
     observed = values.mean(axis=1)
     distance = np.abs(means - observed[:, None])
-    at_least_as_extreme = (distance >= np.abs(observed)[:, None] - TIE_TOLERANCE).sum(axis=1)
+    at_least_as_extreme = (distance >= np.abs(observed)[:, None] - VALUE_TOLERANCE).sum(axis=1)
     p = (at_least_as_extreme + 1) / (means.shape[1] + 1)
     return _ties_mean_nothing(p, values)
 

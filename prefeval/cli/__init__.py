@@ -2,33 +2,45 @@
 
 Options keep the spellings of the reference scripts (``--query_eval_wanted``) and accept dashed ones
 (``--query-eval-wanted``), so existing experiment scripts keep working. One module per command,
-imported only when its command runs (some need scipy, whose import takes longer than most runs).
+imported only when its command runs (some need pandas or scipy, whose import takes longer than many
+runs): ``prefeval --help`` lists the commands from :data:`COMMANDS` without importing any of them.
+
+Everything the command line does runs inside :meth:`LazyGroup.main`, which gives every failure one
+shape (:func:`prefeval.cli.common.ending_quietly`) and lets Ctrl-C and SIGTERM end it quietly
+(:mod:`prefeval.runtime.signals`), from the first option parsed to the last byte written.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
-from prefeval import __version__
-from prefeval.cli.common import CONTEXT
+from prefeval.cli.common import CONTEXT, ending_quietly
+from prefeval.runtime.signals import Interrupted, ignore_stops, stopping_quietly
 
 COMMANDS = {
-    "eval": "prefeval.cli.evaluate:eval_command",
-    "aggregate": "prefeval.cli.aggregate:aggregate_command",
-    "significance": "prefeval.cli.significance:significance_command",
-    "plot": "prefeval.cli.plot:plot_command",
-    "sampled": "prefeval.cli.sampled:sampled_command",
-    "null": "prefeval.cli.null:null_command",
-    "check": "prefeval.cli.check:check_command",
-    "measures": "prefeval.cli.measures:measures_command",
+    "eval": ("prefeval.cli.evaluate:eval_command", "Evaluate RUNs against QRELS with preferences and metrics."),
+    "aggregate": ("prefeval.cli.aggregate:aggregate_command",
+                  "Order the runs of per-query eval lines, by each measure."),
+    "significance": ("prefeval.cli.significance:significance_command",
+                     "Test every pair of runs on every measure for significance."),
+    "plot": ("prefeval.cli.plot:plot_command",
+             "Draw the plot KIND of INPUT (gzip or - for stdin) into -o FILE, as PNG, SVG or PDF by its suffix."),
+    "sampled": ("prefeval.cli.sampled:sampled_command", "Compare metrics with the expected values of sampled metrics."),
+    "null": ("prefeval.cli.null:null_command", "Compare metrics with their values under random rankings."),
+    "check": ("prefeval.cli.check:check_command", "Report what is wrong, or worth knowing, about QRELS and RUNs."),
+    "measures": ("prefeval.cli.measures:measures_command",
+                 "List every measure, with its trec_eval and ir_measures names."),
 }
-"""Every command, and where it is defined."""
+"""Every command: where it is defined, and its summary for ``prefeval --help`` (the first sentence of
+its docstring, kept here so that listing the commands imports none of them; a test checks that the
+two agree)."""
 
 
 class LazyGroup(click.Group):
-    """A group whose commands are imported when they are asked for."""
+    """A group whose commands are imported when they are asked for, and listed from :data:`COMMANDS`."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -36,13 +48,49 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in COMMANDS:
             return None
-        module, attribute = COMMANDS[name].split(":")
+        module, attribute = COMMANDS[name][0].split(":")
         return getattr(importlib.import_module(module), attribute)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][1]) for name in self.list_commands(ctx)])
 
-@click.group(cls=LazyGroup, context_settings=CONTEXT)
-@click.version_option(__version__, "--version", prog_name="prefeval")
-def main() -> None:
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """Run the command line (see the module docstring); exits, as click's ``main`` does.
+
+        Called without ``args`` it is the process's own command line, which ends with it: the
+        signal handlers are left in place, so that a signal while the interpreter shuts down is
+        quiet too. Called with ``args`` (a test, a program embedding it), it restores them.
+        ``standalone_mode=False`` is click's own behaviour, untouched.
+        """
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        with stopping_quietly(restore=args is not None):
+            try:
+                try:
+                    with ending_quietly():
+                        code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+                        sys.exit(code if isinstance(code, int) else 0)
+                finally:
+                    ignore_stops()  # the command has ended: a signal from now on changes nothing
+            except Interrupted as stop:  # the one stop there can be, come while the command was ending
+                sys.exit(stop.exit_code)
+
+
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    """``--version``: read from the package's metadata only when asked for (it takes a while)."""
+    if value and not ctx.resilient_parsing:
+        from prefeval import __version__
+
+        click.echo(f"prefeval, version {__version__}")
+        ctx.exit()
+
+
+@click.group("prefeval", cls=LazyGroup, context_settings=CONTEXT, invoke_without_command=True)
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Evaluate ranked runs against TREC qrels, with preferences (RPP, lexicographic recall and
     precision) and trec_eval's metrics, and aggregate the results into system orderings.
 
@@ -50,3 +98,5 @@ def main() -> None:
     prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval aggregate -P -
     prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval significance -P - --seed 1
     """
+    if ctx.invoked_subcommand is None:  # ``prefeval`` alone: the help, as asked for
+        click.echo(ctx.get_help())

@@ -26,37 +26,52 @@ Examples:
   prefeval aggregate -P prefs.jsonl --query_fraction 0.5 --num_samples 100 --seed 7
   prefeval aggregate -P prefs.jsonl -m rpp,ap --format markdown
   prefeval aggregate -P prefs.jsonl --correlations -n
+  prefeval aggregate -P prefs.jsonl -m ap:median,ap:cvar10,rpp
+  prefeval aggregate -P prefs.jsonl -m ap,ndcg,rpp --bootstrap 1000 --seed 1 --format table
 """)
 @click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS",
               help="Per-query eval lines (from eval -q; gzip or - for stdin).")
 @click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write the per-query orderings.")
 @click.option("-n", "--nosummary", "--no-summary", is_flag=True, help="Do not write the summary orderings.")
 @click.option("-m", "--measure", "--metric", "measures", multiple=True, metavar="MEASURE",
-              help="Aggregate this measure (repeatable; default: every measure in PREFS).")
+              help="Aggregate this measure (repeatable; default: every measure in PREFS); a metric by another "
+                   "statistic over queries than the mean as METRIC:STAT, STAT one of median, min, q10, cvar10, "
+                   "gini (ap:median).")
 @click.option("--query_fraction", "--query-fraction", type=FRACTION, default=1.0, show_default=True,
               help="Aggregate over this fraction of the queries of sample 0, drawn --num_samples times.")
 @click.option("--num_samples", "--num-samples", type=click.IntRange(min=1),
               help="Number of query subsamples (with --query_fraction; default 1), else the first N samples of PREFS.")
-@click.option("--seed", type=click.IntRange(min=0), help="Seed for the query subsampling.")
+@click.option("--seed", type=click.IntRange(min=0),
+              help="Seed of the query subsampling and the bootstrap (one is drawn and reported if needed).")
+@click.option("--bootstrap", type=click.IntRange(min=1), metavar="B",
+              help="Also rank the runs on B resamples of the queries: each run's 95% rank interval, its "
+                   "probability of each rank, and tiers of runs whose intervals overlap.")
 @click.option("--mc4-damping", "--mc4_damping", "damping", type=click.FloatRange(0.0, 1.0, max_open=True),
               default=DEFAULT_DAMPING, show_default=True,
               help="Teleport probability of the MC4 chain (0: the pure chain).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
               help="jsonl; tsv: a row per run of every ordering; table, markdown, latex: the rank of each run "
-                   "in each summary ordering.")
+                   "in each summary ordering (with --bootstrap, tsv and the tables show the rank intervals and "
+                   "tiers instead).")
 @click.option("--correlations", is_flag=True,
               help="Also write Kendall's tau between the orderings of every two measures (after each summary; "
                    "JSON lines).")
 @output_option
-def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, damping, fmt,
-                      correlations, output):
-    """Order the runs of per-query eval lines: per query (-q), and over queries by MC4 and Borda for
-    preferences and by the mean for metrics."""
+def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, bootstrap,
+                      damping, fmt, correlations, output):
+    """Order the runs of per-query eval lines, by each measure.
+
+    Per query (-q), and over queries by MC4 and Borda for preferences and by the mean for metrics."""
     with reported_errors():
         if correlations and fmt != "jsonl":
             raise UsageError("--correlations writes JSON lines: use --format jsonl")
-        records = aggregate(prefs, measures, per_query=query_eval_wanted, summary=not nosummary,
+        if bootstrap and fmt != "jsonl" and query_eval_wanted:
+            raise UsageError(f"--format {fmt} with --bootstrap shows the rank intervals; per-query orderings (-q) "
+                             "need jsonl")
+        # in tsv and the tables, the bootstrap's rows carry each run's rank and score: they replace the summary
+        summary = not nosummary and not (bootstrap and fmt != "jsonl")
+        records = aggregate(prefs, measures, per_query=query_eval_wanted, summary=summary,
                             query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping,
-                            correlations=correlations)
+                            correlations=correlations, bootstrap=bootstrap)
         with output_stream(output) as stream:
             write_orderings(records, stream, fmt)

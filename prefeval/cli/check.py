@@ -32,9 +32,11 @@ Examples:
 @output_option
 @click.argument("runs", nargs=-1, type=INPUT_FILE, metavar="[RUN]...")
 def check_command(qrels, report_format, output, runs):
-    """Report what is wrong, or worth knowing, about QRELS and each RUN before trusting a number:
-    malformed lines, queries missing on either side, duplicate documents, score ties, depths,
-    unjudged documents in the top 10. Exit code 1 when there are errors, 0 when only warnings."""
+    """Report what is wrong, or worth knowing, about QRELS and RUNs.
+
+    Before trusting a number: malformed lines, queries missing on either side, duplicate documents,
+    score ties, depths, unjudged documents in the top 10. Exit code 1 when there are errors, 0 when
+    only warnings."""
     with reported_errors():
         records = check(qrels, runs)
         with output_stream(output) as stream:

@@ -1,5 +1,12 @@
-"""What every command shares: the click context, error reporting, notes on stderr, output options
-and colour.
+"""What every command shares: the click context, how a command ends (errors, stops, notes), the
+input and output options, and colour.
+
+How a command ends (:func:`ending_quietly`, around the whole command line): with exit code 0, or 1
+for bad input, or 2 for a request that cannot be carried out (click's usage errors included), with
+exactly one ``prefeval: error: ...`` line on stderr and never a traceback; stopped by Ctrl-C or
+SIGTERM, with 130 or 143 and nothing on stderr (:mod:`prefeval.runtime.signals`). The library's
+notes are shown once the work has succeeded (:func:`reported_errors`), and not at all when it fails,
+so that an error is the only line.
 
 Colour: only the ``error:`` and ``warning:`` labels are coloured, only when the stream they go to is
 a terminal (click strips styles otherwise), and never when ``NO_COLOR`` is set to anything but the
@@ -12,36 +19,78 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
+from typing import NoReturn
 
 import click
 from click.shell_completion import CompletionItem
 
 from prefeval.errors import InputError, UsageError
+from prefeval.io.output import resolve_output
+from prefeval.io.source import first_line
 from prefeval.runtime.notes import notes_to
+from prefeval.runtime.parallel import WorkerDied
+from prefeval.runtime.signals import Interrupted
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 FRACTION = click.FloatRange(0.0, 1.0, min_open=True)
 LABEL_COLOURS = {"error": "red", "warning": "yellow"}
-
-output_option = click.option(
-    "-o", "--output", type=click.Path(dir_okay=False), help="Write to this file (atomically) instead of stdout."
-)
+EXIT_CODES = {InputError: 1, UsageError: 2, WorkerDied: 1}
+"""The exit code of each of prefeval's errors (click's carry their own)."""
 
 
-class InputFile(click.ParamType):
-    """A file to read, ``-`` for stdin: passed on as given (the library reports what is wrong with
-    it, naming the file), and completed as a file name by the shell."""
+class _FileParameter(click.ParamType):
+    """A file name, completed as such by the shell."""
 
     name = "file"
-
-    def convert(self, value, param, ctx) -> str:
-        return os.fspath(value)
 
     def shell_complete(self, ctx, param, incomplete: str) -> list[CompletionItem]:
         return [CompletionItem(incomplete, type="file")]
 
 
+class InputFile(_FileParameter):
+    """A file to read, ``-`` for stdin: passed on as given (the library reports what is wrong with
+    it, naming the file). It must not be the file that ``-o`` replaces (see :class:`OutputFile`)."""
+
+    def convert(self, value, param, ctx) -> str:
+        path = os.fspath(value)
+        for output in _parsed(ctx, OutputFile):
+            resolve_output(output, [path])
+        return path
+
+
+class OutputFile(_FileParameter):
+    """The file ``-o`` writes, checked as soon as it is parsed, before any input is read
+    (:func:`prefeval.io.output.resolve_output`): a missing or unwritable directory, a directory, or
+    one of the command's inputs is refused at once, not after all the work.
+
+    Whichever of ``-o`` and an input comes later on the command line compares itself with the other
+    (click converts the parameters in command-line order), so every command with ``-o`` gets the
+    check, whatever its inputs are called."""
+
+    def convert(self, value, param, ctx) -> str:
+        path = os.fspath(value)
+        resolve_output(path, _parsed(ctx, InputFile))
+        return path
+
+
+def _parsed(ctx: click.Context | None, kind: type[click.ParamType]) -> list[str]:
+    """The values parsed so far of the command's parameters of type ``kind``, as a flat list."""
+    values = []
+    for param in ctx.command.params if ctx is not None else ():
+        value = ctx.params.get(param.name)
+        if isinstance(param.type, kind) and value is not None:
+            values.extend(value if isinstance(value, (tuple, list)) else [value])
+    return values
+
+
 INPUT_FILE = InputFile()
+OUTPUT_FILE = OutputFile()
+
+output_option = click.option(
+    "-o", "--output", type=OUTPUT_FILE, metavar="FILE",
+    help="Write to FILE instead of stdout: a file is replaced only once all is written (gzip when FILE ends "
+         "in .gz); /dev/stdout, a FIFO or a device is written through.",
+)
 
 
 def colour() -> bool | None:
@@ -70,27 +119,81 @@ def note(message: str) -> None:
     click.echo(f"prefeval: note: {message}", err=True)
 
 
+def fail(message: str, code: int) -> NoReturn:
+    """End the command with ``prefeval: error: MESSAGE`` (one line) on stderr and exit ``code``; bytes
+    of the input that are not UTF-8 (in an id it quotes) are shown as ``\\xNN``, as in the JSON output."""
+    text = " ".join(message.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace").splitlines())
+    echo(f"prefeval: {label('error')} {text}", err=True)
+    sys.exit(code)
+
+
+@contextlib.contextmanager
+def ending_quietly() -> Iterator[None]:
+    """Around a command: every way it can end that is not a bug becomes an exit code and at most one
+    line (see the module docstring)."""
+    try:
+        yield
+    except click.ClickException as error:
+        fail(_click_message(error), error.exit_code)
+    except tuple(EXIT_CODES) as error:
+        fail(str(error), next(code for kind, code in EXIT_CODES.items() if isinstance(error, kind)))
+    except Interrupted as stop:
+        _drop_stdout()
+        sys.exit(stop.exit_code)
+    except (KeyboardInterrupt, click.Abort):  # without the handlers (outside the main thread)
+        _drop_stdout()
+        sys.exit(130)
+    except BrokenPipeError:  # the reader of our stdout went away (``| head``): stop quietly
+        _drop_stdout()
+        sys.exit(1)
+    except OSError as error:  # the system's refusal (a full disk): not a bug, so no traceback either
+        _drop_stdout()
+        where = f"{error.filename}: " if error.filename else ""
+        fail(f"{where}{(error.strerror or str(error)).lower()}", 1)
+
+
 @contextlib.contextmanager
 def reported_errors() -> Iterator[None]:
-    """Run a command's work: bad input and impossible requests become one line on stderr and an exit
-    code (1 for bad input, 2 for a request that cannot be carried out, as click does for usage
-    errors); the library's notes are shown on stderr once the work has succeeded (each once, in the
-    order they came), and not at all when it fails, so that an error is the only line."""
+    """Run a command's work: errors end it as :func:`ending_quietly` says; the library's notes are
+    shown on stderr once the work has succeeded (each once, in the order they came), and not at all
+    when it fails, so that an error is the only line."""
     notes: list[str] = []
-    try:
-        with notes_to(notes.append):
-            yield
-    except InputError as error:
-        echo(f"prefeval: {label('error')} {error}", err=True)
-        sys.exit(1)
-    except UsageError as error:
-        echo(f"prefeval: {label('error')} {error}", err=True)
-        sys.exit(2)
-    except BrokenPipeError:
-        # the reader of our stdout went away (``| head``): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
-    except KeyboardInterrupt:
-        sys.exit(130)
+    with ending_quietly(), notes_to(notes.append):
+        yield
     for message in dict.fromkeys(notes):
         note(message)
+
+
+def _drop_stdout() -> None:
+    """Send what is still buffered for stdout to /dev/null: the output is incomplete anyway, and
+    flushing it at exit could block (a reader that went away or stopped) or fail a second time."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _click_message(error: click.ClickException) -> str:
+    """click's message in prefeval's style (lower case, no final full stop), with a hint when the
+    qrels file seems to have been given first, as trec_eval takes it."""
+    message = error.format_message().strip().rstrip(".")
+    if message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    return message + _qrels_first_hint(error)
+
+
+def _qrels_first_hint(error: click.ClickException) -> str:
+    """``prefeval eval qrels run`` (trec_eval's order) fails for want of ``-R``: when the first RUN
+    reads like qrels (four fields to a line), say how to give it."""
+    if not isinstance(error, click.MissingParameter) or error.param is None or error.param.name != "qrels":
+        return ""
+    runs = error.ctx.params.get("runs") if error.ctx is not None else None
+    if not runs:
+        return ""
+    from prefeval.io.trec import QRELS_FORMAT
+
+    line = first_line(runs[0])
+    if line is None or len(line.split()) != QRELS_FORMAT.max_fields:
+        return ""
+    command = error.ctx.command_path
+    rest = " ".join(runs[1:2]) + (" ..." if len(runs) > 2 else "")
+    return (f"; {runs[0]} looks like qrels (qid iter docid grade): prefeval takes them with -R, as in "
+            f"`{command} -R {runs[0]} {rest or 'RUN...'}`")

@@ -11,11 +11,14 @@ from prefeval.cli.common import (
     output_option,
     reported_errors,
 )
+from prefeval.errors import UsageError
 from prefeval.evaluation import Evaluation
 from prefeval.io.jsonl import output_stream
 from prefeval.measures import MEASURE_SETS
+from prefeval.measures.summaries import STATISTICS
+from prefeval.measures.ties import DEFAULT_DRAWS, DOCID, TIE_POLICIES
 from prefeval.ranking.subsampling import LABEL_POLICIES
-from prefeval.report.evaluation import write_evaluation
+from prefeval.report.evaluation import check_evaluation_format, write_evaluation
 from prefeval.report.formats import FORMATS
 from prefeval.runtime.progress import Progress
 
@@ -27,6 +30,7 @@ Examples:
   prefeval eval -q -R qrels.txt --samples 10 --query_fraction 0.5 --seed 1 runA runB
   prefeval eval -q -R qrels.txt -m ap,ndcg@10,p@10 --format tsv run.gz
   prefeval eval -R qrels.txt -m ap,ndcg@10,rpp --format markdown --baseline runA runA runB runC
+  prefeval eval -q -R qrels.txt --ties expected --seed 1 runA runB | prefeval aggregate -P -
 """)
 @click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
               help="Relevance judgments (TREC qrels; gzip or - for stdin).")
@@ -48,7 +52,16 @@ Examples:
                    "graded RPP) keep every positive grade.")
 @click.option("-q", "--query_eval_wanted", "--query-eval-wanted", is_flag=True, help="Write per-query lines.")
 @click.option("-n", "--nosummary", "--no-summary", is_flag=True, help="Do not write the summary lines.")
+@click.option("--summary", "summary_statistics", multiple=True, type=click.Choice(list(STATISTICS)),
+              help="A statistic of each metric over the queries for the summary (repeatable; default: mean): median, "
+                   "min, q10 (10% quantile), cvar10 (mean of the worst 10% of queries), gini (Gini coefficient).")
 @click.option("--topk", type=click.IntRange(min=1), metavar="K", help="Truncate every run to its first K documents.")
+@click.option("--ties", type=click.Choice(TIE_POLICIES), default=DOCID, show_default=True,
+              help="Documents with equal scores: docid orders them as trec_eval does; expected gives every value's "
+                   "expectation over random orders; range adds each value's minimum and maximum over all orders.")
+@click.option("--draws", type=click.IntRange(min=2), default=DEFAULT_DRAWS, show_default=True,
+              help="With --ties expected: random orders drawn for a lexicographic preference on a query with more "
+                   "joint orders than this (fewer are all enumerated).")
 @click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
               help="Repeat the evaluation N times with fresh subsampling (the 'sample' field).")
 @click.option("--query_fraction", "--query-fraction", type=FRACTION, default=1.0, show_default=True,
@@ -71,15 +84,21 @@ Examples:
 @click.argument("runs", nargs=-1, required=True, type=INPUT_FILE, metavar="RUN...")
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
-                 fmt, baseline, output, runs):
-    """Evaluate RUNs against QRELS and write JSON lines: per query (-q) and summary means of every
-    pair of runs (preferences, and metric differences) and of every run (metrics)."""
+                 fmt, baseline, output, runs, summary_statistics, ties, draws):
+    """Evaluate RUNs against QRELS with preferences and metrics.
+
+    Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
+    metric differences) and of every run (metrics)."""
     with reported_errors():
+        check_evaluation_format(fmt, per_query=query_eval_wanted, summary=not nosummary, baseline=baseline)
+        if nosummary and summary_statistics:
+            raise UsageError("--summary chooses the statistics of the summary, which -n drops: give one or the other")
         evaluation = Evaluation.from_files(
             qrels, runs, measures, measure_set,
             binary_relevance=binary_relevance, relevance_floor=relevance_floor, relevance_level=relevance_level,
             topk=topk, samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
             label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=Progress.for_terminal(quiet),
+            summary_statistics=summary_statistics, ties=ties, draws=draws,
         )
         with output_stream(output) as stream:
             write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary,

@@ -18,9 +18,10 @@ Examples:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per measure instead of a table.")
 @output_option
 def measures_command(as_json, output):
-    """List every measure: its syntax, kind (metric or preference), relevance (binary or graded),
-    aliases, parameters with their defaults, trec_eval and ir_measures names, what it is, and where it
-    comes from (its citation)."""
+    """List every measure, with its trec_eval and ir_measures names.
+
+    For each: its syntax, kind (metric or preference), relevance (binary or graded), aliases,
+    parameters with their defaults, what it is, and where it comes from (its citation)."""
     with reported_errors():
         catalogue = measure_catalogue()
         with output_stream(output) as stream:

@@ -36,7 +36,9 @@ Examples:
 @output_option
 @click.argument("runs", nargs=-1, type=INPUT_FILE, metavar="[RUN...]")
 def null_command(qrels, num_items, measures, quantile, draws, seed, output, runs):
-    """For each query, each metric's expected value and QUANTILE threshold under a uniformly random
+    """Compare metrics with their values under random rankings.
+
+    For each query, each metric's expected value and QUANTILE threshold under a uniformly random
     ranking of its N items; with RUNs, each run's value, whether it beats the threshold, and per run
     the fraction of queries where it does."""
     with reported_errors():

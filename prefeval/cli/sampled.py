@@ -44,7 +44,9 @@ Examples:
 @click.argument("runs", nargs=-1, required=True, type=INPUT_FILE, metavar="RUN...")
 def sampled_command(qrels, num_items, sample_sizes, measures, replacement, unretrieved, draws, seed, per_query, output,
                     runs):
-    """For each run and metric, the exact value on the full catalogue of N items and the exact
+    """Compare metrics with the expected values of sampled metrics.
+
+    For each run and metric, the exact value on the full catalogue of N items and the exact
     expected value when each query's relevant items are ranked among M sampled irrelevant items, and
     whether the runs keep their order (Kendall's tau, discordant pairs)."""
     with reported_errors():

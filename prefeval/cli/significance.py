@@ -82,9 +82,11 @@ Examples:
                    "with markers.")
 @output_option
 def significance_command(prefs, measures, significance, baseline, fmt, output):
-    """Test every pair of runs on every measure (preferences and metric deltas): mean, wins, losses,
-    ties, p-value and corrected p-value, bootstrap confidence interval and effect size; then the
-    discriminative power of each measure (the fraction of pairs that differ significantly)."""
+    """Test every pair of runs on every measure for significance.
+
+    For each pair and measure (preferences and metric deltas): mean, wins, losses, ties, p-value and
+    corrected p-value, bootstrap confidence interval and effect size; then the discriminative power
+    of each measure (the fraction of pairs that differ significantly)."""
     with reported_errors():
         records = pairwise_significance(prefs, measures, significance, baseline=baseline)
         with output_stream(output) as stream:

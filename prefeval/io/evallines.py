@@ -6,6 +6,12 @@ Per-query pair lines (``"type":"preference"``, with ``runi`` and ``runj``) and m
 metric lines is a metric; one found only on pair lines is a preference (a metric's differences on
 pair lines are not needed: its values are on the metric lines).
 
+Errors, naming the lines: a metric line given twice (one sample, query and run), a pair line given
+twice (one sample, query and pair of runs, in either order), and a per-query pair line (it has a
+``type``, which a summary pair line has not) of a query named ``all``, which eval lines reserve for
+the summary (a metric line of such a query cannot be told from a summary line; ``prefeval eval``
+refuses qrels with a query named ``all``).
+
 Files laid out as eval writes them are read column by column in C (see :func:`_read_regular`);
 other files are read line by line, which is also what reports the first bad line of a malformed file.
 """
@@ -130,6 +136,8 @@ def _read_regular(lines: list[bytes], source: str) -> EvalLines:
     file to the line-by-line reader.
     """
     per_query = [line for line in lines if not line.startswith(_SUMMARY_STARTS)]
+    if any(_TYPE_KEY in line and _RUNI_KEY in line for line in lines if line.startswith(_SUMMARY_STARTS)):
+        raise _Irregular  # a per-query pair line of a query named "all": the line-by-line reader says which
     groups = {PREFERENCE: [line for line in per_query if _RUNI_KEY in line]}
     groups[METRIC] = [line for line in per_query if _RUNI_KEY not in line and _RUN_KEY in line]
     summary_lines = len(lines) - len(per_query)
@@ -175,7 +183,7 @@ def _layout(lines: list[bytes], required: tuple[str, ...]) -> list[str]:
 
 _COLON_TO_COMMA = bytes.maketrans(b":", b",")
 _SUMMARY_STARTS = tuple(b"{" + orjson.dumps(QID) + separator + orjson.dumps(SUMMARY_QID) for separator in (b":", b": "))
-_RUNI_KEY, _RUN_KEY = orjson.dumps(RUNI), orjson.dumps(RUN)
+_RUNI_KEY, _RUN_KEY, _TYPE_KEY = orjson.dumps(RUNI), orjson.dumps(RUN), orjson.dumps(TYPE)
 
 
 def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: tuple[str, ...],
@@ -212,9 +220,9 @@ def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: t
             io.BytesIO(text.translate(_COLON_TO_COMMA)), sep=",", header=None, names=range(2 * width),
             usecols=sorted(dtypes), dtype=dtypes, skipinitialspace=True, quoting=csv.QUOTE_MINIMAL,
             doublequote=False, keep_default_na=False, na_filter=False, engine="c",
-            encoding="utf-8", encoding_errors="surrogateescape",
+            encoding="utf-8", encoding_errors="strict",  # JSON is UTF-8: the line-by-line reader says where not
         )
-    except (ValueError, pd.errors.ParserError):
+    except (ValueError, OverflowError, pd.errors.ParserError):
         raise _Irregular from None
     for key in read:
         if list(frame[value_column[key] - 1].cat.categories) != [key]:
@@ -254,7 +262,7 @@ def _frame_records(frame: pd.DataFrame) -> Iterator[tuple[int, dict]]:
     for number, (values, keep) in enumerate(zip(frame.itertuples(index=False, name=None), present), start=1):
         record = {column: value for column, value, kept in zip(columns, values, keep) if kept}
         record.setdefault(SAMPLE, 0)
-        if TYPE not in record:
+        if TYPE not in record and record.get(QID) != SUMMARY_QID:  # a summary pair line has no type
             record[TYPE] = PREFERENCE if RUNI in record else METRIC if RUN in record else None
         for key, value in record.items():
             if isinstance(value, np.generic):
@@ -274,6 +282,9 @@ def eval_lines_from_records(source: str, records: Iterable[tuple[int, dict]]) ->
     summary_only = False
     for number, record in records:
         if record.get(QID) == SUMMARY_QID:
+            if RUNI in record and TYPE in record:
+                raise InputError(source, f"a per-query pair line (it has a 'type') of a query named {SUMMARY_QID!r}, "
+                                         "the id of the summary lines; rename the query", number)
             summary_only = True
             continue
         kind, keys = _kind(record, source, number)
@@ -287,9 +298,9 @@ def eval_lines_from_records(source: str, records: Iterable[tuple[int, dict]]) ->
             values[measure] = value
         if kind == METRIC:
             metric_names.update(values)
-            metric_rows.append((str(record[QID]), record[SAMPLE], str(record[RUN]), values))
+            metric_rows.append((str(record[QID]), record[SAMPLE], str(record[RUN]), values, number))
         else:
-            pair_rows.append((str(record[QID]), record[SAMPLE], str(record[RUNI]), str(record[RUNJ]), values))
+            pair_rows.append((str(record[QID]), record[SAMPLE], str(record[RUNI]), str(record[RUNJ]), values, number))
     if not pair_rows and not metric_rows:
         _no_per_query_lines(source, summary_only)
     scores = []
@@ -305,6 +316,7 @@ def eval_lines_from_records(source: str, records: Iterable[tuple[int, dict]]) ->
             metric_labels=[np.array([r[k] for r in metrics], dtype=object) for k in (0, 2)],
             metric_values={m: np.array([r[3].get(m, np.nan) for r in metrics], dtype=np.float64)
                            for m in metric_measures},
+            lines=(source, [r[5] for r in pairs], [r[4] for r in metrics]),
         ))
     return EvalLines(source, scores, list(measures), metric_names)
 
@@ -318,8 +330,8 @@ def _kind(record: dict, source: str, number: int) -> tuple[str, tuple[str, ...]]
     missing = [key for key in keys if key not in record]
     if missing:
         raise InputError(source, f"{kind} line without {', '.join(repr(k) for k in missing)}", number)
-    if type(record[SAMPLE]) is not int:
-        raise InputError(source, f"'sample' must be an integer, found {record[SAMPLE]!r}", number)
+    if type(record[SAMPLE]) is not int or not -(2**63) <= record[SAMPLE] < 2**63:
+        raise InputError(source, f"'sample' must be an integer (of 64 bits), found {record[SAMPLE]!r}", number)
     for label in keys[:-2] if kind == PREFERENCE else keys[:2]:
         if type(record[label]) not in (str, int):
             raise InputError(source, f"{label!r} must be a string, found {orjson.dumps(record[label]).decode()}",
@@ -328,17 +340,39 @@ def _kind(record: dict, source: str, number: int) -> tuple[str, tuple[str, ...]]
 
 
 def _sample_scores(sample: int, pair_labels: list[np.ndarray], pair_values: dict[str, np.ndarray],
-                   metric_labels: list[np.ndarray], metric_values: dict[str, np.ndarray]) -> SampleScores:
+                   metric_labels: list[np.ndarray], metric_values: dict[str, np.ndarray],
+                   lines: tuple[str, list[int], list[int]] | None = None) -> SampleScores:
     """Number a sample's queries and runs by first appearance (pair lines first) and keep its values.
 
     ``pair_labels`` are the qid, runi and runj columns of its pair lines; ``metric_labels`` the qid
-    and run columns of its metric lines.
+    and run columns of its metric lines. A line given twice is an :class:`InputError` naming both,
+    from ``lines`` (the source, and the line numbers of the pair lines and of the metric lines);
+    without them (the column reader, which has no line numbers), it sends the file to the
+    line-by-line reader.
     """
     pair_qids, firsts, seconds = pair_labels
     metric_qids, metric_runs = metric_labels
     count = len(pair_qids)
     query_codes, qids = pd.factorize(np.concatenate([pair_qids, metric_qids]).astype(object))
     run_codes, runs = pd.factorize(np.concatenate([firsts, seconds, metric_runs]).astype(object))
+    num_runs = max(len(runs), 1)
+    low = np.minimum(run_codes[:count], run_codes[count:2 * count])
+    high = np.maximum(run_codes[:count], run_codes[count:2 * count])
+    for kind, keys, labels, at in (
+        ("pair", (query_codes[:count] * num_runs + low) * num_runs + high, (pair_qids, firsts, seconds), 1),
+        ("metric", query_codes[count:] * num_runs + run_codes[2 * count:], (metric_qids, metric_runs), 2),
+    ):
+        repeated = _first_repeat(keys)
+        if repeated is None:
+            continue
+        if lines is None:
+            raise _Irregular
+        source, numbers = lines[0], lines[at]
+        first, second = repeated
+        what = f"query {labels[0][second]!r}, " + (
+            f"runs {labels[1][second]!r} and {labels[2][second]!r}" if kind == "pair" else f"run {labels[1][second]!r}")
+        raise InputError(source, f"a second {kind} line for sample {sample}, {what} (the first is line "
+                                 f"{numbers[first]})", numbers[second])
     return SampleScores(
         sample=sample,
         qids=[str(q) for q in qids],
@@ -351,3 +385,12 @@ def _sample_scores(sample: int, pair_labels: list[np.ndarray], pair_values: dict
         pair_second=run_codes[count:2 * count],
         pairs=pair_values,
     )
+
+
+def _first_repeat(keys: np.ndarray) -> tuple[int, int] | None:
+    """The first key that repeats an earlier one, as (index of the earlier, index of the repeat)."""
+    index = pd.Index(keys)
+    if index.is_unique:
+        return None
+    second = int(np.flatnonzero(index.duplicated())[0])
+    return int(np.flatnonzero(keys == keys[second])[0]), second

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError, UsageError
-from prefeval.io.trec import Qrels, RunColumns, qrels_from_columns, read_qrels, read_run
+from prefeval.io.trec import QRELS_FORMAT, Qrels, RunColumns, qrels_from_columns, read_qrels, read_run
 
 PathLike = str | os.PathLike
 Judgments = PathLike | pd.DataFrame | Mapping
@@ -47,8 +47,12 @@ def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevanc
     if _is_path(qrels):
         return read_qrels(os.fspath(qrels), binary_relevance, relevance_floor)
     qids, docids, grades = _columns(qrels, QRELS_SOURCE, GRADE_COLUMNS, "grade")
-    if np.isnan(grades).any():
-        raise InputError(QRELS_SOURCE, f"the grade of document {docids[np.isnan(grades)][0]!r} is missing (NaN)")
+    refused = np.flatnonzero(QRELS_FORMAT.refused(grades))
+    if len(refused):
+        row = refused[0]
+        value = float(grades[row])
+        what = "is missing (NaN)" if np.isnan(value) else f"is out of range ({value!r}): {QRELS_FORMAT.limit_text}"
+        raise InputError(QRELS_SOURCE, f"the grade of document {docids[row]!r} in query {qids[row]!r} {what}")
     return qrels_from_columns(QRELS_SOURCE, qids, docids, grades, binary_relevance, relevance_floor)
 
 
@@ -88,7 +92,7 @@ def load_run(run: Judgments, name: str | None = None) -> RunColumns:
     scored = ~np.isnan(scores)
     if not scored.all():
         qids, docids, scores = qids[scored], docids[scored], scores[scored]
-    return RunColumns(source=source, run_id=str(name), qids=qids, docids=docids, scores=scores, path=None)
+    return RunColumns(source=source, run_id=str(name), qids=qids, docids=docids, scores=scores)
 
 
 def _looks_like_one_run(runs: Mapping) -> bool:
@@ -153,10 +157,20 @@ def _dict_columns(judgments: Mapping, source: str, number_name: str):
     qids = np.repeat(np.array(list(judgments), dtype=object), counts)
     docids = np.fromiter(chain.from_iterable(per_query), dtype=object, count=total)
     try:
-        numbers = np.fromiter(chain.from_iterable(d.values() for d in per_query), dtype=np.float64, count=total)
+        numbers = np.fromiter(_only_numbers(chain.from_iterable(d.values() for d in per_query)), dtype=np.float64,
+                              count=total)
     except (TypeError, ValueError):
         raise InputError(source, _first_non_number(judgments, number_name)) from None
     return qids, docids, numbers
+
+
+def _only_numbers(values):
+    """``values``, a TypeError at the first that is text: numpy would parse it with Python's float,
+    which reads more than a number (``"1_000"``)."""
+    for value in values:
+        if isinstance(value, (str, bytes)):
+            raise TypeError(value)
+        yield value
 
 
 def _first_non_number(judgments: Mapping, number_name: str) -> str:
@@ -164,7 +178,7 @@ def _first_non_number(judgments: Mapping, number_name: str) -> str:
     for qid, documents in judgments.items():
         for docid, value in documents.items():
             try:
-                float(value)
+                np.fromiter(_only_numbers([value]), dtype=np.float64, count=1)
             except (TypeError, ValueError):
                 return f"{number_name} {value!r} of document {docid!r} in query {qid!r} is not a number"
     return f"a {number_name} is not a number"

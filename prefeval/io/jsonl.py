@@ -1,52 +1,46 @@
-"""JSON lines: a batched orjson writer with atomic file output, and a validating record reader."""
+"""JSON lines: a batched orjson writer and a validating record reader.
+
+Where the lines go (stdout, or an atomically replaced ``-o`` file) is :mod:`prefeval.io.output`;
+:func:`output_stream` is also importable from here, where it used to live.
+"""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
 import orjson
 
 from prefeval.errors import InputError
+from prefeval.io.output import output_stream
 from prefeval.io.source import display_name, read_bytes
 
 BATCH_LINES = 8192
 
+__all__ = ["BATCH_LINES", "json_bytes", "numbered_records", "output_stream", "read_records", "write_jsonl"]
 
-@contextlib.contextmanager
-def output_stream(path: str | None) -> Iterator[BinaryIO]:
-    """Where output goes: stdout (``None`` or ``-``), or ``path`` written atomically.
 
-    A file is written to a temporary sibling and renamed over ``path`` only when the block
-    completes, so a failure never leaves half a file (nor touches an existing one).
+def json_bytes(value) -> bytes:
+    """``value`` as compact JSON.
+
+    Text read from bytes that are not UTF-8 (ids keep such bytes as surrogate escapes, so that they
+    compare as the bytes they are) cannot be written as they are: JSON is UTF-8. Each such byte is
+    written as the four characters ``\\xNN`` instead, so that different ids stay different.
     """
-    if path is None or path == "-":
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
-        return
-    directory = os.path.dirname(os.path.abspath(path))
-    handle = tempfile.NamedTemporaryFile("wb", dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                         delete=False)
     try:
-        with handle:
-            yield handle
-        os.chmod(handle.name, _new_file_mode())
-        os.replace(handle.name, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(handle.name)
-        raise
+        return orjson.dumps(value)
+    except TypeError:
+        return orjson.dumps(_utf8_safe(value))
 
 
-def _new_file_mode() -> int:
-    """The mode an ordinary new file gets (0666 less the umask); temporary files start private."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+def _utf8_safe(value):
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(value, dict):
+        return {_utf8_safe(key): _utf8_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_utf8_safe(item) for item in value]
+    return value
 
 
 def write_jsonl(records: Iterable[dict], stream: BinaryIO) -> int:
@@ -54,7 +48,7 @@ def write_jsonl(records: Iterable[dict], stream: BinaryIO) -> int:
     batch: list[bytes] = []
     count = 0
     for record in records:
-        batch.append(orjson.dumps(record))
+        batch.append(json_bytes(record))
         if len(batch) >= BATCH_LINES:
             count += _flush(batch, stream)
     count += _flush(batch, stream)

@@ -23,6 +23,8 @@ def read_bytes(path: str) -> bytes:
     name = display_name(path)
     try:
         if path == STDIN:
+            if sys.stdin is None:  # closed by the caller (``<&-``)
+                raise InputError(name, "standard input is closed")
             data = sys.stdin.buffer.read()
         else:
             with open(path, "rb") as handle:
@@ -43,6 +45,30 @@ def read_bytes(path: str) -> bytes:
     if data.startswith(UTF8_BOM):
         data = data[len(UTF8_BOM):]
     return data
+
+
+def first_line(path: str, limit: int = 1 << 16) -> bytes | None:
+    """The first line of a regular file (decompressed if gzip) that is neither blank nor a comment,
+    from its first ``limit`` bytes; None when there is none, or ``path`` is not a regular file.
+
+    For hints only (what a file given in the wrong place looks like): it never reads stdin or a
+    FIFO, which could be read only once, and never fails.
+    """
+    try:
+        if path == STDIN or not os.path.isfile(path):
+            return None
+        with open(path, "rb") as handle:
+            head = handle.read(limit)
+            if head.startswith(GZIP_MAGIC):
+                handle.seek(0)
+                with gzip.GzipFile(fileobj=handle) as unpacked:
+                    head = unpacked.read(limit)
+    except (OSError, EOFError, zlib.error):
+        return None
+    lines = head.removeprefix(UTF8_BOM).splitlines()
+    if len(head) == limit:  # the last line may be cut short
+        lines = lines[:-1]
+    return next((line for line in lines if line.strip() and not line.lstrip().startswith(b"#")), None)
 
 
 def display_name(path: str) -> str:

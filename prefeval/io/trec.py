@@ -1,22 +1,45 @@
 """TREC qrels and run files.
 
-* qrels: ``qid iter docid grade``. ``iter`` is ``0``, ``Q0`` or a subtopic id; a document's grade is
-  its maximum over the lines that judge it.
-* run: ``qid Q0 docid rank score [tag]``. Only qid, docid and score are used (the rank column is
-  ignored, as trec_eval ignores it); a score may use a decimal comma; a line whose score is ``nan``
-  is skipped.
+* qrels: ``qid iter docid grade``, exactly four fields. ``iter`` is ``0``, ``Q0`` or a subtopic id; a
+  document's grade is its maximum over the lines that judge it.
+* run: ``qid Q0 docid rank score [tag ...]``. Only qid, docid and score are used (the rank column is
+  ignored, as trec_eval ignores it); fields after the tag (trec_eval's run id) are ignored, as
+  trec_eval ignores them, and the tag may be left out; a line whose score is ``nan`` is skipped.
 
-Fields are separated by tabs or runs of spaces; blank lines and lines starting with ``#`` are skipped
-(as trec_eval 10 does); Windows line endings and a UTF-8 byte-order mark are accepted.
+**The language of both files**, which both reading paths accept exactly (a hypothesis test feeds
+them the same bytes):
+
+* Lines end with ``\\n`` or ``\\r\\n``. Any other carriage return is an error: old Mac files (``\\r``
+  alone) would otherwise read as one long line, and trec_eval reads them so.
+* Fields are separated by runs of the bytes C's ``isspace`` accepts within a line, as trec_eval's:
+  space, tab, vertical tab and form feed. Every other byte belongs to a field, and a field's bytes
+  are kept exactly: text that is not UTF-8 is decoded with ``surrogateescape``, which
+  ``str.encode("utf-8", "surrogateescape")`` undoes (compare ids as those bytes to order them as
+  trec_eval does; code point order differs from byte order once such bytes occur).
+* A NUL byte is an error (trec_eval cannot read one: its lines are C strings).
+* Blank lines, and lines whose first field starts with ``#`` (as trec_eval 10 skips them), are skipped.
+* A number (a grade or a score) is written as C's ``strtod`` reads one whole, in decimal or
+  scientific notation, or ``inf``, ``infinity``, ``nan`` in any case, each with an optional sign
+  (:mod:`prefeval.io.numbers`). A run's score may use a decimal comma instead of the point. Python's
+  ``float`` accepts more (``1_000``, digits of other scripts, surrounding Unicode spaces), trec_eval
+  does not (its ``atof`` reads ``1_000`` as 1): such fields are errors here, not numbers.
+* Grades must be finite and at most :data:`MAX_GRADE` in magnitude (beyond it they are not exact
+  integers, and gains overflow); ``nan`` is not a grade. Scores may be infinite.
+
+A UTF-8 byte-order mark and gzip compression are handled by :mod:`prefeval.io.source`.
 
 Reading has two paths that accept exactly the same files. The fast path hands the bytes to pandas'
 C tokeniser (with a one-character separator when the file allows it, which is twice as fast as
-``\\s+``) and checks the shape of the result. Whenever the fast path fails or finds anything odd, the
-slow path, :func:`scan_lines`, reads the file line by line in Python. Strictly (for evaluation,
-:func:`read_columns`) it raises an :class:`InputError` naming the first bad line, or (for the rare
-valid file that pandas cannot take, such as one mixing lines with and without a tag) returns the
-columns itself. Leniently (for ``prefeval check``, :func:`read_columns_leniently`) it keeps the good
-lines and counts the bad ones.
+``\\s+``) and checks the shape of the result; files with a vertical tab, a form feed, a NUL byte or a
+lone carriage return, which pandas splits differently, never take it. Whenever the fast path fails or
+finds anything odd, the slow path, :func:`scan_lines`, reads the file line by line in Python.
+Strictly (for evaluation, :func:`read_columns`) it raises an :class:`InputError` naming the first bad
+line, or (for the rare valid file that pandas cannot take) returns the columns itself. Leniently (for
+``prefeval check``, :func:`read_columns_leniently`) it keeps the good lines and counts the bad ones.
+
+Nothing is read twice: what an error found after reading (a document twice in a query of a run, a
+query named ``all``) needs to name its lines is kept as :class:`LineNumbers`, which costs nothing for
+a file whose every line is a row.
 """
 
 from __future__ import annotations
@@ -25,56 +48,88 @@ import csv
 import io
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
-from prefeval.io.source import STDIN, display_name, read_bytes
+from prefeval.io.keys import SUMMARY_QID
+from prefeval.io.numbers import NAN_SPELLINGS, NUMBER, NUMBER_WITH_COMMA
+from prefeval.io.source import UTF8_BOM, display_name, read_bytes
 
-NAN_SPELLINGS = ("nan", "NaN", "NAN", "Nan", "-nan", "+nan")
+MAX_GRADE = 2.0**53
+"""The largest grade magnitude: beyond it grades are no longer exact integers, and sums of gains
+could overflow."""
+
 _COMMENT_LINES = re.compile(rb"(?m)^[ \t]*#[^\n]*(?:\n|$)")
+_NEXT_LINE_WITHOUT_FIELDS = re.compile(rb"\n[ \t\v\f\r]*(?=[#\n]|\Z)")
+"""A line end followed by a line that is blank or a comment (the search runs from line end to line end)."""
 _NOT_BLANK = re.compile(rb"\S")
 _ENCODING = dict(encoding="utf-8", encoding_errors="surrogateescape")
 
 
 @dataclass(frozen=True)
 class LineFormat:
-    """The shape of one kind of TREC file, for both reading paths and for error messages."""
+    """The shape of one kind of TREC file, for both reading paths and for error messages.
+
+    ``max_fields`` None: any number of fields from ``min_fields`` on, those after the used ones
+    ignored. ``number_limit``: the largest magnitude a number may have (None: any, infinities
+    included).
+    """
 
     kind: str
     layout: str
     min_fields: int
-    max_fields: int
+    max_fields: int | None
     text_fields: dict[str, int]
     number_field: tuple[str, int]
     nan_allowed: bool
     decimal_comma: bool
+    number_limit: float | None
+    limit_text: str
     other_kind_hint: str
 
-    def parse_number(self, field: bytes) -> float | None:
-        """The number in a grade or score field, or None when it is not one this format accepts
-        (a decimal comma only where ``decimal_comma``, ``nan`` only where ``nan_allowed``)."""
-        text = field.decode("utf-8", "replace")
-        if self.decimal_comma:
-            text = text.replace(",", ".")
-        try:
-            number = float(text)
-        except ValueError:
-            return None
-        if np.isnan(number) and not self.nan_allowed:
-            return None
-        return number
+    @property
+    def syntax(self) -> re.Pattern:
+        return NUMBER_WITH_COMMA if self.decimal_comma else NUMBER
+
+    def read_number(self, text: bytes) -> tuple[float, str | None]:
+        """The number in a grade or score field, and what is wrong with it (None when nothing is):
+        not :data:`~prefeval.io.numbers.NUMBER` syntax (a decimal comma only where ``decimal_comma``),
+        or refused by :meth:`refused`."""
+        if self.syntax.fullmatch(text) is None:
+            return np.nan, f"{self.number_field[0]} {_shown(text)!r} is not a number"
+        number = float(text.replace(b",", b".") if self.decimal_comma else text)
+        if self.refused(number):
+            what = "is not a number" if number != number else f"is out of range: {self.limit_text}"
+            return number, f"{self.number_field[0]} {_shown(text)!r} {what}"
+        return number, None
+
+    def refused(self, numbers):
+        """Which numbers (an array of them, or one float) this format refuses although they are
+        numbers: NaN where it is not allowed, anything beyond ``number_limit``."""
+        refused = (numbers != numbers) & (not self.nan_allowed)
+        if self.number_limit is not None:
+            refused = refused | (abs(numbers) > self.number_limit)
+        return refused
 
     def field_count_error(self, found: int) -> str:
         """What is wrong with a line of ``found`` fields, with a hint that the file may be of the other kind."""
-        expected = (
-            f"{self.min_fields}" if self.min_fields == self.max_fields
-            else f"{self.min_fields} or {self.max_fields}"
-        )
+        if self.max_fields is None:
+            expected = f"at least {self.min_fields}"
+        elif self.min_fields == self.max_fields:
+            expected = f"{self.min_fields}"
+        else:
+            expected = f"{self.min_fields} to {self.max_fields}"
         message = f"expected {expected} fields ({self.layout}), found {found}"
         return message + self.other_kind_hint
+
+    @property
+    def used_fields(self) -> int:
+        """How many leading fields hold what is read (the others are ignored)."""
+        return max([*self.text_fields.values(), self.number_field[1]]) + 1
 
 
 QRELS_FORMAT = LineFormat(
@@ -86,20 +141,62 @@ QRELS_FORMAT = LineFormat(
     number_field=("grade", 3),
     nan_allowed=False,
     decimal_comma=False,
+    number_limit=MAX_GRADE,
+    limit_text="grades must be finite and at most 2^53 in magnitude",
     other_kind_hint="; is this a run file given as qrels?",
 )
 
 RUN_FORMAT = LineFormat(
     kind="run",
-    layout="qid Q0 docid rank score [tag]",
+    layout="qid Q0 docid rank score [tag ...]",
     min_fields=5,
-    max_fields=6,
+    max_fields=None,
     text_fields={"qid": 0, "docid": 2},
     number_field=("score", 4),
     nan_allowed=True,
     decimal_comma=True,
+    number_limit=None,
+    limit_text="",
     other_kind_hint="; is this a qrels file given as a run?",
 )
+
+
+@dataclass(frozen=True)
+class LineNumbers:
+    """Where the rows of a file's columns are, kept compactly: the rows fill, in order, the lines
+    that are not ``skipped`` (1-based numbers, ascending: blank lines, comments, lines scored
+    ``nan``). A file whose every line is a row skips none and keeps nothing."""
+
+    skipped: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+
+    @classmethod
+    def of_file(cls, data: bytes, rows: int) -> LineNumbers:
+        """The line numbers of the ``rows`` rows read from ``data`` (every line that has fields)."""
+        lines = data.count(b"\n") + (not data.endswith(b"\n") and len(data) > 0)
+        if rows == lines:
+            return cls()
+        end = data.find(b"\n")
+        first_fields = data[:end if end >= 0 else len(data)].split(None, 1)
+        skipped = [1] if data and (not first_fields or first_fields[0].startswith(b"#")) else []
+        line, position = 1, 0
+        for match in _NEXT_LINE_WITHOUT_FIELDS.finditer(data):
+            start = match.start()
+            if start + 1 == len(data):
+                break  # the end of the file, not a line
+            line += data.count(b"\n", position, start + 1)
+            position = start + 1
+            skipped.append(line)
+        return cls(np.array(skipped, dtype=np.int64))
+
+    def of(self, rows) -> np.ndarray:
+        """The line of each row (0-based row numbers)."""
+        wanted = np.asarray(rows, dtype=np.int64) + 1
+        rows_before = self.skipped - np.arange(1, len(self.skipped) + 1)  # rows above each skipped line
+        return wanted + np.searchsorted(rows_before, wanted, side="left")
+
+    def without(self, rows) -> LineNumbers:
+        """The line numbers once ``rows`` are dropped (their lines skipped)."""
+        return LineNumbers(np.union1d(self.skipped, self.of(rows)))
 
 
 @dataclass(frozen=True)
@@ -141,8 +238,9 @@ class Qrels:
 class RunColumns:
     """The three columns of a run that evaluation reads, one row per scored (non-nan) line.
 
-    The file's bytes are not kept (a run can be large); :meth:`text` reads them again for an error
-    message, except from stdin, which cannot be read twice and so is kept in ``stdin_text``.
+    The file's bytes are not kept (a run can be large, and a pipe cannot be read twice); ``lines``
+    says on which line of the file each row is, for error messages (None for a run that did not
+    come from a file).
     """
 
     source: str
@@ -150,14 +248,7 @@ class RunColumns:
     qids: np.ndarray
     docids: np.ndarray
     scores: np.ndarray
-    path: str | None
-    stdin_text: bytes | None = None
-
-    def text(self) -> bytes:
-        """The run file's bytes (empty for a run that did not come from a file)."""
-        if self.stdin_text is not None:
-            return self.stdin_text
-        return read_bytes(self.path) if self.path is not None else b""
+    lines: LineNumbers | None = None
 
 
 @dataclass(frozen=True)
@@ -188,9 +279,11 @@ def read_qrels(
 ) -> Qrels:
     """Read a qrels file (see :func:`qrels_from_columns` for ``binary_relevance`` and ``relevance_floor``)."""
     source = display_name(path)
-    columns = read_columns(read_bytes(path), source, QRELS_FORMAT)
+    data = read_bytes(path)
+    columns = read_columns(data, source, QRELS_FORMAT)
     return qrels_from_columns(
-        source, columns["qid"], columns["docid"], columns["grade"], binary_relevance, relevance_floor
+        source, columns["qid"], columns["docid"], columns["grade"], binary_relevance, relevance_floor,
+        line_of=lambda row: int(LineNumbers.of_file(data, len(columns["grade"])).of([row])[0]),
     )
 
 
@@ -201,12 +294,20 @@ def qrels_from_columns(
     grades: np.ndarray,
     binary_relevance: float | None = None,
     relevance_floor: float | None = None,
+    line_of: Callable[[int], int] | None = None,
 ) -> Qrels:
     """Build :class:`Qrels` from one row per judgment (from a file, a DataFrame or a dict).
 
     ``binary_relevance=G`` maps a grade g to 1 if g >= G else 0; ``relevance_floor=F`` then maps any
     grade below F to 0 (the order of the reference pref_eval.py). Grades <= 0 are non-relevant.
+    A query named ``all`` is an error: eval lines, trec_eval's output and every summary line use that
+    id for the means over queries. ``line_of(row)`` gives the line of a row, for that message.
     """
+    named_all = np.flatnonzero(qids == SUMMARY_QID)
+    if len(named_all):
+        raise InputError(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line (the means "
+                                 "over queries) has; rename the query",
+                         line_of(int(named_all[0])) if line_of is not None else None)
     if binary_relevance is not None:
         grades = (grades >= binary_relevance).astype(np.float64)
     if relevance_floor is not None:
@@ -240,17 +341,18 @@ def read_run(path: str) -> RunColumns:
     source = display_name(path)
     data = read_bytes(path)
     columns = read_columns(data, source, RUN_FORMAT)
-    scored = ~np.isnan(columns["score"])
-    if not scored.all():
-        columns = {name: values[scored] for name, values in columns.items()}
+    lines = LineNumbers.of_file(data, len(columns["score"]))
+    unscored = np.isnan(columns["score"])
+    if unscored.any():
+        lines = lines.without(np.flatnonzero(unscored))
+        columns = {name: values[~unscored] for name, values in columns.items()}
     return RunColumns(
         source=source,
         run_id=run_id_from_path(path),
         qids=columns["qid"],
         docids=columns["docid"],
         scores=columns["score"],
-        path=path,
-        stdin_text=data if path == STDIN else None,
+        lines=lines,
     )
 
 
@@ -284,15 +386,34 @@ def read_columns_leniently(data: bytes, source: str, fmt: LineFormat, shown: int
 def find_lines(data: bytes, fields: dict[int, str]) -> list[int]:
     """1-based numbers of the lines whose fields at the given indexes have the given values.
 
-    Used only to report errors found after tokenising (a duplicate document, say), so it may be slow.
+    Used only to report errors found after tokenising the bytes held in memory (a duplicate document
+    in ``prefeval check``), so it may be slow.
     """
     wanted = {index: value.encode("utf-8", "surrogateescape") for index, value in fields.items()}
     found = []
     for number, line in enumerate(data.split(b"\n"), start=1):
-        parts = line.split()
+        parts, _ = split_line(line)
         if all(len(parts) > index and parts[index] == value for index, value in wanted.items()):
             found.append(number)
     return found
+
+
+def _shown(field: bytes) -> str:
+    """A field as an error message quotes it."""
+    return field.decode("utf-8", "replace")[:40]
+
+
+def split_line(line: bytes) -> tuple[list[bytes], str | None]:
+    """The fields of one line (without its ``\\n``), and what is wrong with the line if anything is
+    (a lone carriage return, a NUL byte). A line ending in ``\\r`` ends as Windows writes lines."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    if b"\r" in line:
+        return [], ("a carriage return (\\r) inside the line: lines must end with \\n or \\r\\n "
+                    "(old Mac files, which end lines with \\r alone, need converting)")
+    if b"\x00" in line:
+        return [], "a NUL byte: is this a binary file?"
+    return line.split(), None
 
 
 def _separator(text: bytes) -> str:
@@ -317,14 +438,28 @@ def _adjacent_whitespace(text: bytes, chunk: int = 1 << 18) -> bool:
     return False
 
 
+def _pandas_splits_alike(data: bytes) -> bool:
+    """Whether pandas' tokeniser splits ``data`` into the lines and fields of the module docstring:
+    not when it holds a byte that pandas takes for part of a field (vertical tab, form feed), for a
+    line end (a carriage return not followed by a line feed) or for the end of the text (NUL), nor
+    when it starts with a byte-order mark, which pandas drops (:func:`~prefeval.io.source.read_bytes`
+    has dropped one already: a second belongs to the first field)."""
+    if b"\x0b" in data or b"\x0c" in data or b"\x00" in data or data.startswith(UTF8_BOM):
+        return False
+    return b"\r" not in data or data.count(b"\r") == data.count(b"\r\n")
+
+
 def _read_columns_fast(data: bytes, fmt: LineFormat) -> dict[str, np.ndarray] | None:
     """pandas' C tokeniser; None when the file needs the slow path (to report an error, or to read it).
 
-    Every line must have the same number of fields, ``min_fields`` or ``max_fields``. With a
-    one-character separator only the needed columns are read, and the field count of every line is
-    checked by counting separators; with ``\\s+`` all columns are read and pandas rejects lines with
-    extra fields. A missing trailing field leaves the number column empty, which fails to convert.
+    A line with too few fields leaves its number field empty, which fails to convert. Too many
+    fields: without a maximum (runs), pandas reads the leading :attr:`LineFormat.used_fields` and
+    drops the others, as they are to be ignored. With one (qrels), every line must have exactly
+    ``max_fields``: with a one-character separator, the file holds that many separators less one per
+    line; with ``\\s+``, pandas reads every field and refuses a line with more than the first line has.
     """
+    if not _pandas_splits_alike(data):
+        return None
     text = data
     if text.startswith(b"#") or b"#" in text and _COMMENT_LINES.search(text):
         text = _COMMENT_LINES.sub(b"", text)
@@ -332,48 +467,38 @@ def _read_columns_fast(data: bytes, fmt: LineFormat) -> dict[str, np.ndarray] | 
         return None
     sep = _separator(text)
     frame = _pandas_read(text, sep, fmt)
-    if frame is None or not fmt.min_fields <= frame.shape[1] <= fmt.max_fields and sep == r"\s+":
+    if frame is None:
         return None
-    fields = _fields_per_line(frame, fmt)
-    if fields is None or (sep != r"\s+" and text.count(sep.encode()) != len(frame) * (fields - 1)):
-        return None
+    if fmt.max_fields is not None:
+        if sep == r"\s+" and frame.shape[1] != fmt.max_fields:
+            return None
+        if sep != r"\s+" and text.count(sep.encode()) != len(frame) * (fmt.max_fields - 1):
+            return None
     numbers = frame[fmt.number_field[1]].to_numpy(dtype=np.float64)
-    if not fmt.nan_allowed and np.isnan(numbers).any():
+    if fmt.refused(numbers).any():
         return None
     columns = {name: frame[index].to_numpy(dtype=object) for name, index in fmt.text_fields.items()}
     columns[fmt.number_field[0]] = numbers
     return columns
 
 
-def _fields_per_line(frame: pd.DataFrame, fmt: LineFormat) -> int | None:
-    """The number of fields of every line, judged by the last (optional) column; None if it varies."""
-    if fmt.min_fields == fmt.max_fields:
-        return fmt.max_fields
-    last = frame.get(fmt.max_fields - 1)
-    if last is None:
-        return fmt.min_fields if frame.shape[1] == fmt.min_fields else None
-    empty = last.to_numpy(dtype=object) == ""
-    if not empty.any():
-        return fmt.max_fields
-    return fmt.min_fields if empty.all() else None
-
-
 def _pandas_read(text: bytes, sep: str, fmt: LineFormat) -> pd.DataFrame | None:
     """The file's columns as a frame keyed by field index, the number column converted; None when
     pandas cannot read it as such. Plain numbers are tried first (the fastest), then numbers with
-    ``nan`` where the format allows it, then a decimal comma."""
+    ``nan`` where the format allows it, then a decimal comma (checked against the syntax of
+    :mod:`prefeval.io.numbers`, since pandas' own conversion of text accepts more)."""
     number_index = fmt.number_field[1]
-    if sep == r"\s+":
-        names, usecols = None, None
+    if fmt.max_fields is not None and sep == r"\s+":
+        names, usecols, width = None, None, fmt.max_fields
     else:
-        names = range(fmt.max_fields)
-        usecols = sorted({*fmt.text_fields.values(), number_index, fmt.max_fields - 1})
-    dtypes = {index: object for index in range(fmt.max_fields)}
+        width = fmt.max_fields or fmt.used_fields
+        names, usecols = range(width), sorted({*fmt.text_fields.values(), number_index})
+    dtypes = {index: object for index in range(width)}
 
     def read(number_type, nan: bool) -> pd.DataFrame:
         return pd.read_csv(
-            io.BytesIO(text), sep=sep, header=None, names=names, usecols=usecols, index_col=False,
-            dtype={**dtypes, number_index: number_type}, keep_default_na=False, na_filter=nan,
+            io.BytesIO(text), sep=sep, header=None, names=names, usecols=usecols,
+            index_col=False, dtype={**dtypes, number_index: number_type}, keep_default_na=False, na_filter=nan,
             na_values={number_index: list(NAN_SPELLINGS)} if nan else None, quoting=csv.QUOTE_NONE,
             engine="c", **_ENCODING,
         )
@@ -382,16 +507,19 @@ def _pandas_read(text: bytes, sep: str, fmt: LineFormat) -> pd.DataFrame | None:
     for number_type, nan in attempts:
         try:
             frame = read(number_type, nan)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError):
-            return None
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeError, IndexError):
+            return None  # IndexError: pandas' own, on texts it empties (the line scanner will say why)
         except ValueError:
             continue
         if number_type is np.float64:
             return frame
-        raw = frame[number_index].astype(str).str.replace(",", ".", regex=False)
-        numbers = pd.to_numeric(raw, errors="coerce").to_numpy(np.float64)
-        if np.isnan(numbers).any() and not raw[np.isnan(numbers)].isin(NAN_SPELLINGS).all():
+        raw = frame[number_index].to_numpy(dtype=object)
+        written = ~pd.isna(raw)
+        texts = [text.encode("utf-8", "surrogateescape") for text in raw[written]]
+        if not all(NUMBER_WITH_COMMA.fullmatch(text) for text in texts):
             return None
+        numbers = np.full(len(raw), np.nan)
+        numbers[written] = [float(text.replace(b",", b".")) for text in texts]
         frame[number_index] = numbers
         return frame
     return None
@@ -400,30 +528,29 @@ def _pandas_read(text: bytes, sep: str, fmt: LineFormat) -> pd.DataFrame | None:
 def scan_lines(data: bytes, source: str, fmt: LineFormat, *, strict: bool, shown: int = 0) -> Scan:
     """Read ``data`` line by line in Python, checking every line as ``fmt`` says (the slow path).
 
-    Blank lines and lines starting with ``#`` are skipped. A line is malformed when it has too few or
-    too many fields, or no number where ``fmt`` expects one. ``strict``: the first malformed line
-    raises an :class:`InputError` naming ``source`` and the line. Lenient (``strict=False``): every
-    malformed line is skipped and counted, the numbers of the first ``shown`` are kept, and the
-    message of the first is the one strict would raise. Both modes return the same columns for a
-    file without malformed lines; a file without any line gives empty columns (:func:`read_columns`
-    rejects it, :func:`read_columns_leniently` does not).
+    Blank lines and lines starting with ``#`` are skipped. A line is malformed when
+    :func:`split_line` finds something wrong with it, when it has too few or too many fields, or no
+    number where ``fmt`` expects one. ``strict``: the first malformed line raises an
+    :class:`InputError` naming ``source`` and the line. Lenient (``strict=False``): every malformed
+    line is skipped and counted, the numbers of the first ``shown`` are kept, and the message of the
+    first is the one strict would raise. Both modes return the same columns for a file without
+    malformed lines; a file without any line gives empty columns (:func:`read_columns` rejects it,
+    :func:`read_columns_leniently` does not).
     """
     number_name, number_index = fmt.number_field
     text_values: dict[str, list[str]] = {name: [] for name in fmt.text_fields}
     numbers: list[float] = []
     malformed, malformed_lines, first_problem = 0, [], None
     for line_number, line in enumerate(data.split(b"\n"), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        problem, number = None, None
-        if not fmt.min_fields <= len(fields) <= fmt.max_fields:
-            problem = fmt.field_count_error(len(fields))
-        else:
-            number = fmt.parse_number(fields[number_index])
-            if number is None:
-                shown_field = fields[number_index].decode("utf-8", "replace")[:40]
-                problem = f"{number_name} {shown_field!r} is not a number"
+        fields, problem = split_line(line)
+        if problem is None:
+            if not fields or fields[0].startswith(b"#"):
+                continue
+            count = len(fields)
+            if count < fmt.min_fields or fmt.max_fields is not None and count > fmt.max_fields:
+                problem = fmt.field_count_error(count)
+            else:
+                number, problem = fmt.read_number(fields[number_index])
         if problem is not None:
             if strict:
                 raise InputError(source, problem, line_number)

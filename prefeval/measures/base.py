@@ -10,6 +10,7 @@ Every registered family is then checked by ``tests/test_common.py``.
 
 from __future__ import annotations
 
+import difflib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
@@ -20,7 +21,8 @@ import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.io.keys import METRIC, PREFERENCE
-from prefeval.measures.names import split_measure_list, translate
+from prefeval.io.numbers import INTEGER, NUMBER, is_number
+from prefeval.measures.names import FOREIGN_NAMES, measure_groups, translate
 from prefeval.measures.order import FAMILY_ORDER
 from prefeval.ranking.positions import Positions
 
@@ -39,15 +41,18 @@ class Param:
     meaning: str = ""
 
     def parse(self, text: str, measure: str) -> float:
-        try:
-            value = self.type(text)
-        except ValueError:
+        """The value written ``text``: an integer in ASCII digits, or a number as C's ``strtod``
+        reads one (:mod:`prefeval.io.numbers`; not Python's ``1_000`` or other scripts' digits),
+        within the range; NaN never is."""
+        written = text.strip()
+        if not is_number(written, INTEGER if self.type is int else NUMBER):
             kind = "an integer" if self.type is int else "a number"
-            raise UsageError(f"{measure}: {self.name} must be {kind}, not {text!r}") from None
+            raise UsageError(f"{measure}: {self.name} must be {kind}, not {_shortened(text)!r}")
+        value = self.type(written)
         too_low = value < self.low or (self.low_open and value == self.low)
         too_high = value > self.high or (self.high_open and value == self.high)
         if too_low or too_high or value != value:
-            raise UsageError(f"{measure}: {self.name} must be in {self.describe_range()}, not {text}")
+            raise UsageError(f"{measure}: {self.name} must be in {self.describe_range()}, not {_shortened(written)}")
         return value
 
     def describe_range(self) -> str:
@@ -118,6 +123,12 @@ class Metric(Measure):
     def compute(self, positions: Positions) -> np.ndarray:
         """Values for all runs and queries: (R, Q), from one-segment-per-query positions."""
 
+    def differences(self, positions: Positions, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """metric(first[p]) − metric(second[p]) for P pairs of runs and all queries, (P, Q): what a
+        metric is on pair lines."""
+        values = self.compute(positions)
+        return values[first] - values[second]
+
 
 class AdditiveMetric(Metric):
     """A metric that adds up one share per relevant document: value = Σ_i share_i(x_i).
@@ -140,6 +151,51 @@ class AdditiveMetric(Metric):
         that broadcast; an ``inf`` rank (not retrieved) has share 0. Everything else (index,
         grades, segments, counts) is read from ``positions``.
         """
+
+
+class RatioMetric(AdditiveMetric):
+    """An additive metric whose shares are terms over one denominator per run and query:
+
+        value = (Σ_i term_i(x_i)) / D,   share_i = term_i(x_i) / D,
+
+    and 0 where D is 0. :meth:`compute` sums the terms and divides once, so that a count is counted
+    exactly and its ratio is the nearest float to the true one: P@10 of 3 hits is 3/10 = 0.3,
+    where adding up 1/10 three times gives 0.30000000000000004, and a perfect AP or nDCG is exactly
+    1. :meth:`shares` divides each term, for the analyses that need one share per document.
+    """
+
+    def compute(self, positions: Positions) -> np.ndarray:
+        return _ratio(positions.segment_sum(self.terms(positions, positions.ranks)), self.denominator(positions))
+
+    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        denominator = self.denominator(positions)
+        return _ratio(self.terms(positions, ranks),
+                      positions.per_element(denominator) if np.ndim(denominator) else denominator)
+
+    def differences(self, positions: Positions, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """Where every run has the same denominator (P@k for k > 0, R@k, RP, AP, nDCG), the
+        difference of the sums divided once: P@10 of 7 hits against 1 is 6/10 = 0.6, where 0.7 − 0.1
+        is 0.6000000000000001. Otherwise (a denominator per run) the difference of the values."""
+        denominator = self.denominator(positions)
+        if np.ndim(denominator) > 1:
+            return super().differences(positions, first, second)
+        totals = positions.segment_sum(self.terms(positions, positions.ranks))
+        return _ratio(totals[first] - totals[second], denominator)
+
+    @abstractmethod
+    def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        """Each relevant document's term at rank ``ranks`` (shaped as in :meth:`shares`; 0 for an
+        ``inf`` rank): an integer count where the metric counts documents."""
+
+    @abstractmethod
+    def denominator(self, positions: Positions) -> float | np.ndarray:
+        """D: a number, or one per query (Q,) or per run and query (R, Q)."""
+
+
+def _ratio(numerator: np.ndarray, denominator) -> np.ndarray:
+    """numerator / denominator, broadcast, 0 where the denominator is 0 (never a warning)."""
+    shape = np.broadcast_shapes(np.shape(numerator), np.shape(denominator))
+    return np.divide(numerator, denominator, out=np.zeros(shape), where=np.asarray(denominator) > 0)
 
 
 class Preference(Measure):
@@ -231,25 +287,47 @@ def _parse_spelled(text: str, spelled: str) -> Measure:
 
 
 def _unknown(text: str) -> UsageError:
+    suggestions = did_you_mean(text)
+    listed = ", ".join(suggestions[:-1]) + " or " + suggestions[-1] if len(suggestions) > 1 else "".join(suggestions)
+    hint = f"did you mean {listed}? " if suggestions else ""
     return UsageError(
-        f"unknown measure {text!r}; valid measures: {', '.join(_valid_names())} "
+        f"unknown measure {text!r}; {hint}valid measures: {', '.join(_valid_names())} "
         f"(and their trec_eval and ir_measures names: see `prefeval measures`)"
     )
 
 
+_HEAD = re.compile(r"^\s*(?P<head>[^@(.\s]*?)(?P<rest>(?:_[0-9].*|[@(.].*)?)\s*$", re.DOTALL)
+
+
+def did_you_mean(text: str, count: int = 3) -> list[str]:
+    """Names close to an unknown one (``ndgc@10`` → ``ndcg@10``): the name's family part is matched
+    (difflib's similarity) against every family name, alias, and trec_eval or ir_measures name,
+    and what follows it (parameters, a cut-off) is kept."""
+    match = _HEAD.match(text)
+    head, rest = (match.group("head"), match.group("rest")) if match else (text, "")
+    names: dict[str, str] = {}  # prefeval's own spelling first, where two tools share a name
+    for name in [f.family for f in families()] + [a for f in families() for a in f.aliases] + [
+            entry.name for entry in FOREIGN_NAMES]:
+        names.setdefault(name.lower(), name)
+    close = difflib.get_close_matches(head.lower(), list(names), n=count, cutoff=0.75)
+    return [names[name] + rest for name in close]
+
+
 def parse_measures(texts: Iterable[str]) -> list[Measure]:
-    """Parse ``-m`` values: each may be a comma-separated list (``ap,ndcg@10,p@5,10``).
+    """Parse ``-m`` values: each may be a list, comma-separated (``ap,ndcg@10,p@5,10``) or
+    whitespace-separated as ir_measures writes them (``'nDCG@10 P@5'``); see
+    :func:`~prefeval.measures.names.measure_groups`.
 
     A number after a comma continues the measure before it: as its next parameter while it takes
     more (``rbp@0.8,100``), otherwise as the same family with that parameter (``p@5,10`` is p@5 and
-    p@10, as in trec_eval's ``P.5,10``). Commas inside parentheses (``RBP(p=0.8,rel=2)``) do not
-    split. Duplicates are dropped, the first occurrence kept.
+    p@10, as in trec_eval's ``P.5,10``). Commas and spaces inside parentheses (``RBP(p=0.8, rel=2)``)
+    do not split. Duplicates are dropped, the first occurrence kept.
     """
     measures: list[Measure] = []
-    for text in texts:
+    for token_group in (group for text in texts for group in measure_groups(text)):
         previous: tuple[type[Measure], list[str]] | None = None
-        for token in split_measure_list(text):
-            if previous is not None and _is_number(token):
+        for token in token_group:
+            if previous is not None and is_number(token.strip()):
                 family, params = previous
                 if len(params) < len(family.parameters):
                     params.append(token)
@@ -277,12 +355,8 @@ def _valid_names() -> list[str]:
     return [family_syntax(family) for family in families()]
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+def _shortened(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _number_text(value: float) -> str:

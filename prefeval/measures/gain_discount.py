@@ -5,22 +5,24 @@ geometric discount) and pFound (a cascade with abandonment).
 Notation and the shared helpers are those of :mod:`prefeval.measures.shares`: x = (x_1 <= ... <= x_m)
 the ranks of the query's m relevant documents (inf when not retrieved), i the 1-based index into x,
 g_i the grade of the i-th relevant document, "within k" x_i <= k (k = 0: no cut-off). Each metric is
-the sum of per-document shares (:class:`~prefeval.measures.base.AdditiveMetric`).
+the sum of per-document shares (:class:`~prefeval.measures.base.AdditiveMetric`); the normalised ones
+sum the discounted gains and divide by the ideal once (:class:`~prefeval.measures.base.RatioMetric`),
+as trec_eval does, so that a perfect ranking scores exactly 1.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from prefeval.measures.base import AdditiveMetric, Param, register
-from prefeval.measures.shares import CUTOFF, ideal_dcg, per_document, within
+from prefeval.measures.base import AdditiveMetric, Param, RatioMetric, register
+from prefeval.measures.shares import CUTOFF, ideal_dcg, within
 from prefeval.ranking.positions import Positions
 
 JARVELIN_KEKALAINEN = "Järvelin and Kekäläinen, ACM TOIS 2002, doi:10.1145/582415.582418"
 
 
 @register
-class NDCG(AdditiveMetric):
+class NDCG(RatioMetric):
     """nDCG@k = DCG@k / ideal DCG@k, with DCG@k = Σ_{i : x_i within k} g_i / log2(x_i + 1).
 
     The gain g_i is the document's grade (trec_eval's default); the ideal list sorts all m relevant
@@ -35,10 +37,11 @@ class NDCG(AdditiveMetric):
     summary = "normalised discounted cumulative gain, gain = grade (trec_eval ndcg, ndcg_cut.k)"
     cite = JARVELIN_KEKALAINEN
 
-    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        k = self.param("k")
-        ideal = per_document(positions, ideal_dcg(positions, positions.ideal, k))
-        return np.where(within(ranks, k), positions.grades / np.log2(ranks + 1.0), 0.0) / ideal
+    def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return np.where(within(ranks, self.param("k")), positions.grades / np.log2(ranks + 1.0), 0.0)
+
+    def denominator(self, positions: Positions) -> np.ndarray:
+        return ideal_dcg(positions, positions.ideal, self.param("k"))
 
 
 @register
@@ -58,10 +61,13 @@ class DCG(AdditiveMetric):
 
 
 @register
-class ExponentialNDCG(AdditiveMetric):
+class ExponentialNDCG(RatioMetric):
     """nDCG_exp@k = DCG_exp@k / ideal DCG_exp@k, with DCG_exp@k = Σ_{i : x_i within k} (2^g_i − 1) /
     log2(x_i + 1) (the gain of Burges et al., 2005). The ideal list sorts all m relevant grades
     descending and keeps the first k. With binary grades (2^1 − 1 = 1) it equals ``ndcg@k``.
+
+    Large grades: 2^g overflows from g = 1024 on, so gains are computed scaled by the same power of
+    two within each query (:func:`exponential_gains`), which the ratio does not see.
 
     The alias ``dcg_exp`` is the name MEASURES.md gives it; the value is normalised all the same.
     """
@@ -73,11 +79,28 @@ class ExponentialNDCG(AdditiveMetric):
     summary = "normalised discounted cumulative gain, gain = 2^grade - 1"
     cite = "Burges et al., ICML 2005, doi:10.1145/1102351.1102363"
 
-    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        k = self.param("k")
-        ideal = per_document(positions, ideal_dcg(positions, np.exp2(positions.ideal) - 1.0, k))
-        gains = np.exp2(positions.grades) - 1.0
-        return np.where(within(ranks, k), gains / np.log2(ranks + 1.0), 0.0) / ideal
+    def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        gains = exponential_gains(positions, positions.grades)
+        return np.where(within(ranks, self.param("k")), gains / np.log2(ranks + 1.0), 0.0)
+
+    def denominator(self, positions: Positions) -> np.ndarray:
+        return ideal_dcg(positions, exponential_gains(positions, positions.ideal), self.param("k"))
+
+
+LARGEST_EXPONENT = 1000
+"""Exponential gains are scaled so that no 2^g computed exceeds 2^1000 (float64 ends below 2^1024)."""
+
+
+def exponential_gains(positions: Positions, grades: np.ndarray) -> np.ndarray:
+    """The gains 2^g − 1 of ``grades`` (…, N), each segment's scaled by 2^−s, with s = max(0,
+    ⌈largest grade of the segment⌉ − :data:`LARGEST_EXPONENT`): exactly 2^g − 1 for grades up to
+    1000, and for larger ones finite gains in the right proportions (a ratio of sums of one segment's
+    gains, as nDCG is, is the same)."""
+    shift = np.maximum(np.ceil(positions.segment_max(positions.ideal)) - LARGEST_EXPONENT, 0.0)
+    if not shift.any():
+        return np.exp2(grades) - 1.0
+    shift = positions.per_element(shift)
+    return np.exp2(grades - shift) - np.exp2(-shift)
 
 
 @register

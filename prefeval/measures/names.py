@@ -164,8 +164,41 @@ def foreign_names(family: str) -> dict[str, list[str]]:
     return found
 
 
+def measure_groups(text: str) -> list[list[str]]:
+    """Split a ``-m`` value into its names: groups separated by whitespace (ir_measures' lists,
+    ``nDCG@10 P@5``), each a list of tokens separated by commas (prefeval's and trec_eval's,
+    ``ap,p@5,10``, where a number continues the measure before it). Neither splits inside
+    parentheses (``RBP(p=0.8, rel=2)``); whitespace around a comma belongs to the comma (``ap, ndcg``
+    is one group). ``,,`` or a blank value gives an empty token, which no measure is named."""
+    groups: list[list[str]] = []
+    tokens: list[str] = []
+    current: list[str] = []
+    depth, spaced = 0, False
+    for char in text:
+        if depth == 0 and char == ",":
+            tokens.append("".join(current))
+            current, spaced = [], False
+        elif depth == 0 and char.isspace():
+            spaced = bool(current)
+        else:
+            if spaced:  # whitespace, and no comma, between two names: a new group
+                groups.append(tokens + ["".join(current)])
+                tokens, current, spaced = [], [], False
+            depth += (char == "(") - (char == ")")
+            current.append(char)
+    if current or tokens or not groups:
+        groups.append(tokens + ["".join(current)])
+    return groups
+
+
 def split_measure_list(text: str) -> list[str]:
-    """Split a ``-m`` value on the commas that are not inside parentheses (``RBP(p=0.8,rel=2)``)."""
+    """The names of a ``-m`` value, in order (:func:`measure_groups`, flattened)."""
+    return [token for group in measure_groups(text) for token in group]
+
+
+def _split_arguments(text: str) -> list[str]:
+    """The ``name=value`` arguments inside ir_measures' parentheses, split on the commas that are not
+    inside further parentheses."""
     parts, depth, current = [], 0, []
     for char in text:
         depth += (char == "(") - (char == ")")
@@ -192,7 +225,7 @@ def _translate_trec_eval(text: str, entry: ForeignName, cutoff: str | None) -> T
 def _translate_ir_measures(text: str, entry: ForeignName, match: re.Match) -> Translation:
     values = dict(entry.values)
     arguments = match.group("args")
-    for argument in filter(str.strip, split_measure_list(arguments)) if arguments.strip() else ():
+    for argument in filter(str.strip, _split_arguments(arguments)) if arguments.strip() else ():
         parsed = _ARGUMENT.match(argument)
         if parsed is None:
             raise UsageError(f"{text}: expected parameters as name=value, found {argument!r}")

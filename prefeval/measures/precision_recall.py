@@ -4,15 +4,17 @@ Each counts relevant documents, or weighs them by the reciprocal of their rank, 
 (a document counts when its grade reaches the relevance level). Notation and the shared helpers are
 those of :mod:`prefeval.measures.shares`: x = (x_1 <= ... <= x_m) the ranks of the query's m relevant
 documents (inf when not retrieved), i the 1-based index into x, "within k" x_i <= k (k = 0: no
-cut-off). Each metric is the sum of per-document shares (:class:`~prefeval.measures.base.AdditiveMetric`).
+cut-off). Each metric is the sum of per-document shares (:class:`~prefeval.measures.base.AdditiveMetric`);
+those that count documents, or weigh them, over a denominator are computed as the sum over the
+documents divided once (:class:`~prefeval.measures.base.RatioMetric`), so that counts are exact.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from prefeval.measures.base import AdditiveMetric, Param, register
-from prefeval.measures.shares import CUTOFF, DEPTH, per_document, within
+from prefeval.measures.base import AdditiveMetric, Param, RatioMetric, register
+from prefeval.measures.shares import CUTOFF, DEPTH, per_document, reciprocal_difference, within
 from prefeval.ranking.positions import Positions
 
 TREC_BOOK = "Buckley and Voorhees, in TREC: Experiment and Evaluation in Information Retrieval, MIT Press 2005"
@@ -20,17 +22,20 @@ VAN_RIJSBERGEN = "van Rijsbergen, Information Retrieval, 2nd ed., Butterworths 1
 
 
 @register
-class AveragePrecision(AdditiveMetric):
-    """AP@k = (1/m) Σ_{i : x_i within k} i / x_i. Equals trec_eval ``map`` and ``map_cut.k``."""
+class AveragePrecision(RatioMetric):
+    """AP@k = (1/m) Σ_{i : x_i within k} i / x_i. Equals trec_eval ``map`` and ``map_cut.k``, which
+    also add up the i / x_i and divide by m once."""
 
     family = "ap"
     parameters = (CUTOFF,)
     summary = "average precision (trec_eval map, map_cut.k)"
     cite = TREC_BOOK + "; trec_eval map"
 
-    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        m = per_document(positions, positions.length)
-        return np.where(within(ranks, self.param("k")), positions.index / ranks, 0.0) / m
+    def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return np.where(within(ranks, self.param("k")), positions.index / ranks, 0.0)
+
+    def denominator(self, positions: Positions) -> np.ndarray:
+        return positions.length
 
 
 @register
@@ -49,9 +54,16 @@ class ReciprocalRank(AdditiveMetric):
     def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
         return np.where((positions.index == 1) & within(ranks, self.param("k")), 1.0 / ranks, 0.0)
 
+    def differences(self, positions: Positions, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """RR(x) − RR(y) divided once, 1/x_1 − 1/y_1 = (y_1 − x_1) / (x_1 · y_1), a rank beyond k
+        counting as ∞ (1/8 − 1/10 is 0.025, not 0.024999999999999994)."""
+        x_1 = positions.ranks[:, positions.start]
+        counted = np.where(within(x_1, self.param("k")), x_1, np.inf)
+        return reciprocal_difference(counted[first], counted[second])
+
 
 @register
-class Precision(AdditiveMetric):
+class Precision(RatioMetric):
     """P@k = #{i : x_i <= k} / k. Equals trec_eval ``P.k``; a run shorter than k is not padded.
 
     k = 0 gives the precision of the whole list, relevant retrieved / retrieved (0 for an empty list):
@@ -63,18 +75,15 @@ class Precision(AdditiveMetric):
     summary = "precision at k (trec_eval P.k; p@0: set_P)"
     cite = VAN_RIJSBERGEN
 
-    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        k = self.param("k")
-        hits = within(ranks, k).astype(np.float64)
-        if k > 0:
-            return hits / k
-        retrieved = per_document(positions, positions.num_retrieved)
-        shape = np.broadcast_shapes(hits.shape, retrieved.shape)
-        return np.divide(hits, retrieved, out=np.zeros(shape), where=retrieved > 0)
+    def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return within(ranks, self.param("k")).astype(np.float64)
+
+    def denominator(self, positions: Positions) -> float | np.ndarray:
+        return self.param("k") or positions.num_retrieved
 
 
 @register
-class Recall(AdditiveMetric):
+class Recall(RatioMetric):
     """R@k = #{i : x_i <= k} / m. Equals trec_eval ``recall.k``; k = 0 gives the recall of the whole
     list, trec_eval's ``set_recall``."""
 
@@ -84,12 +93,15 @@ class Recall(AdditiveMetric):
     summary = "recall at k (trec_eval recall.k; r@0: set_recall)"
     cite = VAN_RIJSBERGEN
 
-    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        return within(ranks, self.param("k")) / per_document(positions, positions.length)
+    def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return within(ranks, self.param("k")).astype(np.float64)
+
+    def denominator(self, positions: Positions) -> np.ndarray:
+        return positions.length
 
 
 @register
-class RPrecision(AdditiveMetric):
+class RPrecision(RatioMetric):
     """RP = P@m = #{i : x_i <= m} / m. Equals trec_eval ``Rprec``."""
 
     family = "rp"
@@ -97,18 +109,21 @@ class RPrecision(AdditiveMetric):
     summary = "R-precision (trec_eval Rprec)"
     cite = TREC_BOOK + "; trec_eval Rprec"
 
-    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        m = per_document(positions, positions.length)
-        return (ranks <= m) / m
+    def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return (ranks <= per_document(positions, positions.length)).astype(np.float64)
+
+    def denominator(self, positions: Positions) -> np.ndarray:
+        return positions.length
 
 
 @register
-class FMeasure(AdditiveMetric):
+class FMeasure(RatioMetric):
     """F_β@k = (1 + β²) · P · R / (β² · P + R), with P = P@k and R = R@k; 0 when both are 0.
 
     With h = #{i : x_i <= k}, P = h / k and R = h / m, so F_β@k = (1 + β²) · h / (β² · m + k): each
     relevant document within k adds (1 + β²) / (β² · m + k). k = 0 takes the whole list (k = the number
-    retrieved, as in ``p@0``). β = 1 by default (F1); β = 0 gives P@k.
+    retrieved, as in ``p@0``). β = 1 by default (F1); β = 0 gives P@k, β = inf gives R@k. The value
+    is c · h / (a · m + b · k) with (c, a, b) from :meth:`weights`, which never overflow.
     """
 
     family = "f"
@@ -116,13 +131,23 @@ class FMeasure(AdditiveMetric):
     summary = "F-measure of precision and recall at k (F1 by default)"
     cite = VAN_RIJSBERGEN
 
-    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        k, beta = self.param("k"), self.param("beta")
-        depth = k if k > 0 else per_document(positions, positions.num_retrieved)
-        denominator = beta**2 * per_document(positions, positions.length) + depth
-        hits = within(ranks, k).astype(np.float64)
-        shape = np.broadcast_shapes(hits.shape, np.shape(denominator))
-        return np.divide((1.0 + beta**2) * hits, denominator, out=np.zeros(shape), where=denominator > 0)
+    def weights(self) -> tuple[float, float, float]:
+        """(c, a, b) with F_β = c · h / (a · m + b · k): (1 + β², β², 1) for β <= 1, and the same
+        divided by β², (1 + 1/β², 1, 1/β²), for β > 1, so that neither β² nor the sum overflows for
+        a large β, and β = inf is recall. Exact for β = 1/2, 1 and 2 (F1 = 2h / (m + k))."""
+        beta = self.param("beta")
+        if beta <= 1.0:
+            return 1.0 + beta**2, beta**2, 1.0
+        inverse = beta**-2.0
+        return 1.0 + inverse, 1.0, inverse
+
+    def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        return self.weights()[0] * within(ranks, self.param("k"))
+
+    def denominator(self, positions: Positions) -> np.ndarray:
+        _, on_relevant, on_depth = self.weights()
+        depth = self.param("k") or positions.num_retrieved
+        return on_relevant * positions.length + on_depth * depth
 
 
 @register
@@ -142,7 +167,7 @@ class Success(AdditiveMetric):
 
 
 @register
-class AUC(AdditiveMetric):
+class AUC(RatioMetric):
     """AUC: the fraction of (relevant, non-relevant) item pairs in which the relevant item ranks higher.
 
     The items are the ``num_items`` n of the positions: in ``eval``, the retrieved documents plus
@@ -158,15 +183,18 @@ class AUC(AdditiveMetric):
     Edge case: when the items hold no non-relevant one (n = m) there is no pair to order; AUC is then
     taken with one virtual non-relevant item just below the retrieved documents, which gives rr/m
     (1 when every relevant document is retrieved, 0 when none is).
+
+    The terms are integers (the pairs each relevant item orders correctly) over m · max(n − m, 1).
     """
 
     family = "auc"
     summary = "area under the ROC curve: the fraction of relevant/non-relevant pairs ranked correctly"
     cite = "Hanley and McNeil, Radiology 1982, doi:10.1148/radiology.143.1.7063747"
 
-    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        m = per_document(positions, positions.length)
-        negatives = per_document(positions, positions.num_items) - m
-        ordered = (negatives - (ranks - positions.index)) / (m * np.maximum(negatives, 1))
-        share = np.where(negatives > 0, ordered, 1.0 / m)
-        return np.where(np.isfinite(ranks), share, 0.0)
+    def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+        negatives = per_document(positions, positions.num_items - positions.length)
+        ordered = np.where(negatives > 0, negatives - (ranks - positions.index), 1.0)
+        return np.where(np.isfinite(ranks), ordered, 0.0)
+
+    def denominator(self, positions: Positions) -> np.ndarray:
+        return positions.length * np.maximum(positions.num_items - positions.length, 1)

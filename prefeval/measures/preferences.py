@@ -13,6 +13,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from prefeval.measures.base import Preference, register
+from prefeval.measures.shares import reciprocal_difference
 from prefeval.ranking.positions import Positions
 
 LEXIPRECISION = "Diaz, EVIA 2023, arXiv:2306.07908"
@@ -44,33 +45,48 @@ class RecallPairedPreference(Preference):
     Graded: when a query has several positive grades, RPP is the average over the distinct positive
     grades g of the query of RPP(x^(g), y^(g)), weighted by m_g (the number of documents of grade >=
     g). With binary relevance this is plain RPP.
+
+    Computed as weighted sums of the signs divided once. With r(i) the unnormalised weight, N(m) =
+    Σ_{i<=m} r(i) (summed in the same order as the signs), and T_g = Σ_i r(i) · sgn(y_i − x_i) on
+    grade level g, a level's value is T_g / N(m_g), exactly ±1 when every sign agrees, and graded RPP
+    is Σ_g (T_g / N(m_g)) · m_g / Σ_g m_g, exactly ±1 when every level is. With uniform weights
+    (``rpp``) T_g / N(m_g) · m_g is T_g itself, so RPP is the sum of the integer signs of every level
+    divided by Σ_g m_g: a preference that cancels is exactly 0, never a residue such as 2.8e-17.
     """
 
     reads_grades = True
     per_grade_level = True
+    uniform = False
+    """Whether every weight is 1 (the signs then sum to integers)."""
     cite = "Diaz and Ferraro, SIGIR 2022, doi:10.1145/3477495.3532033"
 
     @staticmethod
     def raw_weight(i: np.ndarray) -> np.ndarray:
-        """The unnormalised weight of index i (1-based)."""
+        """The unnormalised weight r(i) of index i (1-based)."""
         return np.ones_like(i)
 
     def compare(self, comparison: Comparison) -> np.ndarray:
         positions = comparison.positions
-        weights = self.raw_weight(positions.index) / self._normaliser(positions)
-        per_segment = positions.segment_sum(comparison.signs * weights)
-        return positions.query_average(per_segment)
-
-    def _normaliser(self, positions: Positions) -> np.ndarray:
-        """Σ_{i=1..m} raw_weight(i), per element of each segment of length m."""
-        totals = np.cumsum(self.raw_weight(np.arange(1.0, positions.length.max() + 1.0)))
-        return positions.per_element(totals[positions.length - 1])
+        raw = self.raw_weight(positions.index)
+        weighted = positions.segment_sum(comparison.signs * raw)
+        if self.uniform:
+            level_totals = weighted
+        else:
+            level_totals = weighted / positions.segment_sum(raw)
+            if positions.one_segment_per_query:
+                return level_totals
+            level_totals = level_totals * positions.length
+        if positions.one_segment_per_query:
+            return level_totals / positions.length
+        first_level = np.searchsorted(positions.query, np.arange(positions.num_queries))
+        return np.add.reduceat(level_totals, first_level, axis=-1) / np.add.reduceat(positions.length, first_level)
 
 
 @register
 class UniformRPP(RecallPairedPreference):
     __doc__ = RecallPairedPreference.__doc__ + "\n    Uniform weights: w_i = 1/m."
     family = "rpp"
+    uniform = True
     summary = "recall-paired preference, uniform weights over recall levels"
 
 
@@ -146,8 +162,9 @@ class RRLexiPrecision(Lexicographic):
         signs = comparison.signs
         first, found = self.first_difference(comparison.positions, signs)
         at = np.minimum(first, signs.shape[-1] - 1)
-        gap = 1.0 / np.take_along_axis(comparison.x, at, axis=-1) - 1.0 / np.take_along_axis(comparison.y, at, axis=-1)
-        return np.where(found, gap, 0.0)
+        return np.where(found, reciprocal_difference(np.take_along_axis(comparison.x, at, axis=-1),
+                                                     np.take_along_axis(comparison.y, at, axis=-1)), 0.0)
+
 
 
 @register

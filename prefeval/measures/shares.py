@@ -18,10 +18,13 @@ import numpy as np
 from prefeval.measures.base import Param
 from prefeval.ranking.positions import Positions
 
-CUTOFF = Param("k", int, 0, low=0, meaning="rank cut-off; 0 means none")
+MAX_CUTOFF = 10**9
+"""The deepest rank cut-off: deeper than any list, and exact in the float64 ranks it is compared with."""
+
+CUTOFF = Param("k", int, 0, low=0, high=MAX_CUTOFF, meaning="rank cut-off; 0 means none")
 """A rank cut-off that is off by default (``ap``, ``ndcg``, ``rr``, ...)."""
 
-DEPTH = Param("k", int, 10, low=0, meaning="rank cut-off; 0 means the whole list")
+DEPTH = Param("k", int, 10, low=0, high=MAX_CUTOFF, meaning="rank cut-off; 0 means the whole list")
 """A rank cut-off that is 10 by default (``p``, ``r``, ``f``, ``success``)."""
 
 
@@ -39,3 +42,12 @@ def ideal_dcg(positions: Positions, gains: np.ndarray, k: int) -> np.ndarray:
     """Per query: Σ_{i within k} gain(ideal_i) / log2(i + 1), the grades sorted descending."""
     ranks = positions.index
     return positions.segment_sum(np.where(within(ranks, k), gains / np.log2(ranks + 1.0), 0.0))
+
+
+def reciprocal_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """1/x − 1/y for ranks (1/∞ = 0), divided once: (y − x) / (x · y) when both are finite, which is
+    correctly rounded (1/8 − 1/10 is 0.025, where the two reciprocals give 0.024999999999999994)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        both = (y - x) / (x * y)
+    return np.where(np.isfinite(x) & np.isfinite(y), both, np.where(np.isfinite(x), 1.0 / x, 0.0) - np.where(
+        np.isfinite(y), 1.0 / y, 0.0))

@@ -9,16 +9,23 @@ measure is a handful of numpy operations over all runs (or pairs) and all querie
 
 Unretrieved documents have rank ``inf`` and sort last, which gives MEASURES.md's conventions for free:
 1/inf = 0, gamma**inf = 0, and comparisons (never subtraction) give sgn(inf - inf) = 0.
+
+Built with ``ties=True``, positions also carry each element's tie group (:class:`TieGroups`): the
+ranks are those of trec_eval's order (docid descending among equal scores), and the groups say which
+other orders are possible (:mod:`prefeval.ranking.ties`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from prefeval.ranking.ranktable import RankTable
+if TYPE_CHECKING:  # only named in annotations: importing it (and pandas) would slow `prefeval measures`
+    from prefeval.ranking.ranktable import RankTable
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,32 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class TieGroups:
+    """The tie group of every element of :class:`Positions`, R × N like its ranks.
+
+    The group of an element is the set of documents of its query that share its score in the run;
+    they occupy the ranks ``start .. start + size - 1`` (``size`` = n documents, relevant or not), and
+    ``relevant`` (r) of them are documents of the element's segment (which ones count depends on the
+    segment: the relevance level, the grade level of graded positions, the labels kept by a sample,
+    so r is counted here, not in the RankTable). In trec_eval's order they are the consecutive
+    elements ``place`` = 1 .. r of the segment, in rank order, so the element of place j is the
+    segment's (a + j)-th, a = index − place the number of the segment's documents above the group.
+
+    An element in no group (a score no other document of the query has, or not retrieved) has
+    ``size`` 1 and ``relevant`` 1, ``place`` 1 and ``start`` its rank. Under ``topk`` a group that
+    straddles rank K keeps its members beyond K (rank ``inf``) right after its members within K.
+    """
+
+    start: np.ndarray
+    size: np.ndarray
+    relevant: np.ndarray
+    place: np.ndarray
+
+    def columns(self, e0: int, e1: int) -> TieGroups:
+        return TieGroups(self.start[:, e0:e1], self.size[:, e0:e1], self.relevant[:, e0:e1], self.place[:, e0:e1])
+
+
+@dataclass(frozen=True)
 class Positions:
     """Position vectors of all runs on a list of segments (see the module docstring).
 
@@ -54,6 +87,7 @@ class Positions:
     relevant documents it did not retrieve, which rank below everything retrieved; an analysis that
     ranks a whole catalogue (``prefeval sampled``) sets it to the catalogue size. ``max_grade`` is
     the largest grade of the whole qrels (pfound's pRel = grade / max_grade), whatever the selection.
+    ``ties`` holds the tie groups of the elements when the positions were built with ``ties=True``.
     """
 
     ranks: np.ndarray
@@ -66,6 +100,7 @@ class Positions:
     num_retrieved: np.ndarray
     num_items: np.ndarray
     max_grade: float
+    ties: TieGroups | None = None
 
     @property
     def num_queries(self) -> int:
@@ -130,20 +165,53 @@ class Positions:
             num_retrieved=self.num_retrieved[:, first:stop],
             num_items=self.num_items[:, first:stop],
             max_grade=self.max_grade,
+            ties=self.ties.columns(e0, e1) if self.ties is not None else None,
+        )
+
+    def gather(self, runs: np.ndarray, queries: np.ndarray) -> Positions:
+        """One-segment-per-query positions of one run whose queries are the pairs (``runs[k]``,
+        ``queries[k]``) of this run and query (copies): what a metric computes on it, query k, is its
+        value for that run and query."""
+        if not self.one_segment_per_query:
+            raise ValueError("gather needs one segment per query")
+        length = self.length[queries]
+        start = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64)
+        elements = np.repeat(self.start[queries] - start, length) + np.arange(int(length.sum()))
+        rows = np.repeat(runs, length)
+
+        def per_element(values: np.ndarray) -> np.ndarray:
+            return values[rows, elements][None, :]
+
+        ties = None
+        if self.ties is not None:
+            ties = TieGroups(*(per_element(values) for values in dataclasses.astuple(self.ties)))
+        return Positions(
+            ranks=per_element(self.ranks),
+            grades=per_element(self.grades),
+            index=self.index[elements],
+            ideal=self.ideal[elements],
+            start=start,
+            length=length,
+            query=np.arange(len(queries), dtype=np.int64),
+            num_retrieved=self.num_retrieved[runs, queries][None, :],
+            num_items=self.num_items[runs, queries][None, :],
+            max_grade=self.max_grade,
+            ties=ties,
         )
 
 
-def binary_positions(table: RankTable, selection: Selection) -> Positions:
-    """One segment per selected query, holding its selected relevant documents (grade > 0)."""
+def binary_positions(table: RankTable, selection: Selection, ties: bool = False) -> Positions:
+    """One segment per selected query, holding its selected relevant documents (grade > 0); with
+    ``ties``, their tie groups too."""
     documents, query = _selected_documents(table, selection)
     length = np.bincount(query, minlength=len(selection.queries))
-    return _positions(table, selection, documents, length, np.arange(len(selection.queries)))
+    return _positions(table, selection, documents, length, np.arange(len(selection.queries)), ties)
 
 
-def graded_positions(table: RankTable, selection: Selection) -> Positions:
+def graded_positions(table: RankTable, selection: Selection, ties: bool = False) -> Positions:
     """One segment per selected query and distinct positive grade g in it, holding the documents of
     grade >= g, in query order and then grade order. Equal to :func:`binary_positions` when no query
-    has two distinct positive grades."""
+    has two distinct positive grades. With ``ties``, the tie groups too (r counted per segment)."""
     documents, query = _selected_documents(table, selection)
     grades = table.qrels.grades[documents]
     order = np.lexsort((grades, query))
@@ -152,7 +220,7 @@ def graded_positions(table: RankTable, selection: Selection) -> Positions:
     new_level[1:] = (sorted_query[1:] != sorted_query[:-1]) | (sorted_grade[1:] != sorted_grade[:-1])
     level_query = sorted_query[new_level]
     if len(level_query) == len(selection.queries):
-        return binary_positions(table, selection)
+        return binary_positions(table, selection, ties)
     own_level = np.empty(len(order), dtype=np.int64)
     own_level[order] = np.cumsum(new_level) - 1
     first_level = np.searchsorted(level_query, np.arange(len(selection.queries)))
@@ -164,7 +232,7 @@ def graded_positions(table: RankTable, selection: Selection) -> Positions:
     level = first_level[query[member]] + offset_in_run
     by_level = np.argsort(level, kind="stable")
     length = np.bincount(level, minlength=len(level_query))
-    return _positions(table, selection, documents[member[by_level]], length, level_query)
+    return _positions(table, selection, documents[member[by_level]], length, level_query, ties)
 
 
 def _selected_documents(table: RankTable, selection: Selection) -> tuple[np.ndarray, np.ndarray]:
@@ -177,21 +245,27 @@ def _selected_documents(table: RankTable, selection: Selection) -> tuple[np.ndar
 
 
 def _positions(table: RankTable, selection: Selection, documents: np.ndarray, length: np.ndarray,
-               query: np.ndarray) -> Positions:
+               query: np.ndarray, ties: bool = False) -> Positions:
     """Sort each segment's ranks, per run, and gather what the measures need."""
     start = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64)
     segment = np.repeat(np.arange(len(length)), length)
     ranks = table.ranks[:, documents]
     grades = table.qrels.grades[documents]
+    sort_ranks = ranks
+    if ties:
+        tie_start, tie_size = table.tie_start[:, documents], table.tie_size[:, documents]
+        # a member of a group that straddles topk, beyond it, goes right after the group's others
+        sort_ranks = np.where(np.isinf(ranks) & (tie_size > 1), tie_start + tie_size, ranks)
     # one numeric sort key per element: segment first, then rank (inf -> just past the deepest rank)
-    finite = np.isfinite(ranks)
-    deepest = ranks[finite].max() if finite.any() else 0.0
-    key = segment * (deepest + 2.0) + np.where(finite, ranks, deepest + 1.0)
+    finite = np.isfinite(sort_ranks)
+    deepest = sort_ranks[finite].max() if finite.any() else 0.0
+    key = segment * (deepest + 2.0) + np.where(finite, sort_ranks, deepest + 1.0)
     order = np.argsort(key, axis=-1, kind="stable")
     ideal_order = np.lexsort((-grades, segment))
     num_retrieved = table.num_retrieved[:, selection.queries]
+    sorted_ranks = np.take_along_axis(ranks, order, axis=-1)
     return Positions(
-        ranks=np.take_along_axis(ranks, order, axis=-1),
+        ranks=sorted_ranks,
         grades=grades[order],
         index=(np.arange(len(documents)) - np.repeat(start, length) + 1).astype(np.float64),
         ideal=grades[ideal_order],
@@ -201,7 +275,28 @@ def _positions(table: RankTable, selection: Selection, documents: np.ndarray, le
         num_retrieved=num_retrieved,
         num_items=num_retrieved + unretrieved_per_query(table, selection),
         max_grade=float(table.qrels.grades.max(initial=0.0)),
+        ties=_tie_groups(np.take_along_axis(tie_start, order, axis=-1), np.take_along_axis(tie_size, order, axis=-1),
+                         sorted_ranks, segment) if ties else None,
     )
+
+
+def _tie_groups(start: np.ndarray, size: np.ndarray, ranks: np.ndarray, segment: np.ndarray) -> TieGroups:
+    """Count and number the segment's documents in each group: the adjacent elements of a row with
+    the segment and the group start of their own (elements in no group are groups of one)."""
+    grouped = size > 1
+    start = np.where(grouped, start, ranks)
+    num_runs, width = size.shape
+    new_group = np.ones(size.shape, dtype=bool)
+    new_group[:, 1:] = ~(grouped[:, 1:] & grouped[:, :-1] & (start[:, 1:] == start[:, :-1])
+                         & (segment[1:] == segment[:-1]))
+    flat = new_group.ravel()
+    group = np.cumsum(flat) - 1
+    first = np.flatnonzero(flat)
+    place = np.arange(flat.size) - first[group] + 1
+    relevant = np.diff(np.append(first, flat.size))[group]
+    shape = (num_runs, width)
+    return TieGroups(start=start, size=np.where(grouped, size, 1), relevant=relevant.reshape(shape),
+                     place=place.reshape(shape))
 
 
 def unretrieved_per_query(table: RankTable, selection: Selection) -> np.ndarray:

@@ -6,8 +6,16 @@ Everything downstream (position vectors, measures, preferences) reads only this 
 ever sees a document id or a file.
 
 Ranking follows trec_eval (MEASURES.md, "Notation"): a run's documents for a query are sorted by
-score descending, equal scores by docid descending (code point order, which is byte order for UTF-8),
-ranks are 1-based and the rank column of the file is ignored. ``topk=K`` keeps the first K.
+score descending, equal scores by docid descending, ranks are 1-based and the rank column of the file
+is ignored. ``topk=K`` keeps the first K. Docids compare as the bytes of the file, as trec_eval's
+``strcmp`` compares them (:func:`docid_order`): the readers decode docids as UTF-8 with
+``surrogateescape``, and for a docid that is not valid UTF-8 the code points of the decoded text are
+not in the order of its bytes.
+
+The same pass keeps, for every relevant document, its *tie group*: the documents of its query that
+share its score, which occupy the consecutive ranks ``tie_start .. tie_start + tie_size - 1`` in any
+order of the ties. trec_eval's order is one of them; ``eval --ties expected`` and ``--ties range``
+consider all of them (:mod:`prefeval.ranking.ties`).
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
-from prefeval.io.trec import Qrels, RunColumns, find_lines
+from prefeval.io.trec import Qrels, RunColumns
 
 UNRETRIEVED = np.inf
 """The rank of a relevant document that a run did not retrieve (or retrieved below ``topk``)."""
@@ -33,6 +41,13 @@ class RankTable:
     :class:`~prefeval.io.trec.Qrels`) in run ``r``, or ``inf``. ``num_retrieved[r, q]`` counts the
     documents run ``r`` returned for query ``q`` (at most ``topk``); ``in_run[r, q]`` says whether
     the run has the query at all. A query missing from a run has every rank ``inf`` (worst case).
+
+    Tie groups (module docstring), R × F like ``ranks``: ``tie_size[r, f]`` is the number of documents
+    of the group of document ``f`` in run ``r`` (relevant or not), 1 when no other document shares
+    its score; ``tie_start[r, f]`` is the first rank of the group (meaningful where ``tie_size`` >= 2).
+    A document that was not retrieved is in no group (size 1, rank ``inf``). Under ``topk=K`` a group
+    that straddles rank K keeps every member, those beyond K with rank ``inf``: which of them are
+    within K depends on the order of the ties. Tables built without them (``None``) have no ties.
     """
 
     qrels: Qrels
@@ -40,6 +55,14 @@ class RankTable:
     ranks: np.ndarray
     num_retrieved: np.ndarray
     in_run: np.ndarray
+    tie_start: np.ndarray | None = None
+    tie_size: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.tie_size is None:
+            object.__setattr__(self, "tie_size", np.ones(self.ranks.shape, dtype=np.int32))
+        if self.tie_start is None:
+            object.__setattr__(self, "tie_start", self.ranks)
 
     @property
     def qids(self) -> list[str]:
@@ -72,6 +95,8 @@ class RankTable:
             ranks=_stack([run.ranks for run in rows], (0, len(qrels.docids)), np.float64),
             num_retrieved=_stack([run.num_retrieved for run in rows], (0, qrels.num_queries), np.int64),
             in_run=_stack([run.in_run for run in rows], (0, qrels.num_queries), bool),
+            tie_start=_stack([run.tie_start for run in rows], (0, len(qrels.docids)), np.float64),
+            tie_size=_stack([run.tie_size for run in rows], (0, len(qrels.docids)), np.int32),
         )
 
 
@@ -92,6 +117,8 @@ class RankedRun:
     in_run: np.ndarray
     scored_lines: int
     foreign_queries: list[str]
+    tie_start: np.ndarray
+    tie_size: np.ndarray
 
 
 class RelevantLookup:
@@ -134,6 +161,8 @@ def query_id_hint(run_qids, qrels_qids) -> str:
     """Why no query id of a run matches the qrels: a difference in zero-padding ('051' against '51',
     'q0101' against 'q101') when that is it, else an example of each."""
     run_qids, qrels_qids = pd.Index(run_qids).astype(str), pd.Index(qrels_qids).astype(str)
+    if len(run_qids) == 0 or len(qrels_qids) == 0:
+        return " (the qrels hold no query)" if len(qrels_qids) == 0 else ""
     run_bare, qrels_bare = (pd.Index(ids.str.replace(_LEADING_ZEROS, "", regex=True)) for ids in (run_qids, qrels_qids))
     shared = np.flatnonzero(run_bare.isin(qrels_bare))
     if len(shared) == 0:
@@ -164,14 +193,22 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
     doc_codes, unique_docids = pd.factorize(run.docids)
     row_keys = pd.Index(queries * len(unique_docids) + doc_codes)
     if not row_keys.is_unique:
-        _report_duplicate(run, queries, doc_codes, unique_docids, row_keys, qrels)
-    rank = rank_within_queries(queries, run.docids, run.scores, qrels.num_queries)
+        _report_duplicate(run, judged, queries, doc_codes, unique_docids, row_keys, qrels)
+    ranking = rank_within_queries(queries, run.docids, run.scores, qrels.num_queries)
     rows = lookup.relevant_rows(row_keys, unique_docids)
     found = rows >= 0
     ranks = np.full(len(qrels.docids), UNRETRIEVED)
-    ranks[found] = rank[rows[found]]
+    ranks[found] = ranking.rank[rows[found]]
+    tie_start = ranks.copy()
+    tie_size = np.ones(len(qrels.docids), dtype=np.int32)
+    if ranking.tie_size is not None:
+        tie_start[found] = ranking.tie_start[rows[found]]
+        tie_size[found] = ranking.tie_size[rows[found]]
     if topk is not None:
-        ranks[ranks > topk] = UNRETRIEVED
+        beyond = ranks > topk
+        ranks[beyond] = UNRETRIEVED
+        # a member beyond K keeps its group only if the group straddles K
+        tie_size[beyond & (tie_start > topk)] = 1
     counts = np.bincount(queries, minlength=qrels.num_queries)
     num_retrieved = np.minimum(counts, topk) if topk is not None else counts
     return RankedRun(
@@ -182,15 +219,31 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         in_run=counts > 0,
         scored_lines=len(run.scores) + int((~judged).sum()),
         foreign_queries=foreign,
+        tie_start=tie_start,
+        tie_size=tie_size,
     )
 
 
-def rank_within_queries(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray, num_queries: int) -> np.ndarray:
-    """1-based rank of every row within its query: score descending, then docid descending.
+@dataclass(frozen=True)
+class RowRanks:
+    """Every row of a run ranked within its query (:func:`rank_within_queries`): its 1-based
+    ``rank``; and its tie group (the rows of its query with its score): ``tie_start``, the group's
+    first rank, and ``tie_size``, its number of rows (1 for a row no other row ties with). Both are
+    ``None`` when no two rows of a query tie."""
+
+    rank: np.ndarray
+    tie_start: np.ndarray | None = None
+    tie_size: np.ndarray | None = None
+
+
+def rank_within_queries(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray, num_queries: int) -> RowRanks:
+    """1-based rank of every row within its query: score descending, then docid descending (as
+    bytes, :func:`docid_order`); and the tie group of every row.
 
     Most run files already list each query's documents in one block by score descending; that is
     checked in one pass, and then only the rows that tie on score are reordered (by docid). Other
-    files are sorted numerically, docids compared only among rows whose query and score tie.
+    files are sorted numerically, docids compared only among rows whose query and score tie. Either
+    way the tie groups come from the same pass: a group is a run of adjacent tied rows.
     """
     block_start = _blocks_by_score(queries, scores)
     if block_start is None:
@@ -198,9 +251,39 @@ def rank_within_queries(queries: np.ndarray, docids: np.ndarray, scores: np.ndar
     lengths = np.diff(np.append(block_start, len(queries)))
     position = np.arange(len(queries)) - np.repeat(block_start, lengths)
     tied_with_next = (queries[1:] == queries[:-1]) & (scores[1:] == scores[:-1])
-    if tied_with_next.any():
-        position = _order_ties_by_docid(position, tied_with_next, docids)
-    return position + 1.0
+    if not tied_with_next.any():
+        return RowRanks(position + 1.0)
+    # rows of a group are adjacent and in rank order but for the docids: its first row starts it
+    tie_start, tie_size = _tie_groups(position + 1.0, tied_with_next)
+    position = _order_ties_by_docid(position, tied_with_next, docids)
+    return RowRanks(position + 1.0, tie_start, tie_size)
+
+
+def _tie_groups(first_rank: np.ndarray, tied_with_next: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For rows listed group by group (the rows of a group adjacent, ``tied_with_next[i]`` when row
+    i + 1 is in the group of row i): each row's group's ``first_rank`` (the value at the group's
+    first row) and size."""
+    starts = np.concatenate(([True], ~tied_with_next))
+    group = np.cumsum(starts) - 1
+    first = np.flatnonzero(starts)
+    size = np.diff(np.append(first, len(starts)))
+    return first_rank[first][group], size[group]
+
+
+def docid_order(docids: np.ndarray, to_sort: bool = False) -> np.ndarray:
+    """Keys that compare (and sort) ``docids`` (an object array of text) as trec_eval does: by bytes.
+
+    The readers decode docids as UTF-8 with ``surrogateescape``. For valid UTF-8, the order of code
+    points is the order of the bytes, so the docids are their own keys (as numpy text ``to_sort``,
+    which numpy sorts faster); a docid with bytes that are not valid UTF-8 holds surrogates
+    (U+DC80..U+DCFF), which sort after every character below U+DC80 although their bytes
+    (0x80..0xFF) sort before the lead bytes of most of them: then the keys are the original bytes.
+    """
+    try:
+        "".join(docids.tolist()).encode("utf-8")
+    except UnicodeEncodeError:
+        return np.array([docid.encode("utf-8", "surrogateescape") for docid in docids.tolist()], dtype=object)
+    return docids.astype(str) if to_sort else docids
 
 
 def _blocks_by_score(queries: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
@@ -219,12 +302,14 @@ def _blocks_by_score(queries: np.ndarray, scores: np.ndarray) -> np.ndarray | No
 def _order_ties_by_docid(position: np.ndarray, tied_with_next: np.ndarray, docids: np.ndarray) -> np.ndarray:
     """Reorder each group of adjacent tied rows by docid descending (positions are 0-based)."""
     pairs = np.flatnonzero(tied_with_next)
-    descending = docids[pairs] > docids[pairs + 1]
-    if descending.all():
-        return position
     in_tie = np.zeros(len(position), dtype=bool)
     in_tie[pairs] = in_tie[pairs + 1] = True
     rows = np.flatnonzero(in_tie)
+    keys = docid_order(docids[rows])
+    in_rows = np.searchsorted(rows, pairs)  # row pairs + 1 comes right after row pairs in rows
+    descending = keys[in_rows] > keys[in_rows + 1]
+    if descending.all():
+        return position
     group = np.cumsum(np.concatenate(([True], ~tied_with_next[rows[:-1]] | (rows[1:] != rows[:-1] + 1))))
     if not descending.any():  # listed by docid ascending: reverse every group
         first = np.flatnonzero(np.diff(np.concatenate(([0], group))))
@@ -233,41 +318,53 @@ def _order_ties_by_docid(position: np.ndarray, tied_with_next: np.ndarray, docid
         offset = np.repeat(first, size + 1)
         reversed_rows = rows[offset + (np.repeat(last, size + 1) - np.arange(len(rows)))]
     else:
-        _, docid_rank = np.unique(docids[rows].astype(str), return_inverse=True)
+        _, docid_rank = np.unique(docid_order(docids[rows], to_sort=True), return_inverse=True)
         reversed_rows = rows[np.lexsort((-docid_rank.ravel(), group))]
     reordered = position.copy()
     reordered[reversed_rows] = position[rows]
     return reordered
 
 
-def _rank_by_sorting(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray, num_queries: int) -> np.ndarray:
+def _rank_by_sorting(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray, num_queries: int) -> RowRanks:
     order = np.lexsort((-scores, queries))
     sorted_queries, sorted_scores = queries[order], scores[order]
     tied_with_next = (sorted_queries[1:] == sorted_queries[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
-    if tied_with_next.any():
+    ties = tied_with_next.any()
+    if ties:
         in_tie = np.zeros(len(order), dtype=bool)
         in_tie[1:] |= tied_with_next
         in_tie[:-1] |= tied_with_next
         tied_rows = order[in_tie]
-        _, docid_order = np.unique(docids[tied_rows].astype(str), return_inverse=True)
+        _, docid_rank = np.unique(docid_order(docids[tied_rows], to_sort=True), return_inverse=True)
         tie_break = np.zeros(len(order), dtype=np.int64)
-        tie_break[tied_rows] = -docid_order.ravel()
+        tie_break[tied_rows] = -docid_rank.ravel()
         order = np.lexsort((tie_break, -scores, queries))
         sorted_queries = queries[order]
     first_of_query = np.searchsorted(sorted_queries, np.arange(num_queries))
+    sorted_rank = np.arange(1, len(order) + 1) - first_of_query[sorted_queries]
     rank = np.empty(len(order), dtype=np.float64)
-    rank[order] = np.arange(1, len(order) + 1) - first_of_query[sorted_queries]
-    return rank
+    rank[order] = sorted_rank
+    if not ties:
+        return RowRanks(rank)
+    # reordering by docid moved rows only within their groups: the groups are where they were
+    tie_start, tie_size = np.empty(len(order), dtype=np.float64), np.empty(len(order), dtype=np.int64)
+    tie_start[order], tie_size[order] = _tie_groups(sorted_rank.astype(np.float64), tied_with_next)
+    return RowRanks(rank, tie_start, tie_size)
 
 
-def _report_duplicate(run, queries, doc_codes, unique_docids, row_keys: pd.Index, qrels: Qrels) -> None:
-    """A document twice in one query of a run is an error (as in trec_eval), naming both lines."""
-    row = int(np.flatnonzero(row_keys.duplicated())[0])
-    qid, docid = qrels.qids[queries[row]], unique_docids[doc_codes[row]]
-    lines = find_lines(run.text(), {0: qid, 2: docid})
-    first, second = (lines + [None, None])[:2]
+def _report_duplicate(run: RunColumns, judged: np.ndarray, queries, doc_codes, unique_docids, row_keys: pd.Index,
+                      qrels: Qrels) -> None:
+    """A document twice in one query of a run is an error (as in trec_eval), naming both lines.
+
+    The rows are those of the run's judged queries (``judged``, per row as read): the lines come from
+    ``run.lines``, which numbers the rows as read, so the input is never read again."""
+    keys = row_keys.to_numpy()
+    second = int(np.flatnonzero(row_keys.duplicated())[0])
+    first = int(np.flatnonzero(keys == keys[second])[0])
+    qid, docid = qrels.qids[queries[second]], unique_docids[doc_codes[second]]
+    lines = [None, None] if run.lines is None else run.lines.of(np.flatnonzero(judged)[[first, second]]).tolist()
     raise InputError(
         run.source,
-        f"document {docid!r} appears twice for query {qid!r}" + (f" (first on line {first})" if first else ""),
-        second,
+        f"document {docid!r} appears twice for query {qid!r}" + (f" (first on line {lines[0]})" if lines[0] else ""),
+        lines[1],
     )

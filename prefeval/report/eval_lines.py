@@ -8,7 +8,21 @@ Per query (with ``-q``), queries in qrels order: for each run i in command-line 
 
 Summary (unless ``-n``): a line per pair with the mean of every pair value (no ``type``, as in the
 reference), then a line per run with the mean of every metric (``"type":"metric"``; new in prefeval,
-and skipped by pref_aggregate.py, which ignores ``qid`` "all").
+and skipped by pref_aggregate.py, which ignores ``qid`` "all"). With other summary statistics
+(``eval --summary``, :mod:`prefeval.measures.summaries`), a second line per run follows, with every
+statistic of every metric under its name (``"ap:median"``), statistic by statistic; the mean line is
+written only when the mean is among the statistics::
+
+    {"qid":"all","run":"A","sample":0,"type":"metric","ap:median":0.21,"ndcg:median":0.48,"ap:q10":0.01,...}
+
+Under ``--ties range`` (:mod:`prefeval.measures.ties`) every metric line also has the metric's
+minimum and maximum over the orders of tied documents (``ap_ties_min``, ``ap_ties_max``; on the
+summary line, those of the mean), and every summary pair line has, per measure, the minimum and
+maximum of the pair's mean and whether they differ in sign (``rpp_ties_flip``: tie orders could
+reverse the pair). Under ``--ties expected`` every value is an expectation, and a summary pair line
+has the standard error of each lexicographic preference whose mean holds Monte Carlo estimates
+(``lexiprecision_se``). Per-query pair lines never have more keys, so ``aggregate`` reads them as
+it reads any (a ``..._ties_min`` key of the metric lines is, for it, one more metric: the worst case).
 
 The keys are those of :mod:`prefeval.io.evallines`, which reads these lines back. Two renderings of
 the same computed values share the order and the keys: :func:`evaluation_lines`, the JSON text,
@@ -26,7 +40,9 @@ import numpy as np
 import orjson
 
 from prefeval.evaluation import Block, Evaluation, Summary
+from prefeval.io.jsonl import json_bytes
 from prefeval.io.keys import METRIC, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
+from prefeval.measures.summaries import MEAN
 
 
 def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bool = True) -> Iterator[bytes]:
@@ -38,10 +54,11 @@ def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bo
     def render(block: Block) -> bytes:
         return _per_query_lines(block, run_ids, pairs) if per_query else b""
 
+    write_means = MEAN in evaluation.summary_statistics
     for result in evaluation.rendered(render):
         if isinstance(result, Summary):
             if summary:
-                yield _summary_lines(result, run_ids, pairs)
+                yield _summary_lines(result, run_ids, pairs, write_means)
         elif result:
             yield result
 
@@ -49,10 +66,11 @@ def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bo
 def evaluation_records(evaluation: Evaluation, per_query: bool = True, summary: bool = True) -> Iterator[dict]:
     """The same lines as dicts, one per line, in the same order, made from the computed values."""
     run_ids, pairs = evaluation.run_ids, evaluation.pairs
+    write_means = MEAN in evaluation.summary_statistics
     for result in evaluation.results():
         if isinstance(result, Summary):
             if summary:
-                yield from _summary_records(result, run_ids, pairs)
+                yield from _summary_records(result, run_ids, pairs, write_means)
         elif per_query:
             yield from _per_query_records(result, run_ids, pairs)
 
@@ -99,14 +117,15 @@ def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, 
         rows.append(_cells(
             [_open(QID), np.repeat(qids, num_runs), _key(RUN), np.tile(runs, num_queries),
              _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
-            {name: values.T for name, values in block.metrics.items()},
+            {name: values.T for name, values in (block.metrics | block.metric_extras).items()},
         ))
     if len(rows) == 2:  # pair and metric lines interleaved: per query, each run's pairs, then its metrics
         rows = [_stack_rows(rows)[_query_order(num_queries, num_runs, pairs)]]
     return b"".join(rows[0].ravel().tolist()) if rows else b""
 
 
-def _summary_lines(summary: Summary, run_ids: list[bytes], pairs: list[tuple[int, int]]) -> bytes:
+def _summary_lines(summary: Summary, run_ids: list[bytes], pairs: list[tuple[int, int]],
+                   write_means: bool = True) -> bytes:
     runs = np.array(run_ids, dtype=object)
     sample = _json(summary.sample)
     qid = _open(QID) + _json(SUMMARY_QID)
@@ -114,10 +133,13 @@ def _summary_lines(summary: Summary, run_ids: list[bytes], pairs: list[tuple[int
     if summary.preferences:
         firsts, seconds = _pair_labels(run_ids, pairs)
         rows.append(_cells([qid + _key(RUNI), firsts, _key(RUNJ), seconds, _key(SAMPLE) + sample],
-                           summary.preferences))
-    if summary.metrics:
+                           summary.preferences | summary.pair_extras))
+    if summary.metrics and write_means:
         rows.append(_cells([qid + _key(RUN), runs, _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
-                           summary.metrics))
+                           summary.metrics | summary.metric_extras))
+    if summary.statistics:
+        rows.append(_cells([qid + _key(RUN), runs, _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
+                           summary.statistics))
     return b"".join(_stack_rows(rows).ravel().tolist()) if rows else b""
 
 
@@ -153,7 +175,7 @@ def _query_order(num_queries: int, num_runs: int, pairs: list[tuple[int, int]]) 
 
 
 def _json(value) -> bytes:
-    return orjson.dumps(value)
+    return json_bytes(value)
 
 
 def _open(key: str) -> bytes:
@@ -165,9 +187,10 @@ def _key(key: str) -> bytes:
 
 
 def _json_numbers(values: np.ndarray) -> np.ndarray:
-    """Each number of ``values`` (flattened in row order) as JSON text, via one orjson call."""
+    """Each number of ``values`` (flattened in row order) as JSON text, via one orjson call
+    (booleans as ``true`` and ``false``)."""
     flat = np.ascontiguousarray(values).ravel()
-    if flat.dtype.kind not in "iuf":
+    if flat.dtype.kind not in "iufb":
         flat = flat.astype(np.float64)
     text = orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)
     return np.array(text[1:-1].split(b","), dtype=object) if len(flat) else np.empty(0, dtype=object)
@@ -178,7 +201,7 @@ def _json_numbers(values: np.ndarray) -> np.ndarray:
 def _per_query_records(block: Block, run_ids: list[str], pairs: list[tuple[int, int]]) -> Iterator[dict]:
     firsts, seconds = _pair_labels(run_ids, pairs)
     preferences = {name: values.T.tolist() for name, values in block.preferences.items()}
-    metrics = {name: values.T.tolist() for name, values in block.metrics.items()}
+    metrics = {name: values.T.tolist() for name, values in (block.metrics | block.metric_extras).items()}
     order = line_order(len(run_ids), pairs).tolist()
     for q, qid in enumerate(block.qids):
         for is_metric, index in order:
@@ -190,15 +213,17 @@ def _per_query_records(block: Block, run_ids: list[str], pairs: list[tuple[int, 
                 yield record | {name: values[q][index] for name, values in preferences.items()}
 
 
-def _summary_records(summary: Summary, run_ids: list[str], pairs: list[tuple[int, int]]) -> Iterator[dict]:
+def _summary_records(summary: Summary, run_ids: list[str], pairs: list[tuple[int, int]],
+                     write_means: bool = True) -> Iterator[dict]:
     firsts, seconds = _pair_labels(run_ids, pairs)
     if summary.preferences:
-        means = {name: values.tolist() for name, values in summary.preferences.items()}
+        means = {name: values.tolist() for name, values in (summary.preferences | summary.pair_extras).items()}
         for p in range(len(pairs)):
             record = {QID: SUMMARY_QID, RUNI: firsts[p], RUNJ: seconds[p], SAMPLE: summary.sample}
             yield record | {name: values[p] for name, values in means.items()}
-    if summary.metrics:
-        means = {name: values.tolist() for name, values in summary.metrics.items()}
-        for r, run in enumerate(run_ids):
-            record = {QID: SUMMARY_QID, RUN: run, SAMPLE: summary.sample, TYPE: METRIC}
-            yield record | {name: values[r] for name, values in means.items()}
+    for columns in (summary.metrics | summary.metric_extras if write_means else {}, summary.statistics):
+        if columns:
+            values_of = {name: values.tolist() for name, values in columns.items()}
+            for r, run in enumerate(run_ids):
+                record = {QID: SUMMARY_QID, RUN: run, SAMPLE: summary.sample, TYPE: METRIC}
+                yield record | {name: values[r] for name, values in values_of.items()}

@@ -32,6 +32,8 @@ from prefeval.analyses.significance import (
 )
 from prefeval.errors import UsageError
 from prefeval.evaluation import Block, Evaluation, Summary
+from prefeval.measures.summaries import MEAN, STATISTICS, statistic_key
+from prefeval.measures.ties import EXPECTED, RANGE, bound_keys
 from prefeval.report.eval_lines import evaluation_lines, evaluation_records
 from prefeval.report.formats import TABLE_FORMATS, check_format, write_lines
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, number, render
@@ -41,15 +43,10 @@ from prefeval.report.trec_eval import trec_eval_lines
 def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl", per_query: bool = False,
                      summary: bool = True, baseline: str | None = None) -> None:
     """Write ``evaluation`` to ``stream`` in format ``fmt`` (see :mod:`prefeval.report.formats`)."""
-    check_format(fmt)
+    check_evaluation_format(fmt, per_query, summary, baseline)
     if fmt in TABLE_FORMATS:
-        if per_query or not summary:
-            raise UsageError(f"--format {fmt} shows the means of the summary: drop -q and -n, or use jsonl or tsv")
         stream.write(render(evaluation_table(evaluation, baseline), fmt).encode())
         return
-    if baseline is not None:
-        raise UsageError(f"--baseline marks significance in the table formats ({', '.join(TABLE_FORMATS)}), "
-                         f"not in {fmt}")
     if fmt == "jsonl":
         for chunk in evaluation_lines(evaluation, per_query, summary):
             stream.write(chunk)
@@ -58,6 +55,18 @@ def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl
     several_runs = len(evaluation.run_ids) > 1
     write_lines(trec_eval_lines(records, run_column=several_runs, sample_column=evaluation.subsampling.samples > 1),
                 stream)
+
+
+def check_evaluation_format(fmt: str, per_query: bool = False, summary: bool = True,
+                            baseline: str | None = None) -> None:
+    """A :class:`UsageError` when the options of :func:`write_evaluation` contradict each other; the
+    command line calls it before reading any input, so that a contradiction costs no work."""
+    check_format(fmt)
+    if fmt in TABLE_FORMATS and (per_query or not summary):
+        raise UsageError(f"--format {fmt} shows the means of the summary: drop -q and -n, or use jsonl or tsv")
+    if fmt not in TABLE_FORMATS and baseline is not None:
+        raise UsageError(f"--baseline marks significance in the table formats ({', '.join(TABLE_FORMATS)}), "
+                         f"not in {fmt}")
 
 
 def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Table:
@@ -70,6 +79,8 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
         raise UsageError("--baseline needs two or more runs")
     metrics = [m.name for m in evaluation.metric_measures]
     preferences = [m.name for m in evaluation.preference_measures] if pairs else []
+    statistics = evaluation.summary_statistics
+    metric_columns = [(name, statistic) for name in metrics for statistic in statistics]
     against = BaselinePairs.of(pairs, runs.index(baseline)) if baseline is not None else None
     several = evaluation.subsampling.samples > 1
     rows: list[list[Cell | str]] = []
@@ -80,36 +91,84 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
                 for name in metrics + preferences:
                     collected.setdefault(name, []).append(against.oriented(result.preferences[name]))
             continue
-        columns = [result.metrics[name] for name in metrics]
+        columns = [result.metrics[name] if statistic == MEAN else result.statistics[statistic_key(name, statistic)]
+                   for name, statistic in metric_columns]
         columns += [_preference_column(result, name, runs, pairs, against) for name in preferences]
-        markers = [np.full(len(runs), "", dtype=object)] * len(columns)
-        if against is not None:
+        bounds = _tie_bounds(result, metrics, preferences, runs, pairs, against)
+        columns += list(bounds.values())
+        unmarked = np.full(len(runs), "", dtype=object)
+        markers = [unmarked] * len(columns)
+        if against is not None:  # the test compares means: the other statistics are not marked
             markers = [_markers(against, np.concatenate(collected[name], axis=1), len(runs))
-                       for name in metrics + preferences]
+                       if statistic == MEAN else unmarked for name, statistic in metric_columns]
+            markers += [_markers(against, np.concatenate(collected[name], axis=1), len(runs)) for name in preferences]
+            markers += [unmarked] * len(bounds)
         collected.clear()
-        best = [np.nanmax(column) if not np.isnan(column).all() else np.nan for column in columns]
+        lower_is_better = [not STATISTICS[statistic].higher_is_better for _, statistic in metric_columns]
+        lower_is_better += [False] * (len(preferences) + len(bounds))
+        best = [np.nan if np.isnan(column).all() else np.nanmin(column) if lower else np.nanmax(column)
+                for column, lower in zip(columns, lower_is_better)]
         for r, run in enumerate(runs):
             labels = [str(result.sample), run] if several else [run]
             cells = [number(float(column[r]), marker[r], bool(column[r] == top))
                      for column, marker, top in zip(columns, markers, best)]
             rows.append(labels + cells)
-    header = (["sample", "run"] if several else ["run"]) + metrics + preferences
-    return Table(header, rows, labels=2 if several else 1, notes=_notes(metrics, preferences, baseline, len(runs)))
+    header = (["sample", "run"] if several else ["run"]) + [statistic_key(*column) for column in metric_columns]
+    header += preferences
+    if evaluation.ties == RANGE:
+        header += [key for name in metrics + preferences for key in bound_keys(name)]
+    notes = _notes(metrics, preferences, baseline, len(runs)) + TIE_NOTES.get(evaluation.ties, [])
+    if metrics and statistics != (MEAN,):
+        notes[0] = "Metrics: " + "; ".join(f"{statistic_key('METRIC', s)}: {STATISTICS[s].description}"
+                                           for s in statistics) + "."
+    return Table(header, rows, labels=2 if several else 1, notes=notes)
 
 
 def _preference_column(summary: Summary, name: str, runs: list[str], pairs: list[tuple[int, int]],
                        against: BaselinePairs | None) -> np.ndarray:
     """Per run: the mean preference over the baseline (NaN for the baseline itself), or over the others."""
     means = summary.preferences[name]
+    return _per_run(means, -means, runs, pairs, against)
+
+
+def _per_run(forward: np.ndarray, backward: np.ndarray, runs: list[str], pairs: list[tuple[int, int]],
+             against: BaselinePairs | None) -> np.ndarray:
+    """Per run, a pair value seen from the run (``forward[p]`` for the first run of pair p,
+    ``backward[p]`` for its second): over the baseline (NaN for the baseline itself), or its mean
+    over the others."""
     if against is not None:
         column = np.full(len(runs), np.nan)
-        column[against.others] = against.oriented(means[:, None])[:, 0]
+        column[against.others] = np.where(against.signs > 0, forward[against.rows], backward[against.rows]) + 0.0
         return column
     matrix = np.zeros((len(runs), len(runs)))
     first, second = (np.array(side) for side in zip(*pairs))
-    matrix[first, second] = means
-    matrix[second, first] = -means
+    matrix[first, second] = forward
+    matrix[second, first] = backward
     return matrix.sum(axis=1) / (len(runs) - 1)
+
+
+TIE_NOTES = {
+    EXPECTED: ["Expected values over uniformly random orders of the documents with equal scores."],
+    RANGE: ["_ties_min, _ties_max: the lowest and highest value over all orders of the documents with equal scores."],
+}
+
+
+def _tie_bounds(summary: Summary, metrics: list[str], preferences: list[str], runs: list[str],
+                pairs: list[tuple[int, int]], against: BaselinePairs | None) -> dict[str, np.ndarray]:
+    """Under ``--ties range``, the columns of every measure's bounds over tie orders, by key: a
+    metric's, and a preference's seen from each run (the minimum of a pair read the other way
+    round is minus its maximum; a run's worst order is the same in all its pairs, so the bounds of
+    its mean over the others are the means of the bounds)."""
+    columns = {}
+    for name in metrics + preferences:
+        low_key, high_key = bound_keys(name)
+        if name in metrics and low_key in summary.metric_extras:
+            columns[low_key], columns[high_key] = summary.metric_extras[low_key], summary.metric_extras[high_key]
+        elif name in preferences and low_key in summary.pair_extras:
+            low, high = summary.pair_extras[low_key], summary.pair_extras[high_key]
+            columns[low_key] = _per_run(low, -high, runs, pairs, against)
+            columns[high_key] = _per_run(high, -low, runs, pairs, against)
+    return columns
 
 
 def _markers(against: BaselinePairs, values: np.ndarray, num_runs: int) -> np.ndarray:

@@ -3,7 +3,9 @@
 * ``jsonl`` (the default): the JSON lines each command documents, so pipelines keep working.
 * ``tsv``: tab-separated text. For ``eval``, trec_eval's own layout (:mod:`.trec_eval`); for
   ``aggregate`` and ``significance``, a header line and a row per ordered run or tested pair, numbers
-  at full precision (:mod:`.orderings`, :mod:`.significance`).
+  at full precision (:mod:`.orderings`, :mod:`.significance`). Text fields (run ids, query ids) are
+  escaped as linear TSV escapes them (:func:`tsv_text`), so that a tab or a line break in a run id
+  cannot break a row.
 * ``table``, ``markdown``, ``latex``: a table for people and papers (:mod:`.tables`), built from the
   summary only: eval's runs × measures means, aggregate's positions of the runs in every ordering,
   significance's pairs × measures means with their significance markers.
@@ -30,31 +32,43 @@ def check_format(fmt: str) -> None:
 
 
 def write_lines(lines: Iterable[str], stream: BinaryIO) -> int:
-    """Write text lines (without their newlines) in batches; return how many."""
+    """Write text lines (without their newlines) in batches; return how many. Text decoded with
+    ``surrogateescape`` (ids that are not UTF-8, in a file or a file name) is written as its bytes."""
     batch: list[str] = []
     count = 0
     for line in lines:
         batch.append(line)
         if len(batch) >= BATCH_LINES:
-            stream.write(("\n".join(batch) + "\n").encode())
+            stream.write(("\n".join(batch) + "\n").encode("utf-8", "surrogateescape"))
             count += len(batch)
             batch.clear()
     if batch:
-        stream.write(("\n".join(batch) + "\n").encode())
+        stream.write(("\n".join(batch) + "\n").encode("utf-8", "surrogateescape"))
         count += len(batch)
     return count
 
 
+_TSV_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def tsv_text(text: str, also: str = "") -> str:
+    """A text field of a tsv row, escaped as linear TSV does: a backslash, tab, line feed and carriage
+    return are written ``\\\\``, ``\\t``, ``\\n``, ``\\r``; each character of ``also`` (a separator of
+    the caller's, such as the ``/`` between two run ids) gets a backslash before it."""
+    table = {**_TSV_ESCAPES, **{char: "\\" + char for char in also}}
+    return text.translate(str.maketrans(table)) if any(char in text for char in table) else text
+
+
 def full_precision(value) -> str:
     """A tsv field at full precision: integers as such, floats by their shortest exact repr, NaN and
-    None as ``nan``, booleans as ``true``/``false``, strings as they are."""
+    None as ``nan``, booleans as ``true``/``false``, strings escaped by :func:`tsv_text`."""
     if value is None:
         return "nan"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
-    return str(value)
+    return tsv_text(str(value))
 
 
 def tsv_row(fields: Iterable) -> str:

@@ -4,10 +4,16 @@ Every kind of plot is one function, registered with :func:`plot_kind` under its 
 input (the request's ``source``) and returns a matplotlib figure. :func:`render_plot` saves it. Adding
 a kind means adding one such function here; the command line lists the registry.
 
-matplotlib is an optional dependency (``pip install 'prefeval[plot]'``), imported only when a plot is
-drawn; without it the request fails with one line saying how to install it. Figures are drawn on a
-bare :class:`matplotlib.figure.Figure` (no pyplot, no global state) and saved without dates or random
-ids, so the same input gives the same bytes.
+matplotlib is an optional dependency (``pip install matplotlib``, or ``pip install '.[plot]'`` from a
+checkout of prefeval), imported only when a plot is drawn; without it the request fails with one line
+saying how to install it. Figures are drawn on a bare :class:`matplotlib.figure.Figure` (no pyplot,
+no global state) and saved without dates or random ids, so the same input gives the same bytes.
+
+Every figure is meant to go into a paper as it is: each kind picks a size for its content (the
+request's ``width`` and ``height``, in inches, override it), raster images are written at ``dpi``
+(:data:`DEFAULT_DPI`), legends sit outside the data, axis limits follow the data (Kendall's τ from
+its smallest value to 1, not from −1), and runs are told apart by colour alone up to ten runs and by
+colour and marker beyond (:func:`run_styles`), or labelled directly where they end.
 
 Kinds:
 
@@ -27,10 +33,15 @@ Kinds:
   every metric of the input.
 * ``null``: reads the lines of ``prefeval null``; for one metric, the queries sorted by their
   expected value under a random ranking, the band from that expectation to the ``--quantile``
-  threshold, and each run's observed values as dots; with runs, beside it the fraction of queries on
-  which each run is above the threshold.
+  threshold, and each run's observed values as dots (side by side within each query's slot; beyond
+  ten runs, which cannot be told apart there, the spread of the runs' values and the median run); with
+  runs, beside it the fraction of queries on which each run is above the threshold, highest first.
+* ``ranks``: reads the lines of ``aggregate --bootstrap``; a panel per measure and method (``-m``:
+  the measures; default every one in the input), runs best first, each run's 95% rank interval over
+  the resamples of the queries as a line, its rank over all queries as a dot, the probability of each
+  rank as shading, and the tiers separated and labelled.
 
-The first two plot the first sample of their input.
+``preferences``, ``orderings`` and ``ranks`` plot the first sample of their input.
 """
 
 from __future__ import annotations
@@ -44,8 +55,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from prefeval.analyses.aggregate import aggregate
-from prefeval.analyses.orderings import competition_ranks, kendall_tau
+from prefeval.analyses.aggregate import aggregate, record_kind
+from prefeval.analyses.bootstrap import LEVEL
+from prefeval.analyses.orderings import competition_ranks, higher_is_better, kendall_tau
 from prefeval.analyses.significance import (
     CORRECTION_NAMES,
     TEST_NAMES,
@@ -62,18 +74,50 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 IMAGE_FORMATS = ("png", "svg", "pdf")
-INSTALL_HINT = "plots need matplotlib: pip install 'prefeval[plot]'"
+INSTALL_HINT = "plots need matplotlib: pip install matplotlib (or pip install '.[plot]' in a checkout of prefeval)"
 ANNOTATED_RUNS = 12
 """Heatmap cells show their values up to this many runs (beyond, only the significance marks)."""
+DEFAULT_DPI = 200
+"""Resolution of PNG images (and of the images inside PDF and SVG figures), in dots per inch."""
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
+COLOURED_RUNS = 10
+"""Up to this many runs are told apart by colour alone; beyond, by colour and marker."""
 
 
 @dataclass(frozen=True)
 class PlotRequest:
-    """What a plot kind is asked to draw: its input and the options of the command."""
+    """What a plot kind is asked to draw: its input and the options of the command (``width`` and
+    ``height`` in inches, None for the kind's own size; ``dpi`` of raster output)."""
 
     source: str
     measures: tuple[str, ...] = ()
     significance: SignificanceOptions = SignificanceOptions()
+    width: float | None = None
+    height: float | None = None
+    dpi: float = DEFAULT_DPI
+
+    def __post_init__(self):
+        for name, low, high in (("width", 1.0, 100.0), ("height", 1.0, 100.0), ("dpi", 10.0, 2400.0)):
+            value = getattr(self, name)
+            if value is None and name != "dpi":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+                raise UsageError(f"{name} must be a number from {low:g} to {high:g}, not {value!r}")
+
+
+@dataclass(frozen=True)
+class RunStyle:
+    colour: str
+    marker: str
+
+
+def run_styles(runs: list[str]) -> dict[str, RunStyle]:
+    """A colour and a marker per run, in order: up to ten runs, the ten colours of ``tab10`` (dark
+    enough for text) and one marker; beyond, the same colours with ten markers, combined so that no
+    two of the first 100 runs look alike (run n: colour n mod 10, marker (n + n div 10) mod 10)."""
+    if len(runs) <= COLOURED_RUNS:
+        return {run: RunStyle(f"C{n}", MARKERS[0]) for n, run in enumerate(runs)}
+    return {run: RunStyle(f"C{n % 10}", MARKERS[(n + n // 10) % len(MARKERS)]) for n, run in enumerate(runs)}
 
 
 @dataclass(frozen=True)
@@ -106,9 +150,12 @@ def render_plot(kind: str, request: PlotRequest, output: str) -> None:
         raise UsageError(f"unknown plot kind {kind!r}; choose one of {', '.join(PLOT_KINDS)}")
     matplotlib = _matplotlib()
     figure = PLOT_KINDS[kind].draw(request)
+    if request.width is not None or request.height is not None:
+        width, height = figure.get_size_inches()
+        figure.set_size_inches(request.width or width, request.height or height)
     metadata = {"png": {"Software": None}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[suffix]
     with matplotlib.rc_context({"svg.hashsalt": "prefeval"}), output_stream(output) as stream:
-        figure.savefig(stream, format=suffix, metadata=metadata)
+        figure.savefig(stream, format=suffix, metadata=metadata, dpi=request.dpi)
 
 
 def new_figure(width: float, height: float) -> Figure:
@@ -185,22 +232,21 @@ def ordering_comparison(request: PlotRequest) -> Figure:
     runs = orderings[0]
 
     count = len(measures)
-    bump_width, tau_width = 3.0 + 0.8 * max(count, 2), 1.8 + 0.45 * count
+    bump_width, tau_width = 3.0 + 0.8 * max(count, 2), 2.2 + 0.45 * count
     figure = new_figure(bump_width + tau_width, max(4.0, 1.5 + max(0.3 * len(runs), 0.45 * count)))
     bump, tau_axes = figure.subplots(1, 2, width_ratios=[bump_width, tau_width])
-    color = {run: f"C{n % 10}" for n, run in enumerate(runs)}
-    style = {run: ["-", "--", ":", "-."][(n // 10) % 4] for n, run in enumerate(runs)}
+    styles = run_styles(runs)
     for run in runs:
         xs = [x for x in range(count) if run in ranks[x]]
-        bump.plot(xs, [ranks[x][run] for x in xs], marker="o", markersize=4, color=color[run], linestyle=style[run],
-                  linewidth=1.4)
+        bump.plot(xs, [ranks[x][run] for x in xs], marker=styles[run].marker, markersize=4.5,
+                  color=styles[run].colour, linewidth=1.4)
     right = bump.twinx()
     for axes, x, label in ((bump, 0, "{runs}  {rank}"), (right, count - 1, "{rank}  {runs}")):
         groups = _runs_by_rank(ranks[x])
         axes.set_ylim(len(runs) + 0.5, 0.5)
         axes.set_yticks(list(groups), [label.format(runs=", ".join(g), rank=r) for r, g in groups.items()], fontsize=8)
         for text, group in zip(axes.get_yticklabels(), groups.values()):
-            text.set_color(color.get(group[0], "black") if len(group) == 1 else "black")
+            text.set_color(styles[group[0]].colour if len(group) == 1 else "black")
         axes.tick_params(axis="y", length=0)
         axes.spines[["top", "left", "right"]].set_visible(False)
     bump.set_xticks(range(count), [f"{m}\n{methods[m]}" for m in measures], fontsize=8)
@@ -212,15 +258,25 @@ def ordering_comparison(request: PlotRequest) -> Figure:
         for b in range(count):
             if sorted(orderings[a]) == sorted(orderings[b]):
                 tau[a, b] = kendall_tau(orderings[a], orderings[b], scores[a], scores[b])
-    image = tau_axes.imshow(np.ma.masked_invalid(tau), cmap="viridis", vmin=-1.0, vmax=1.0)
+    low = _tau_floor(tau)
+    image = tau_axes.imshow(np.ma.masked_invalid(tau), cmap="viridis", vmin=low, vmax=1.0)
     for a, b in zip(*np.nonzero(np.isfinite(tau))):
+        dark = (tau[a, b] - low) / (1.0 - low) < 0.6 if low < 1.0 else False
         tau_axes.text(b, a, f"{tau[a, b]:.2f}", ha="center", va="center", fontsize=8,
-                      color="black" if tau[a, b] > 0.4 else "white")
+                      color="white" if dark else "black")
     tau_axes.set_xticks(range(count), measures, rotation=90, fontsize=8)
     tau_axes.set_yticks(range(count), measures, fontsize=8)
     tau_axes.set_title("Kendall's τ between orderings", fontsize=10)
-    figure.colorbar(image, ax=tau_axes, shrink=0.7)
+    figure.colorbar(image, ax=tau_axes, shrink=0.7, label="Kendall's τ")
     return figure
+
+
+def _tau_floor(values: np.ndarray) -> float:
+    """The lower limit of a scale of Kendall's τ ending at 1: the smallest value, rounded down to a
+    tenth (−1 at the lowest; 0.9 when every value is 1)."""
+    finite = values[np.isfinite(values)]
+    smallest = float(finite.min()) if len(finite) else -1.0
+    return max(-1.0, min(0.9, np.floor(smallest * 10.0 + 1e-9) / 10.0))
 
 
 def _runs_by_rank(ranks: dict[str, int]) -> dict[int, list[str]]:
@@ -247,33 +303,38 @@ def sampled_metrics(request: PlotRequest) -> Figure:
     measure = _only_one(request.measures, measures)
     runs = list(dict.fromkeys(record["run"] for record in means))
     sizes = sorted({record["sample_size"] for record in means})
-    figure = new_figure(10.0, 4.5)
+    styles = run_styles(runs)
+    figure = new_figure(12.0, 4.8)
     values_axes, tau_axes = figure.subplots(1, 2, width_ratios=[3, 2])
-    for n, run in enumerate(runs):
+    for run in runs:
         mine = sorted((r for r in means if r["run"] == run and r["measure"] == measure), key=lambda r: r["sample_size"])
-        color, style = f"C{n % 10}", ["-", "--", ":", "-."][(n // 10) % 4]
-        values_axes.plot([r["sample_size"] for r in mine], [r["sampled"] for r in mine], marker="o", markersize=4,
-                         color=color, linestyle=style, label=run)
-        values_axes.axhline(mine[0]["exact"], color=color, linestyle=":", linewidth=0.8)
+        style = styles[run]
+        values_axes.plot([r["sample_size"] for r in mine], [r["sampled"] for r in mine], marker=style.marker,
+                         markersize=4.5, color=style.colour, label=run)
+        values_axes.axhline(mine[0]["exact"], color=style.colour, linestyle=":", linewidth=0.8)
     values_axes.set_xscale("log")
     values_axes.set_xlabel("sampled irrelevant items (M)")
     values_axes.set_ylabel(f"mean {measure}")
     values_axes.set_title(f"{measure}: expected sampled value (markers) and exact value (dotted)", fontsize=10)
-    if len(runs) <= 20:
-        values_axes.legend(fontsize=7, ncol=2)
+    values_axes.legend(fontsize=7, ncol=1 + len(runs) // 20, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                       borderaxespad=0.0, frameon=False, title="run", title_fontsize=8)
+    taus = []
     for n, name in enumerate(measures):
         lines = sorted((r for r in consistency if r["measure"] == name), key=lambda r: r["sample_size"])
-        tau_axes.plot([r["sample_size"] for r in lines], [r["kendall_tau"] for r in lines], marker="o", markersize=4,
-                      color=f"C{n % 10}", linewidth=2.2 if name == measure else 1.0, label=name)
+        taus += [r["kendall_tau"] for r in lines if r["kendall_tau"] is not None]
+        tau_axes.plot([r["sample_size"] for r in lines], [r["kendall_tau"] for r in lines], marker=MARKERS[n % 10],
+                      markersize=4.5, color=f"C{n % 10}", linewidth=2.2 if name == measure else 1.0, label=name)
     tau_axes.set_xscale("log")
-    tau_axes.set_ylim(-1.05, 1.05)
+    tau_axes.set_ylim(_tau_floor(np.array(taus, dtype=np.float64)) - 0.02, 1.02)
     tau_axes.axhline(1.0, color="0.6", linewidth=0.6)
     tau_axes.set_xlabel("M")
     tau_axes.set_ylabel("Kendall's τ")
     tau_axes.set_title("ordering of the runs: exact against sampled", fontsize=10)
-    tau_axes.legend(fontsize=7)
+    tau_axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False,
+                    title="metric", title_fontsize=8)
     for axes in (values_axes, tau_axes):
         axes.set_xticks(sizes, [str(size) for size in sizes])
+        axes.minorticks_off()
     return figure
 
 
@@ -286,38 +347,155 @@ def null_baselines(request: PlotRequest) -> Figure:
     nulls = sorted((r for r in queries if r["measure"] == measure), key=lambda r: (r["expected"], r["threshold"]))
     position = {record["qid"]: x for x, record in enumerate(nulls)}
     runs = list(dict.fromkeys(record["run"] for record in observed))
-    figure = new_figure(11.0 if runs else 8.0, 4.5)
+    styles = run_styles(runs)
+    figure = new_figure(13.0 if runs else 8.0, 5.0)
     if runs:
-        query_axes, run_axes = figure.subplots(1, 2, width_ratios=[3, 1])
+        query_axes, run_axes = figure.subplots(1, 2, width_ratios=[3.2, 1])
     else:
         query_axes, run_axes = figure.subplots(), None
     xs = np.arange(len(nulls))
     expected = np.array([r["expected"] for r in nulls])
     threshold = np.array([r["threshold"] for r in nulls])
     quantile = nulls[0]["quantile"] if nulls else 0.95
-    query_axes.fill_between(xs, expected, threshold, color="0.8", step="mid",
+    query_axes.fill_between(xs, expected, threshold, color="0.85", step="mid",
                             label=f"expected to {quantile:g} quantile")
     query_axes.plot(xs, expected, color="0.3", linewidth=1.0, drawstyle="steps-mid",
                     label="expected under random ranking")
     query_axes.plot(xs, threshold, color="0.3", linewidth=1.0, linestyle="--", drawstyle="steps-mid", label="threshold")
-    for n, run in enumerate(runs):
-        mine = [r for r in observed if r["run"] == run and r["measure"] == measure and r["qid"] in position]
-        query_axes.scatter([position[r["qid"]] for r in mine], [r["value"] for r in mine], s=10, color=f"C{n % 10}",
-                           label=run, zorder=3)
+    values = np.full((len(runs), len(nulls)), np.nan)
+    for record in observed:
+        if record["measure"] == measure and record["qid"] in position:
+            values[runs.index(record["run"]), position[record["qid"]]] = record["value"]
+    if len(runs) <= COLOURED_RUNS:
+        width = 0.8  # each query's slot holds its runs side by side, so that equal values do not hide each other
+        size = float(np.clip(3000.0 / max(values.size, 1), 8.0, 30.0))  # dots as large as the slots allow
+        for n, run in enumerate(runs):
+            offset = (n + 0.5) / len(runs) * width - width / 2 if len(runs) > 1 else 0.0
+            query_axes.scatter(xs + offset, values[n], s=size, color=styles[run].colour, marker=styles[run].marker,
+                               label=run, zorder=3, linewidths=0)
+    else:  # too many runs to tell apart per query: their spread, each run's fraction is on the right
+        seen = ~np.isnan(values).all(axis=0)
+        spread = values[:, seen]
+        query_axes.vlines(xs[seen], np.nanmin(spread, axis=0), np.nanmax(spread, axis=0), color="C0", linewidth=1.2,
+                          alpha=0.6, label=f"the {len(runs)} runs: lowest to highest", zorder=3)
+        query_axes.scatter(xs[seen], np.nanmedian(spread, axis=0), s=10, color="C0", label="median run", zorder=4)
+    query_axes.set_xlim(-0.7, len(nulls) - 0.3)
     query_axes.set_xlabel("queries, by expected value under random ranking")
     query_axes.set_ylabel(measure)
     query_axes.set_title(f"{measure}: observed values against the random-ranking null", fontsize=10)
-    query_axes.legend(fontsize=7)
+    query_axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, frameon=False,
+                      markerscale=1.5)
     if run_axes is not None:
         fractions = {r["run"]: r["fraction_above_null"] for r in summaries if r["measure"] == measure}
-        run_axes.barh(range(len(runs)), [fractions.get(run, np.nan) for run in runs],
-                      color=[f"C{n % 10}" for n in range(len(runs))])
-        run_axes.set_yticks(range(len(runs)), runs, fontsize=8)
+        ranked = sorted(runs, key=lambda run: (-fractions.get(run, -1.0), run))  # the most often above first
+        colours = [styles[run].colour for run in ranked] if len(runs) <= COLOURED_RUNS else "0.45"
+        run_axes.barh(range(len(runs)), [fractions.get(run, np.nan) for run in ranked], color=colours)
+        run_axes.set_yticks(range(len(runs)), ranked, fontsize=8)
         run_axes.invert_yaxis()
         run_axes.set_xlim(0, 1)
         run_axes.set_xlabel("fraction of queries")
         run_axes.set_title("above the threshold", fontsize=10)
     return figure
+
+
+@plot_kind("ranks", "each run's rank interval over resamples of the queries, and tiers (aggregate --bootstrap lines)")
+def rank_intervals(request: PlotRequest) -> Figure:
+    records = _bootstrap_lines(request.source)
+    keys = list(dict.fromkeys(record["measure"] for record in records))
+    chosen = select_available(request.measures, keys, display_name(request.source))
+    panels: dict[tuple[str, str], list[dict]] = {}
+    for record in records:
+        if record["measure"] in chosen:
+            panels.setdefault((record["measure"], record["method"]), []).append(record)
+    panels = {key: panels[key] for measure in chosen for key in panels if key[0] == measure}
+    num_runs = max(len(rows) for rows in panels.values())
+    columns = len(panels) if len(panels) <= 4 else 3
+    rows_of_panels = -(-len(panels) // columns)
+    width, height = 3.4 * columns + 1.0, (1.3 + 0.24 * num_runs) * rows_of_panels + 0.6
+    figure = new_figure(width, height)
+    grid = figure.subplots(rows_of_panels, columns, squeeze=False)
+    image = None
+    for axes, ((measure, method), rows) in zip(grid.ravel(), panels.items()):
+        image = _rank_panel(axes, measure, method, rows)
+    for axes in grid.ravel()[len(panels):]:
+        axes.set_visible(False)
+    resamples = sorted({record["resamples"] for record in records})
+    figure.suptitle(f"rank over all queries (dot), {LEVEL:.0%} interval over {', '.join(map(str, resamples))} "
+                    "resamples of the queries (line), probability of each rank (shade)", fontsize=10)
+    figure.colorbar(image, ax=grid.ravel().tolist(), shrink=0.6, label="P(rank)", aspect=25, pad=0.01)
+    return figure
+
+
+def _rank_panel(axes, measure: str, method: str, rows: list[dict]):
+    """One ordering's runs, best first: the shaded probabilities of each rank, the interval, the rank
+    over all queries, and the tiers (separated by lines, named on the right)."""
+    count = len(rows)
+    ranks = max(len(row["rank_probabilities"]) for row in rows)
+    probabilities = np.zeros((count, ranks))
+    for y, row in enumerate(rows):
+        probabilities[y, :len(row["rank_probabilities"])] = row["rank_probabilities"]
+    image = axes.imshow(probabilities, cmap="Blues", vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest",
+                        extent=(0.5, ranks + 0.5, count - 0.5, -0.5))
+    ys = np.arange(count)
+    low = np.array([row["rank_low"] for row in rows])
+    high = np.array([row["rank_high"] for row in rows])
+    axes.hlines(ys, low - 0.3, high + 0.3, color="black", linewidth=1.3)
+    axes.scatter([row["rank"] for row in rows], ys, s=22, color="white", edgecolors="black", linewidths=1.0, zorder=3)
+    tiers = [row["tier"] for row in rows]
+    transform = axes.get_yaxis_transform()
+    for tier in dict.fromkeys(tiers):
+        members = [y for y, t in enumerate(tiers) if t == tier]
+        if members[0] > 0:
+            axes.axhline(members[0] - 0.5, color="0.35", linewidth=0.8, linestyle=(0, (4, 2)))
+        axes.text(1.02, (members[0] + members[-1]) / 2, f"tier {tier}", transform=transform, ha="left",
+                  va="center", fontsize=7)
+    axes.set_yticks(ys, [row["run"] for row in rows], fontsize=7)
+    axes.set_xticks(range(1, ranks + 1) if ranks <= 10 else [1] + list(range(5, ranks + 1, 5)))
+    axes.set_xticks(range(1, ranks + 1), minor=True)
+    axes.tick_params(axis="x", labelsize=7)
+    axes.set_xlim(0.5, ranks + 0.5)
+    axes.set_ylim(count - 0.5, -0.5)
+    axes.set_xlabel("rank", fontsize=8)
+    direction = "" if higher_is_better(method) else " (lowest first)"
+    axes.set_title(f"{measure} · {method}{direction}", fontsize=9)
+    return image
+
+
+def _bootstrap_lines(source: str) -> list[dict]:
+    """The rank-interval records of ``aggregate --bootstrap`` output, of its first sample (other records
+    of aggregate are skipped)."""
+    records = []
+    for number, record in read_records(source):
+        if not isinstance(record, dict) or "sample" not in record:
+            raise InputError(display_name(source), "not a line of prefeval aggregate", number)
+        if record_kind(record) == "bootstrap":
+            problem = _bootstrap_record_problem(record)
+            if problem:
+                raise InputError(display_name(source), f"not a rank interval of aggregate --bootstrap: {problem}",
+                                 number)
+            records.append(record)
+    if not records:
+        raise InputError(display_name(source), "no rank intervals: write them with prefeval aggregate --bootstrap B")
+    first = records[0]["sample"]
+    return [record for record in records if record["sample"] == first]
+
+
+def _bootstrap_record_problem(record: dict) -> str | None:
+    """What is wrong with a record that has the keys of a rank interval, if anything."""
+    for key in ("measure", "method", "run"):
+        if not isinstance(record.get(key), str):
+            return f"{key!r} must be a string"
+    for key in ("rank", "rank_low", "rank_high", "tier", "resamples"):
+        value = record.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            return f"{key!r} must be a positive integer"
+    probabilities = record["rank_probabilities"]
+    if (not isinstance(probabilities, list) or not probabilities
+            or not all(isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p <= 1 for p in probabilities)):
+        return "'rank_probabilities' must be a list of probabilities"
+    if not record["rank_low"] <= record["rank_high"] <= len(probabilities):
+        return "the interval must run from rank_low to rank_high, within the ranks of rank_probabilities"
+    return None
 
 
 def _sampled_lines(source: str) -> tuple[list[dict], list[dict]]:

@@ -6,8 +6,13 @@ name left-aligned in 22 characters, a tab, the query id (``all`` for the mean), 
 and prefeval's canonical name otherwise, preceded by:
 
 * a run column when several runs are evaluated: the run id on a run's metric lines, and
-  ``RUNI/RUNJ`` on a pair's lines (run ids are file base names, so they never hold a ``/``);
+  ``RUNI/RUNJ`` on a pair's lines;
 * a sample column, before it, when several samples are drawn (``--samples``).
+
+Run and query ids are escaped as every tsv field is (:func:`~prefeval.report.formats.tsv_text`: a
+tab, line break or backslash in a run id, a name given in Python or a file name, is written ``\\t``,
+``\\n``, ``\\\\``), and in the pair column a ``/`` within a run id is written ``\\/``, so that every
+line keeps its columns.
 
 Lines come in the order of the JSON lines (queries in qrels order, then the means).
 """
@@ -20,6 +25,7 @@ from prefeval.errors import UsageError
 from prefeval.io.keys import LABEL_KEYS, QID, RUN, RUNI, RUNJ, SAMPLE
 from prefeval.measures import parse_measure
 from prefeval.measures.names import trec_eval_spelling
+from prefeval.report.formats import tsv_text
 
 TREC_EVAL_LINE = "{name:<22}\t{qid}\t{value:6.4f}"
 
@@ -41,8 +47,11 @@ def trec_eval_lines(records: Iterable[dict], run_column: bool, sample_column: bo
     for record in records:
         prefix = f"{record[SAMPLE]}\t" if sample_column else ""
         if run_column:
-            prefix += (record[RUN] if RUN in record else f"{record[RUNI]}/{record[RUNJ]}") + "\t"
-        qid = record[QID]
+            if RUN in record:
+                prefix += tsv_text(record[RUN]) + "\t"
+            else:
+                prefix += f"{tsv_text(record[RUNI], '/')}/{tsv_text(record[RUNJ], '/')}\t"
+        qid = tsv_text(record[QID])
         for measure, value in record.items():
             if measure in LABEL_KEYS:
                 continue

@@ -2,31 +2,51 @@
 
 Workers are forked from the current process, so the function may be a closure over large arrays (a
 RankTable, a sample's positions): it is handed to each worker when the worker is forked, and nothing
-but the items and the results crosses a process boundary (pickled). Where ``fork`` is not available,
-or there is nothing to share out, the map runs in this process.
+but the item numbers and the results crosses a process boundary (pickled). Where ``fork`` is not
+available, or there is nothing to share out, the map runs in this process.
 
-The workers ignore SIGINT: Ctrl-C at a terminal interrupts the whole process group, and only the
-parent should react (it stops the workers and ends quietly); a worker that dies without reporting
-(killed, out of memory) is an error in the parent, never a hang. At most two items per worker are
-in flight, so results wait in memory only until the consumer takes them in order.
+Stopping (see :mod:`prefeval.runtime.signals`): the workers ignore SIGINT, since Ctrl-C at a
+terminal interrupts the whole process group and only the parent should react (it stops the workers,
+and the command line ends quietly); they die at once on SIGTERM, which is how the parent stops them
+and how a process group is told to end. A worker that dies without reporting (killed, out of memory)
+is a :class:`WorkerDied` error in the parent, never a hang; a worker whose parent is gone (killed
+with SIGKILL) ends when it next waits for work or hands in a result. At most two items per worker
+are in flight, so results wait in memory only until the consumer takes them in order.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import numbers
 import os
 import signal
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing.connection import Connection, wait
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from prefeval.errors import UsageError
+from prefeval.runtime.signals import as_worker, blocked_for_children
+
+if TYPE_CHECKING:  # multiprocessing is imported when work is shared out, not with the command line
+    from multiprocessing import Process
+    from multiprocessing.connection import Connection
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 IN_FLIGHT_PER_WORKER = 2
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended before handing in its results (killed, or out of memory)."""
+
+    def __init__(self, exitcode: int | None):
+        how = ""
+        if exitcode is not None and exitcode < 0:
+            how = f" (killed by {signal.Signals(-exitcode).name}"
+            how += ", perhaps for lack of memory)" if -exitcode == signal.SIGKILL else ")"
+        elif exitcode is not None:
+            how = f" (exit code {exitcode})"
+        super().__init__(f"a worker process ended unexpectedly{how}")
+        self.exitcode = exitcode
 
 
 def default_jobs() -> int:
@@ -43,27 +63,56 @@ def check_jobs(jobs) -> int:
     return int(jobs)
 
 
+class _Tasks:
+    """Item numbers for the workers: one pipe that the parent writes and the workers share for
+    reading (a lock makes each message go to one worker). Each worker closes its copy of the writing
+    end, so that the pipe ends (and the workers waiting on it) when the parent does."""
+
+    def __init__(self, context):
+        self.reader, self.writer = context.Pipe(duplex=False)
+        self.lock = context.Lock()
+
+    def put(self, number: int | None) -> None:
+        self.writer.send(number)
+
+    def get(self) -> int | None:
+        """The next item number; None when there is no more work (or no parent any more)."""
+        with self.lock:
+            try:
+                return self.reader.recv()
+            except (EOFError, OSError):
+                return None
+
+    def close(self) -> None:
+        self.reader.close()
+        self.writer.close()
+
+
 def fork_map(function: Callable[[Item], Result], items: Iterable[Item], jobs: int) -> Iterator[Result]:
     """``map(function, items)`` over ``jobs`` forked processes, yielding results in item order.
 
     An exception raised by ``function`` in a worker is raised here, for the first item (in order)
-    that raised it. Closing the iterator early stops the workers.
+    that raised it. Closing the iterator early (or an exception, or a stop, in the consumer) stops
+    the workers.
     """
+    import multiprocessing
+
     items = list(items)
     if jobs <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
         yield from map(function, items)
         return
     context = multiprocessing.get_context("fork")
-    tasks = context.SimpleQueue()
+    tasks = _Tasks(context)
     workers, readers = [], []
-    for _ in range(min(jobs, len(items))):
-        reader, writer = context.Pipe(duplex=False)
-        worker = context.Process(target=_serve, args=(function, items, tasks, writer), daemon=True)
-        worker.start()
-        writer.close()
-        workers.append(worker)
-        readers.append(reader)
     try:
+        with blocked_for_children() as mask:
+            for _ in range(min(jobs, len(items))):
+                reader, writer = context.Pipe(duplex=False)
+                worker = context.Process(target=_serve, args=(function, items, tasks, writer, mask), daemon=True)
+                worker.start()
+                writer.close()
+                workers.append(worker)
+                readers.append(reader)
         yield from _collect(items, tasks, workers, readers)
     finally:
         for worker in workers:
@@ -76,7 +125,7 @@ def fork_map(function: Callable[[Item], Result], items: Iterable[Item], jobs: in
         tasks.close()
 
 
-def _collect(items: list, tasks, workers: list, readers: list[Connection]) -> Iterator:
+def _collect(items: list, tasks: _Tasks, workers: list, readers: list[Connection]) -> Iterator:
     """Hand out item numbers (a few per worker at a time) and yield the results in item order."""
     sent = 0
     for _ in range(min(len(items), IN_FLIGHT_PER_WORKER * len(workers))):
@@ -87,7 +136,7 @@ def _collect(items: list, tasks, workers: list, readers: list[Connection]) -> It
     for number in range(len(items)):
         while number not in waiting:
             if not live:
-                raise RuntimeError("the worker processes ended before their work was done")
+                raise WorkerDied(None)
             _receive(live, waiting)
         succeeded, value = waiting.pop(number)
         if not succeeded:
@@ -102,8 +151,10 @@ def _collect(items: list, tasks, workers: list, readers: list[Connection]) -> It
         yield value
 
 
-def _receive(live: dict[Connection, multiprocessing.Process], waiting: dict) -> None:
+def _receive(live: dict[Connection, Process], waiting: dict) -> None:
     """Wait for the next message of any worker; a worker gone without a word is an error."""
+    from multiprocessing.connection import wait
+
     ready = wait([*live, *(worker.sentinel for worker in live.values())])
     for reader in [r for r in live if r in ready or r.poll()]:
         try:
@@ -112,21 +163,26 @@ def _receive(live: dict[Connection, multiprocessing.Process], waiting: dict) -> 
             worker = live.pop(reader)
             worker.join()
             if worker.exitcode != 0:
-                raise RuntimeError(f"a worker process ended unexpectedly (exit code {worker.exitcode})") from None
+                raise WorkerDied(worker.exitcode) from None
             continue
         waiting[number] = (succeeded, value)
 
 
-def _serve(function: Callable, items: list, tasks, results: Connection) -> None:
+def _serve(function: Callable, items: list, tasks: _Tasks, results: Connection, mask: frozenset) -> None:
     """A worker: compute ``function(items[n])`` for each number n taken from ``tasks`` until None."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    while (number := tasks.get()) is not None:
-        try:
-            outcome = (number, True, function(items[number]))
-        except Exception as error:  # handed to the parent, which raises it
-            outcome = (number, False, error)
-        try:
-            results.send(outcome)
-        except Exception as error:  # the result or the error could not be pickled
-            results.send((number, False, RuntimeError(f"a worker could not send its result: {error!r}")))
-    results.close()
+    as_worker(mask)
+    tasks.writer.close()
+    try:
+        while (number := tasks.get()) is not None:
+            try:
+                outcome = (number, True, function(items[number]))
+            except Exception as error:  # handed to the parent, which raises it
+                outcome = (number, False, error)
+            try:
+                results.send(outcome)
+            except (BrokenPipeError, ConnectionResetError):  # the parent is gone
+                return
+            except Exception as error:  # the result or the error could not be pickled
+                results.send((number, False, RuntimeError(f"a worker could not send its result: {error!r}")))
+    finally:
+        results.close()

@@ -1,7 +1,9 @@
 """A progress line on stderr for long work, shown only when stderr is a terminal.
 
 It never writes to stdout (which carries the data) and is silent when stderr is redirected, so logs
-and pipelines see nothing of it.
+and pipelines see nothing of it. When stdout is the same terminal, whatever writes there calls
+:func:`clear_progress_line` first (as :func:`prefeval.io.output.output_stream` does), so that data
+never starts on the progress line; the line is drawn again at its next update.
 """
 
 from __future__ import annotations
@@ -9,6 +11,12 @@ from __future__ import annotations
 import sys
 import time
 from typing import TextIO
+
+ERASE_LINE = "\r\033[K"
+"""Back to the start of the line, and erase it."""
+
+_shown: Progress | None = None
+"""The progress line now on the screen, if any."""
 
 
 class Progress:
@@ -41,16 +49,30 @@ class Progress:
         self._draw(force=self._done >= self._total)
 
     def finish(self) -> None:
-        if self.enabled and self._label:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+        self.clear()
         self._label = ""
 
+    def clear(self) -> None:
+        """Erase the line if it is on the screen (it comes back at the next update)."""
+        global _shown
+        if _shown is self:
+            self.stream.write(ERASE_LINE)
+            self.stream.flush()
+            _shown = None
+
     def _draw(self, force: bool = False) -> None:
+        global _shown
         now = time.monotonic()
         if not self.enabled or (not force and now - self._drawn_at < 0.1):
             return
         self._drawn_at = now
-        self.stream.write(f"\r\033[Kprefeval: {self._label} {self._done:,}/{self._total:,}")
+        self.stream.write(f"{ERASE_LINE}prefeval: {self._label} {self._done:,}/{self._total:,}")
         self.stream.flush()
+        _shown = self
 
+
+def clear_progress_line() -> None:
+    """Erase the progress line on the screen, if there is one: call it before writing anything else
+    to the terminal (such as data on a stdout that is the same terminal)."""
+    if _shown is not None:
+        _shown.clear()

@@ -1,0 +1,103 @@
+"""prefeval side by side with trec_eval and pytrec_eval, as whole processes, in one run of this script.
+
+    python benchmarks/compare.py [--repeat 5] [--trec-eval PATH] [--scenario NAME ...]
+
+Scenarios (robust03 from the shared data; the runs decompressed once into ``benchmarks/cache/``,
+since trec_eval does not read gzip):
+
+* ``startup``: ``prefeval --help`` and ``prefeval measures``, the price of every call in a shell loop;
+* ``one-run``: one run, three metrics, per query, as trec_eval is used in a shell loop:
+  ``prefeval eval --format tsv -q -m ap -m p@10 -m ndcg`` against ``trec_eval -q -m map -m P.10 -m ndcg``;
+* ``metrics``: the 17 runs, six metrics (AP, nDCG, RR, P@10, R@100, R-precision), per query: one
+  ``prefeval eval`` against trec_eval looped over the runs (one process per run, as a shell loop
+  runs it) and against one Python process that parses the files and calls pytrec_eval
+  (``benchmarks/pytrec_eval_runs.py``).
+
+trec_eval is not a dependency: give its path with ``--trec-eval`` (build it from
+https://github.com/usnistgov/trec_eval with ``make``), or the scenarios that need it are skipped.
+Every figure is the median over ``--repeat`` runs after one warm-up; the ratios come from the same run
+of this script, so they hold on a noisy machine where the absolute times may not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from run import CACHE, ROBUST03, measure  # noqa: E402
+
+SIX_METRICS = {"prefeval": "ap,ndcg,rr,p@10,r@100,rp",
+               "trec_eval": ["map", "ndcg", "recip_rank", "P.10", "recall.100", "Rprec"]}
+
+
+def robust03_plain() -> tuple[str, list[str]]:
+    """The robust03 qrels and runs, the runs decompressed once into the cache."""
+    folder = os.path.join(CACHE, "robust03-plain")
+    os.makedirs(folder, exist_ok=True)
+    runs = []
+    for name in sorted(os.listdir(os.path.join(ROBUST03, "runs"))):
+        target = os.path.join(folder, name.removesuffix(".gz"))
+        if not os.path.exists(target):
+            with gzip.open(os.path.join(ROBUST03, "runs", name)) as source, open(target, "wb") as plain:
+                shutil.copyfileobj(source, plain)
+        runs.append(target)
+    return os.path.join(ROBUST03, "qrels.txt"), runs
+
+
+def trec_eval_loop(trec_eval: str, qrels: str, runs: list[str], measures: list[str]) -> list[str]:
+    """One shell command running trec_eval once per run, as a loop in a script does."""
+    flags = " ".join(f"-m {m}" for m in measures)
+    loop = "; ".join(f"{trec_eval} -q {flags} {qrels} {run}" for run in runs)
+    return ["sh", "-c", loop + " > /dev/null"]
+
+
+def scenarios(names: list[str], trec_eval: str | None) -> list[tuple[str, dict[str, list[str]]]]:
+    """(scenario, {tool: command}) for the scenarios asked for (default: all)."""
+    python = sys.executable
+    prefeval = [python, "-m", "prefeval"]
+    qrels, runs = robust03_plain()
+    found = []
+    if not names or "startup" in names:
+        found.append(("startup", {"prefeval --help": [*prefeval, "--help"],
+                                  "prefeval measures": [*prefeval, "measures"]}))
+    if not names or "one-run" in names:
+        commands = {"prefeval": [*prefeval, "eval", "--format", "tsv", "-q", "-m", "ap", "-m", "p@10", "-m", "ndcg",
+                                 "-R", qrels, runs[0]]}
+        if trec_eval:
+            commands["trec_eval"] = [trec_eval, "-q", "-m", "map", "-m", "P.10", "-m", "ndcg", qrels, runs[0]]
+        found.append(("one-run", commands))
+    if not names or "metrics" in names:
+        commands = {"prefeval": [*prefeval, "eval", "-q", "-m", SIX_METRICS["prefeval"], "-R", qrels, *runs]}
+        if trec_eval:
+            commands["trec_eval loop"] = trec_eval_loop(trec_eval, qrels, runs, SIX_METRICS["trec_eval"])
+        commands["pytrec_eval"] = [python, os.path.join(HERE, "pytrec_eval_runs.py"), qrels, *runs]
+        found.append(("metrics", commands))
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--trec-eval", default=shutil.which("trec_eval"), help="the trec_eval executable")
+    parser.add_argument("--scenario", action="append", default=[], help="startup, one-run, metrics")
+    args = parser.parse_args()
+    lines = [f"Command: `python benchmarks/compare.py --repeat {args.repeat}` (median of {args.repeat} whole-process "
+             "runs after a warm-up).", "", "| scenario | tool | wall | ÷ first tool |", "|---|---|---:|---:|"]
+    for name, commands in scenarios(args.scenario, args.trec_eval):
+        first = None
+        for tool, command in commands.items():
+            wall = measure(command, args.repeat).wall
+            first = first or wall
+            lines.append(f"| {name} | {tool} | {wall:.2f} s | {wall / first:.2f} |")
+            print(lines[-1], file=sys.stderr, flush=True)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,228 @@
+"""Where a command's output goes: standard output, or the file that ``-o`` names.
+
+:func:`resolve_output` decides, before any work is done, what writing ``-o PATH`` means, and
+refuses what cannot or must not be done (one line each, a :class:`~prefeval.errors.UsageError`):
+
+* a regular file, or a new one, is replaced atomically: written to a temporary file beside it and
+  renamed over it only once everything is written, so that a failure or a stop never leaves half a
+  file nor touches an existing one. Through a symbolic link, the file replaced is the link's target
+  (the link stays);
+* anything else (``/dev/null``, ``/dev/stdout`` and the other names of open descriptors, a FIFO, a
+  character device) is written through, as the shell's ``>`` would: replacing it would put a
+  regular file in its place (or, as root, replace ``/dev/null``), and a temporary file cannot be
+  created in ``/dev``;
+* a directory, a missing or unwritable directory, and a file that is also one of the command's
+  inputs (which the replacement would destroy) are refused;
+* a name ending in ``.gz`` is written gzip-compressed, with reproducible bytes (no time stamp and no
+  file name in the header), so that the same output gives the same file.
+
+:func:`output_stream` then writes there. On standard output, when it is a terminal, the progress line
+(:mod:`prefeval.runtime.progress`) is cleared before each write, so data never starts after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from prefeval.errors import UsageError
+from prefeval.io.source import STDIN
+from prefeval.runtime.progress import clear_progress_line
+from prefeval.runtime.signals import deferred, ignore_stops
+
+STDOUT = "-"
+GZIP_SUFFIX = ".gz"
+GZIP_LEVEL = 6
+"""gzip's own default: nearly the size of level 9 at a fraction of its time."""
+
+_DESCRIPTOR_DIRECTORY = re.compile(r"/proc/[^/]+/fd")
+"""Where the names of open descriptors lead (``/dev/stdout`` -> ``/proc/self/fd/1``)."""
+_MAX_LINKS = 40
+
+
+@dataclass(frozen=True)
+class OutputTarget:
+    """What writing ``-o path`` means: the ``file`` written (``path`` with its symbolic links
+    resolved), whether it is replaced atomically (a regular or new file) or written through, and
+    whether the output is gzip-compressed."""
+
+    path: str
+    file: str
+    replace: bool
+    compress: bool
+
+
+def resolve_output(path: str | os.PathLike | None, inputs: Iterable = ()) -> OutputTarget | None:
+    """Where ``-o path`` writes (None: standard output, for no path or ``-``), checked before any work.
+
+    ``inputs`` are the command's input paths: a regular file among them is refused as the output.
+    Anything that keeps the output from being written is a :class:`UsageError` naming ``path``.
+    """
+    if path is None:
+        return None
+    path = os.fspath(path)
+    if path == STDOUT:
+        return None
+    if not path:
+        raise UsageError("the output file name is empty")
+    compress = path.endswith(GZIP_SUFFIX)
+    if _names_a_descriptor(path):
+        return OutputTarget(path, path, replace=False, compress=compress)
+    file = os.path.realpath(path)
+    try:
+        status = os.stat(file)
+    except (FileNotFoundError, NotADirectoryError):
+        if path.endswith(os.sep):
+            raise UsageError(f"{path}: cannot be written: there is no directory {path}") from None
+        _check_directory(path, file)
+        return OutputTarget(path, file, replace=True, compress=compress)
+    except OSError as error:
+        raise UsageError(f"{path}: cannot be written ({_reason(error)})") from None
+    if stat.S_ISDIR(status.st_mode):
+        raise UsageError(f"{path}: is a directory, not a file")
+    if stat.S_ISSOCK(status.st_mode):
+        raise UsageError(f"{path}: is a socket, not a file")
+    if not os.access(file, os.W_OK):
+        raise UsageError(f"{path}: cannot be written (permission denied)")
+    if not stat.S_ISREG(status.st_mode):
+        return OutputTarget(path, path, replace=False, compress=compress)
+    _check_not_an_input(path, status, inputs)
+    _check_directory(path, file)
+    return OutputTarget(path, file, replace=True, compress=compress)
+
+
+def _check_not_an_input(path: str, status: os.stat_result, inputs: Iterable) -> None:
+    """Same file, whatever the name it goes by (a symbolic or hard link, ``./``, a relative path)."""
+    for source in inputs:
+        source = os.fspath(source)
+        if source == STDIN:
+            continue
+        try:
+            same = os.path.samestat(status, os.stat(source))
+        except OSError:  # the input's own problem, reported when it is read
+            continue
+        if same:
+            raise UsageError(f"{path}: is also an input ({source}); writing the output there would destroy it")
+
+
+def _check_directory(path: str, file: str) -> None:
+    """The directory that will hold ``file`` (and its temporary sibling) exists and may be written."""
+    directory = os.path.dirname(file)
+    given = os.path.dirname(path) or os.curdir
+    shown = given if os.path.realpath(given) == directory else directory
+    if not os.path.isdir(directory):
+        missing = not os.path.lexists(directory)
+        raise UsageError(f"{path}: cannot be written: " +
+                         (f"there is no directory {shown}" if missing else f"{shown} is not a directory"))
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise UsageError(f"{path}: cannot be written (permission denied in {shown})")
+
+
+def _names_a_descriptor(path: str) -> bool:
+    """Whether ``path`` leads, link by link, through ``/proc/*/fd`` (``/dev/stdout``, ``/dev/fd/3``):
+    such a name stands for a file already open (often a pipe, or the file that a shell's ``>>``
+    appends to), which must be written through, never replaced."""
+    current = os.path.abspath(path)
+    for _ in range(_MAX_LINKS):
+        directory = os.path.realpath(os.path.dirname(current))
+        if _DESCRIPTOR_DIRECTORY.fullmatch(directory):
+            return True
+        if not os.path.islink(current):
+            return False
+        current = os.path.join(directory, os.readlink(current))
+    return False
+
+
+def _reason(error: OSError) -> str:
+    return "permission denied" if isinstance(error, PermissionError) else (error.strerror or str(error)).lower()
+
+
+@contextlib.contextmanager
+def output_stream(path: str | os.PathLike | None, inputs: Iterable = ()) -> Iterator[BinaryIO]:
+    """Where output goes: standard output (``None`` or ``-``), or ``path`` as :func:`resolve_output`
+    decides (replaced atomically only when the block completes, or written through; gzip for a
+    name ending in ``.gz``).
+
+    A file written through is opened for appending: a name such as ``/dev/stdout`` reopens the file
+    behind the descriptor, and when a shell opened that file with ``>>`` (or has written to it
+    already), the output must continue it, not truncate it; a FIFO or a device is the same either way.
+    """
+    target = resolve_output(path, inputs)
+    if target is None:
+        if sys.stdout is None:  # closed by the caller (``>&-``)
+            raise UsageError("standard output is closed: name an output file with -o")
+        stdout = sys.stdout.buffer
+        yield _TerminalStream(stdout) if sys.stdout.isatty() else stdout
+        stdout.flush()
+        return
+    with _replaced(target.file) if target.replace else open(target.file, "ab") as handle:
+        if not target.compress:
+            yield handle
+            return
+        import gzip  # here, not with the command line's start-up (as tempfile below)
+
+        with gzip.GzipFile(filename="", mode="wb", fileobj=handle, compresslevel=GZIP_LEVEL, mtime=0) as packed:
+            yield packed
+
+
+@contextlib.contextmanager
+def _replaced(file: str) -> Iterator[BinaryIO]:
+    """A temporary file beside ``file``, renamed over it when the block completes, removed otherwise.
+
+    Creating the temporary file and renaming it are each done whole (:func:`deferred`), so a stop
+    never leaves it behind; once the file is in place, a stop comes too late (:func:`ignore_stops`).
+    The system's refusals name ``file``, never the temporary file the user did not ask for.
+    """
+    import tempfile
+
+    handle = None
+    try:
+        with deferred():
+            handle = tempfile.NamedTemporaryFile("wb", dir=os.path.dirname(file),
+                                                 prefix=f".{os.path.basename(file)}.", suffix=".tmp", delete=False)
+        with handle:
+            yield handle
+        with deferred():
+            os.chmod(handle.name, _mode_for(file))
+            os.replace(handle.name, file)
+            ignore_stops()
+    except BaseException as error:
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(handle.name)
+        if isinstance(error, OSError) and error.filename in (None, getattr(handle, "name", None)):
+            raise OSError(error.errno, error.strerror, file) from None
+        raise
+
+
+def _mode_for(file: str) -> int:
+    """The permissions of the file replaced, or those an ordinary new file gets (0666 less the umask):
+    temporary files start private."""
+    with contextlib.suppress(FileNotFoundError):
+        return stat.S_IMODE(os.stat(file).st_mode)
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+class _TerminalStream:
+    """Standard output on a terminal: each write first clears the progress line (drawn on stderr,
+    most likely the same terminal), and is flushed at once, so that the two never share a line."""
+
+    def __init__(self, stream: BinaryIO):
+        self._stream = stream
+
+    def write(self, data) -> int:
+        clear_progress_line()
+        written = self._stream.write(data)
+        self._stream.flush()
+        return written
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)

@@ -1,0 +1,182 @@
+"""Stopping on request: SIGINT (Ctrl-C) and SIGTERM end the command line quietly, at any moment.
+
+The command line installs :func:`stopping_quietly` around everything it does: either signal raises
+:class:`Interrupted` in the main thread, a ``BaseException`` that no ``except Exception`` swallows,
+so every ``finally`` on the way out runs (worker processes are stopped, a temporary output file is
+removed) and the command ends with exit code 128 + the signal's number (130, 143), without a
+traceback. Only the first signal counts: the ones that follow are ignored while the command cleans
+up, so a second Ctrl-C cannot cut the cleanup short.
+
+Two kinds of code must not be cut in the middle:
+
+* a step that creates or commits something that a ``finally`` must then undo or keep (a temporary
+  file created but not yet known to its cleanup, a file renamed into place) runs under
+  :func:`deferred`: a signal that arrives meanwhile takes effect at the end of the step;
+* a forked worker process (:mod:`prefeval.runtime.parallel`) must not run the parent's handler: it
+  is forked under :func:`blocked_for_children` and calls :func:`as_worker` first thing.
+
+Once the command's result is committed (its output file renamed into place), or the command is
+ending anyway (an error reported), :func:`ignore_stops` makes a later signal change nothing: it would
+come too late to stop anything, and must not turn a finished command into a failed one (an exit code
+of 130 always means that no output was written).
+
+The Python API installs nothing: Ctrl-C raises ``KeyboardInterrupt`` as usual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+AGAIN_AFTER = 0.001
+"""Seconds after which a stop that Python could not raise (in a destructor) is raised again."""
+
+
+class Interrupted(BaseException):
+    """The command was asked to stop by signal ``signum``; it ends with exit code 128 + ``signum``."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+_state = threading.local()  # only the main thread installs or defers; kept per thread all the same
+
+
+def _deferring() -> int:
+    return getattr(_state, "deferring", 0)
+
+
+def _ignoring() -> bool:
+    return getattr(_state, "ignoring", False)
+
+
+def _stop(signum: int, frame) -> None:
+    """The handler of both signals: the first one raises :class:`Interrupted` (at once, or at the end of
+    a :func:`deferred` step) unless stops are ignored by now; any later one is ignored."""
+    for number in STOP_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
+    if _ignoring():
+        return
+    if _deferring():
+        _state.pending = signum
+        return
+    raise Interrupted(signum)
+
+
+def ignore_stops() -> None:
+    """From now on, SIGINT and SIGTERM change nothing (under :func:`stopping_quietly`; elsewhere this
+    does nothing): the command's result is committed, or the command is ending anyway.
+
+    The signals are ignored by the system too, not only by the handler: at exit the interpreter
+    puts back the default action of the signals it handled, which would kill the finished command.
+    """
+    _state.ignoring = True
+    if threading.current_thread() is threading.main_thread():
+        for number in STOP_SIGNALS:
+            if signal.getsignal(number) is _stop:
+                signal.signal(number, signal.SIG_IGN)
+
+
+def _unraisable(previous_hook):
+    """An unraisable-exception hook for while the handlers are installed.
+
+    Python cannot raise from a destructor or a weakref callback: an :class:`Interrupted` raised
+    there would be printed as "Exception ignored" and lost, and the command would carry on. It is
+    raised again a moment later instead (from a timer signal), when ordinary code runs.
+    """
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, Interrupted) and hasattr(signal, "setitimer"):
+            signum = unraisable.exc_value.signum
+            if getattr(_state, "timer", None) is None:  # the first time: keep what was there
+                _state.timer = signal.getsignal(signal.SIGALRM)
+            signal.signal(signal.SIGALRM, lambda *_: None if _ignoring() else _raise(signum))
+            signal.setitimer(signal.ITIMER_REAL, AGAIN_AFTER)
+            return
+        previous_hook(unraisable)
+
+    return hook
+
+
+def _raise(signum: int) -> None:
+    raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def stopping_quietly(restore: bool = True) -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM raise :class:`Interrupted` in the main thread.
+
+    With ``restore``, the previous handlers are put back at the end; without it they stay, for a
+    process that ends with the block (so that a signal during the interpreter's shutdown is quiet
+    too). Outside the main thread (where Python cannot install handlers) nothing changes.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.getsignal(number) for number in STOP_SIGNALS}
+    previous_hook = sys.unraisablehook
+    _state.pending, _state.ignoring = None, False
+    for number in STOP_SIGNALS:
+        signal.signal(number, _stop)
+    sys.unraisablehook = _unraisable(previous_hook)
+    try:
+        yield
+    finally:
+        if restore:  # the handlers first: from then on, _stop cannot run and the state is free
+            if getattr(_state, "timer", None) is not None:  # put back as the hook found it
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, _state.timer)
+                _state.timer = None
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+            sys.unraisablehook = previous_hook
+            _state.pending, _state.ignoring = None, False
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Run the block as a unit: a stop asked for meanwhile raises :class:`Interrupted` at its end
+    (unless the block called :func:`ignore_stops`: then the stop came too late)."""
+    _state.deferring = _deferring() + 1
+    try:
+        yield
+    finally:
+        _state.deferring -= 1
+        pending = getattr(_state, "pending", None)
+        if not _state.deferring and pending is not None:
+            _state.pending = None
+            if not _ignoring():
+                raise Interrupted(pending)
+
+
+@contextlib.contextmanager
+def blocked_for_children() -> Iterator[frozenset]:
+    """Around forking worker processes: the stop signals are blocked in this thread (so a child starts
+    with them blocked, before it can run the parent's handler) and :func:`deferred` in this process
+    (so the parent never stops between forking a worker and recording it). Yields the signal mask
+    to restore, which the children pass to :func:`as_worker`."""
+    with deferred():
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            yield frozenset(mask)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def as_worker(mask: frozenset) -> None:
+    """First thing in a forked worker: ignore SIGINT (Ctrl-C reaches the whole process group, and only
+    the parent decides what to do), die at once on SIGTERM (how the parent stops a worker), then
+    unblock the signals (see :func:`blocked_for_children`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _state.deferring, _state.pending, _state.ignoring = 0, None, False
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)

@@ -1,0 +1,216 @@
+"""Ctrl-C and SIGTERM: the command line ends quietly (exit 130 or 143, nothing on stderr), promptly,
+with its worker processes, and leaves neither output nor temporary file, whatever the moment."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from prefeval.runtime.signals import Interrupted, deferred, ignore_stops, stopping_quietly
+
+LINUX = sys.platform.startswith("linux")
+PROMPTLY = 5.0
+"""Seconds within which a stopped command must be gone, workers included."""
+MOMENTS = 9
+"""Signals of each kind sent per test, spread over a whole run and a little beyond."""
+
+
+@dataclass(frozen=True)
+class Collection:
+    qrels: str
+    runs: list[str]
+    expected: bytes
+    duration: float
+
+
+def command(collection: Collection, output: Path) -> list[str]:
+    return [sys.executable, "-m", "prefeval", "eval", "-q", "--jobs", "2", "-R", collection.qrels, *collection.runs,
+            "-o", str(output)]
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory) -> Collection:
+    """Twelve runs of 200 queries × 300 documents: about a second of work with two processes."""
+    directory = tmp_path_factory.mktemp("collection")
+    rng = np.random.default_rng(7)
+    queries, depth = 200, 300
+    qrels = directory / "qrels"
+    qrels.write_text("".join(f"q{q} 0 d{d} {1 + q % 2}\n" for q in range(queries)
+                             for d in rng.choice(1000, 30, replace=False)))
+    texts = ["".join(f"q{q} Q0 d{d} {i + 1} {depth - i} t\n" for q in range(queries)
+                     for i, d in enumerate(rng.choice(1000, depth, replace=False))) for _ in range(3)]
+    runs = []
+    for number in range(12):
+        run = directory / f"run{number:02d}"
+        run.write_text(texts[number % 3])
+        runs.append(str(run))
+    output = directory / "expected.jsonl"
+    started = time.monotonic()
+    process = subprocess.run(command(Collection(str(qrels), runs, b"", 0.0), output), capture_output=True)
+    assert process.returncode == 0, process.stderr
+    return Collection(str(qrels), runs, output.read_bytes(), time.monotonic() - started)
+
+
+def handles_sigterm(pid: int) -> bool:
+    """Whether the process has installed a handler for SIGTERM (Python has none by default: so its
+    command line has started)."""
+    with open(f"/proc/{pid}/status") as status:
+        caught = next(line for line in status if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
+
+
+def wait_until_started(process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 30
+    while not handles_sigterm(process.pid):
+        assert process.poll() is None and time.monotonic() < deadline, "the command never started"
+        time.sleep(0.002)
+
+
+def group_is_gone(group: int) -> bool:
+    """Whether every process of the group (the command and its workers) has ended."""
+    deadline = time.monotonic() + PROMPTLY
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def stop_at(collection: Collection, directory: Path, signum: int, delay: float, whole_group: bool = True) -> int:
+    """Start the command, send ``signum`` ``delay`` seconds after it has started (to its process group,
+    as a terminal does, or to the command alone), check how it ended, and return its exit code."""
+    directory.mkdir()
+    output = directory / "out.jsonl"
+    process = subprocess.Popen(command(collection, output), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    try:
+        wait_until_started(process)
+        time.sleep(delay)
+        sent = time.monotonic()
+        try:
+            (os.killpg if whole_group else os.kill)(process.pid, signum)
+        except ProcessLookupError:  # it had already finished
+            pass
+        stdout, stderr = process.communicate(timeout=30)
+        took = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    moment = f"{signal.Signals(signum).name} after {delay:.2f} s"
+    assert took < PROMPTLY, f"{moment}: took {took:.1f} s to end"
+    assert group_is_gone(process.pid), f"{moment}: worker processes outlived the command"
+    assert stdout == b"" and b"Traceback" not in stderr and b"Exception ignored" not in stderr, (moment, stderr)
+    left = sorted(os.listdir(directory))
+    if process.returncode == 0:  # the signal came once the output was in place: it must be whole
+        assert left == ["out.jsonl"] and output.read_bytes() == collection.expected, moment
+        assert all(line.startswith(b"prefeval: note: ") for line in stderr.splitlines()), (moment, stderr)
+    else:
+        assert process.returncode == 128 + signum, (moment, process.returncode, stderr)
+        assert left == [], (moment, left)  # neither output nor temporary file
+        assert stderr == b"", (moment, stderr)
+    return process.returncode
+
+
+@pytest.mark.skipif(not LINUX, reason="reads the signal handlers from /proc")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_at_any_moment_ends_quietly(collection, tmp_path, signum):
+    shift = 0.0 if signum == signal.SIGINT else 0.5  # the two signals at interleaved moments
+    delays = [collection.duration * 1.1 * (k + shift) / MOMENTS for k in range(MOMENTS)]
+    codes = [stop_at(collection, tmp_path / f"moment{k}", signum, delay) for k, delay in enumerate(delays)]
+    assert codes.count(128 + signum) >= MOMENTS // 2, codes  # most signals came while there was work
+
+
+@pytest.mark.skipif(not LINUX, reason="reads the signal handlers from /proc")
+def test_sigterm_to_the_command_alone_ends_its_workers_too(collection, tmp_path):
+    code = stop_at(collection, tmp_path / "alone", signal.SIGTERM, collection.duration / 3, whole_group=False)
+    assert code == 128 + signal.SIGTERM
+
+
+def test_a_stop_waits_for_the_end_of_a_deferred_step():
+    with stopping_quietly():
+        steps = []
+        with pytest.raises(Interrupted) as stopped:
+            with deferred():
+                signal.raise_signal(signal.SIGTERM)
+                steps.append("the step went on")
+        assert steps == ["the step went on"] and stopped.value.exit_code == 143
+        signal.raise_signal(signal.SIGINT)  # only the first stop counts: later ones are ignored
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_a_stop_once_the_result_is_committed_changes_nothing():
+    with stopping_quietly():
+        with deferred():
+            signal.raise_signal(signal.SIGINT)
+            ignore_stops()
+        signal.raise_signal(signal.SIGTERM)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with stopping_quietly(), pytest.raises(Interrupted):  # a new command starts afresh
+        signal.raise_signal(signal.SIGINT)
+
+
+def test_a_stop_swallowed_by_a_destructor_is_raised_again():
+    class Slow:
+        def __del__(self):
+            signal.raise_signal(signal.SIGINT)  # the handler runs here, where Python cannot raise
+            time.sleep(0)
+
+    with stopping_quietly(), pytest.raises(Interrupted):
+        Slow()
+        for _ in range(1000):
+            time.sleep(0)
+
+
+def test_the_api_keeps_keyboard_interrupt():
+    with pytest.raises(KeyboardInterrupt), deferred():  # no handlers installed: nothing deferred
+        signal.raise_signal(signal.SIGINT)
+
+
+def kill_a_worker(collection: Collection, directory: Path) -> tuple[int, bytes]:
+    """Start the command, SIGKILL one of its worker processes once there is one, and check that the
+    command ends either with the work done (the worker had finished) or with one line."""
+    directory.mkdir()
+    output = directory / "out.jsonl"
+    process = subprocess.Popen(command(collection, output), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    try:
+        wait_until_started(process)
+        workers: list[str] = []
+        while not workers and process.poll() is None:
+            with open(f"/proc/{process.pid}/task/{process.pid}/children") as children:
+                workers = children.read().split()
+        if workers:
+            os.kill(int(workers[0]), signal.SIGKILL)
+        stdout, stderr = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert stdout == b"" and group_is_gone(process.pid)
+    if process.returncode == 0:
+        assert output.read_bytes() == collection.expected
+    else:
+        assert process.returncode == 1 and os.listdir(directory) == [], (process.returncode, stderr)
+    return process.returncode, stderr
+
+
+@pytest.mark.skipif(not LINUX, reason="finds the workers in /proc")
+def test_a_worker_killed_from_outside_is_one_line(collection, tmp_path):
+    for attempt in range(5):  # a worker killed just as it finished is no error: try again
+        code, stderr = kill_a_worker(collection, tmp_path / f"attempt{attempt}")
+        if code:
+            break
+    assert stderr == (b"prefeval: error: a worker process ended unexpectedly (killed by SIGKILL, perhaps for lack "
+                      b"of memory)\n")
