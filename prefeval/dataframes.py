@@ -92,6 +92,8 @@ def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], nam
         extras = (result.metric_extras if kind == "metrics"
                   else result.pair_extras if isinstance(result, Summary) else {})
         columns.update({key: extra.reshape(-1) for key, extra in extras.items()})
+        if kind == "metrics" and isinstance(result, Summary):  # the other statistics of --summary
+            columns.update({key: values.reshape(-1) for key, values in result.statistics.items()})
         parts.append(pd.DataFrame({"sample": result.sample, **columns}))
     empty = pd.DataFrame(columns=["sample", *labels, "qid", *names])
     return pd.concat(parts, ignore_index=True) if parts else empty

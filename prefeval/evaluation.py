@@ -156,7 +156,7 @@ class Evaluation:
         seed: int | None = None,
         jobs: int | None = None,
         progress: Progress | None = None,
-        summary_statistics: str | Sequence[str] = (MEAN,),
+        summary: str | Sequence[str] = (MEAN,),
         ties: str = DOCID,
         draws: int = DEFAULT_DRAWS,
     ) -> Evaluation:
@@ -171,7 +171,7 @@ class Evaluation:
         relevance = RelevanceOptions(binary_relevance, relevance_floor, relevance_level, topk)
         subsampling = SubsamplingOptions(samples, query_fraction, label_fraction, label_fraction_policy, seed)
         jobs = default_jobs() if jobs is None else check_jobs(jobs)
-        statistics = check_statistics(summary_statistics)
+        statistics = check_statistics(summary)
         check_policy(ties, draws)
         check_measures(ties, chosen)
         table = load_collection(qrels, runs, relevance, jobs, progress)

@@ -12,6 +12,7 @@ from conftest import QRELS, RUNS, json_lines, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import prefeval
 from prefeval.errors import UsageError
 from prefeval.evaluation import Evaluation
 from prefeval.measures.summaries import (
@@ -175,7 +176,7 @@ def test_eval_summary_does_not_depend_on_jobs():
 
 
 def test_eval_summary_records_are_the_json_lines():
-    evaluation = Evaluation.from_files(QRELS, RUNS, ["ap", "rpp"], summary_statistics=("median", "mean"), jobs=1)
+    evaluation = Evaluation.from_files(QRELS, RUNS, ["ap", "rpp"], summary=("median", "mean"), jobs=1)
     records = list(evaluation_records(evaluation, per_query=False))
     lines = json_lines(run_cli("eval", "-R", QRELS, "-m", "ap,rpp", "--summary", "median", "--summary", "mean",
                                *RUNS).stdout)
@@ -189,7 +190,7 @@ def test_eval_summary_requests_that_cannot_be_met():
     result = run_cli("eval", "-R", QRELS, "--summary", "max", *RUNS)
     assert result.exit_code == 2 and "max" in result.stderr
     with pytest.raises(UsageError, match="unknown summary statistic"):
-        Evaluation.from_files(QRELS, RUNS, "ap", summary_statistics="average")
+        Evaluation.from_files(QRELS, RUNS, "ap", summary="average")
 
 
 def test_aggregate_orders_by_a_statistic_of_the_eval_lines(tmp_path):
@@ -204,3 +205,11 @@ def test_aggregate_orders_by_a_statistic_of_the_eval_lines(tmp_path):
     tsv = pd.read_csv(io.StringIO(run_cli("aggregate", "-P", prefs, "-m", "ap:gini", "--format", "tsv").stdout),
                       sep="\t")
     assert tsv.position.tolist() == [1, 2, 3, 4] and tsv.method.tolist() == ["gini"] * 4
+
+
+def test_the_api_takes_the_summary_option_under_its_cli_name():
+    means = prefeval.evaluate(QRELS, RUNS, "ap", per_query=False, summary=["mean", "median"])
+    per_query = prefeval.evaluate(QRELS, RUNS, "ap")
+    medians = per_query.groupby("run", sort=False)["ap"].median()
+    assert list(means.columns) == ["sample", "run", "qid", "ap", "ap:median"]
+    assert means["ap:median"].tolist() == medians[means["run"]].tolist()

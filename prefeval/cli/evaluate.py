@@ -98,7 +98,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             binary_relevance=binary_relevance, relevance_floor=relevance_floor, relevance_level=relevance_level,
             topk=topk, samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
             label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=Progress.for_terminal(quiet),
-            summary_statistics=summary_statistics, ties=ties, draws=draws,
+            summary=summary_statistics, ties=ties, draws=draws,
         )
         with output_stream(output) as stream:
             write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary,

@@ -14,7 +14,7 @@ import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.ranking.positions import Selection
-from prefeval.ranking.ranktable import RankTable
+from prefeval.ranking.ranktable import RankTable, docid_order
 
 LABEL_POLICIES = ("random", "pool")
 
@@ -80,7 +80,7 @@ def _keep_labels(table: RankTable, rng, fraction: float, policy: str) -> np.ndar
         preference_order = np.lexsort((rng.random(len(query)), query))
     else:
         times_retrieved = np.isfinite(table.ranks).sum(axis=0)
-        docid_rank = np.unique(qrels.docids.astype(str), return_inverse=True)[1].ravel()
+        docid_rank = np.unique(docid_order(qrels.docids, to_sort=True), return_inverse=True)[1].ravel()
         preference_order = np.lexsort((-docid_rank, -times_retrieved, query))
     place_in_query = np.empty(len(query), dtype=np.int64)
     place_in_query[preference_order] = np.arange(len(query)) - qrels.offsets[query[preference_order]]
