@@ -7,26 +7,19 @@ error rather than silently ignored.
 
 from __future__ import annotations
 
+import dataclasses
+
 import click
 from click.core import ParameterSource
 
-from prefeval.analyses.significance import (
-    CORRECTIONS,
-    DEFAULT_ALPHA,
-    DEFAULT_BOOTSTRAP,
-    DEFAULT_CORRECTION,
-    DEFAULT_PERMUTATIONS,
-    DEFAULT_TEST,
-    TESTS,
-    SignificanceOptions,
-)
+from prefeval.analyses.significance import SignificanceOptions
 from prefeval.cli.common import CONTEXT, INPUT_FILE, output_option, reported_errors
+from prefeval.cli.significance import significance_options
 from prefeval.errors import UsageError
 from prefeval.report.plots import DEFAULT_DPI, IMAGE_FORMATS, PLOT_KINDS, PlotRequest, render_plot
 
 KINDS_HELP = "\n".join(f"  {name:<12} {kind.summary}" for name, kind in PLOT_KINDS.items())
 SIGNIFICANCE_KIND = "preferences"
-SIGNIFICANCE_OPTIONS = ("test", "correction", "alpha", "permutations", "bootstrap", "seed")
 INCHES = click.FloatRange(1.0, 100.0)
 
 
@@ -51,33 +44,19 @@ Examples:
 @click.option("--height", type=INCHES, metavar="INCHES", help="Figure height in inches (default: fitted to the kind).")
 @click.option("--dpi", type=click.FloatRange(10.0, 2400.0), default=DEFAULT_DPI, show_default=True,
               help="Resolution of a PNG (and of the shaded images inside an SVG or PDF), in dots per inch.")
-@click.option("--test", type=click.Choice(TESTS), default=DEFAULT_TEST, show_default=True,
-              help="preferences only: the test that marks a cell as significant (as in prefeval significance).")
-@click.option("--correction", type=click.Choice(CORRECTIONS), default=DEFAULT_CORRECTION, show_default=True,
-              help="preferences only: the correction for multiple comparisons across the pairs.")
-@click.option("--alpha", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=DEFAULT_ALPHA,
-              show_default=True, help="preferences only: the significance level of the marks.")
-@click.option("--permutations", type=click.IntRange(min=1), default=DEFAULT_PERMUTATIONS, show_default=True,
-              help="preferences with --test randomization: the sign flips.")
-@click.option("--bootstrap", type=click.IntRange(min=1), default=DEFAULT_BOOTSTRAP, show_default=True,
-              help="preferences with --test bootstrap: the resamples.")
-@click.option("--seed", type=click.IntRange(min=0),
-              help="preferences with a randomization or bootstrap test: the seed (one is drawn and reported if not "
-                   "given).")
+@significance_options(scope="preferences only: ")
 @output_option
 @click.pass_context
-def plot_command(context, kind, source, measures, width, height, dpi, test, correction, alpha, permutations, bootstrap,
-                 seed, output):
+def plot_command(context, kind, source, measures, width, height, dpi, significance, output):
     """Draw the plot KIND of INPUT (gzip or - for stdin) into -o FILE, as PNG, SVG or PDF by its
     suffix. Needs matplotlib: pip install matplotlib (or pip install '.[plot]' in a checkout of prefeval)."""
     with reported_errors():
-        given = [name for name in SIGNIFICANCE_OPTIONS
-                 if context.get_parameter_source(name) not in (ParameterSource.DEFAULT, None)]
+        given = [field.name for field in dataclasses.fields(SignificanceOptions)
+                 if context.get_parameter_source(field.name) not in (ParameterSource.DEFAULT, None)]
         if given and kind != SIGNIFICANCE_KIND:
             options = ", ".join("--" + name for name in given)
             raise UsageError(f"{options}: only plot {SIGNIFICANCE_KIND} marks significance; plot {kind} has no tests")
         if output is None:
             raise UsageError(f"plot needs -o FILE ({', '.join('.' + f for f in IMAGE_FORMATS)})")
-        significance = SignificanceOptions(test, correction, alpha, permutations, bootstrap, seed)
         request = PlotRequest(source, measures, significance, width, height, dpi)
         render_plot(kind, request, output)

@@ -32,36 +32,44 @@ ALPHA = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 COUNT = click.IntRange(min=1)
 
 
-def significance_options(command):
-    """The options of the tests, shared by ``significance`` and ``plot``, handed to the command as
-    one :class:`~prefeval.analyses.significance.SignificanceOptions` named ``significance``."""
+def significance_options(scope: str = ""):
+    """A decorator adding the options of the tests, shared by ``significance`` and ``plot`` (where
+    ``scope`` starts their help: "preferences only: "); the command receives them as one
+    :class:`~prefeval.analyses.significance.SignificanceOptions` named ``significance``."""
+
+    def say(text: str) -> str:
+        return scope + text if scope else text[:1].upper() + text[1:]
+
     options = [
         click.option("--test", type=click.Choice(TESTS), default=DEFAULT_TEST, show_default=True,
-                     help="t: paired t-test; wilcoxon: signed-rank; sign: exact binomial on wins and losses; "
-                          "randomization: sign-flip permutation; bootstrap: shift-method bootstrap."),
+                     help=say("the test: t (paired t-test), wilcoxon (signed-rank), sign (exact binomial on wins and "
+                              "losses), randomization (sign-flip permutation), bootstrap (shift-method bootstrap).")),
         click.option("--correction", type=click.Choice(CORRECTIONS), default=DEFAULT_CORRECTION, show_default=True,
-                     help="Correction for multiple comparisons across the pairs of each measure "
-                          "(bh: Benjamini-Hochberg)."),
+                     help=say("correction for multiple comparisons across the pairs of each measure "
+                              "(bh: Benjamini-Hochberg).")),
         click.option("--alpha", type=ALPHA, default=DEFAULT_ALPHA, show_default=True,
-                     help="Significance level; the confidence intervals are at 1 - alpha."),
+                     help=say("significance level; the confidence intervals are at 1 - alpha.")),
         click.option("--permutations", type=COUNT, default=DEFAULT_PERMUTATIONS, show_default=True,
-                     help="Sign flips of the randomization test (all 2^Q of them when that is no more)."),
+                     help=say("sign flips of the randomization test (all 2^Q of them when that is no more).")),
         click.option("--bootstrap", type=COUNT, default=DEFAULT_BOOTSTRAP, show_default=True,
-                     help="Resamples of the bootstrap intervals and test."),
+                     help=say("resamples of the bootstrap intervals and test.")),
         click.option("--seed", type=click.IntRange(min=0),
-                     help="Seed of the resampling (one is drawn and reported if not given)."),
+                     help=say("seed of the resampling (one is drawn and reported if needed and not given).")),
     ]
 
-    @functools.wraps(command)
-    def bundled(**kwargs):
-        settings = {field.name: kwargs.pop(field.name) for field in dataclasses.fields(SignificanceOptions)}
-        with reported_errors():
-            significance = SignificanceOptions(**settings)
-        return command(significance=significance, **kwargs)
+    def decorate(command):
+        @functools.wraps(command)
+        def bundled(**kwargs):
+            settings = {field.name: kwargs.pop(field.name) for field in dataclasses.fields(SignificanceOptions)}
+            with reported_errors():
+                significance = SignificanceOptions(**settings)
+            return command(significance=significance, **kwargs)
 
-    for option in reversed(options):
-        bundled = option(bundled)
-    return bundled
+        for option in reversed(options):
+            bundled = option(bundled)
+        return bundled
+
+    return decorate
 
 
 @click.command("significance", context_settings=CONTEXT, epilog="""\b
@@ -74,7 +82,7 @@ Examples:
               help="Per-query eval lines (from eval -q; gzip or - for stdin).")
 @click.option("-m", "--measure", "--metric", "measures", multiple=True, metavar="MEASURE",
               help="Test this measure (repeatable, or comma-separated; default: every measure on the pair lines).")
-@significance_options
+@significance_options()
 @click.option("--baseline", metavar="RUN",
               help="Test only the pairs with this run id, each as (run, RUN), correcting across them.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
