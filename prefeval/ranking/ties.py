@@ -40,7 +40,6 @@ from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
-from scipy.special import gammaln
 
 from prefeval.ranking.positions import Positions, TieGroups
 
@@ -72,6 +71,8 @@ def width(ties: TieGroups) -> np.ndarray:
 
 @lru_cache(maxsize=4)
 def _log_factorials(count: int) -> np.ndarray:
+    from scipy.special import gammaln  # here: scipy takes longer to import than most evaluations take
+
     table = gammaln(np.arange(count + 1, dtype=np.float64) + 1.0)
     table.flags.writeable = False
     return table
