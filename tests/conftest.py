@@ -9,9 +9,15 @@ import numpy as np
 import orjson
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
 
 from prefeval.io.trec import Qrels
 from prefeval.ranking.ranktable import RankTable
+
+settings.register_profile("prefeval", deadline=None, derandomize=bool(os.environ.get("CI")))
+settings.load_profile("prefeval")
+"""Hypothesis: no per-example deadline (a shared machine is slow at times); under CI, the same examples
+every run, so that CI's verdict does not depend on the draw."""
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
