@@ -88,13 +88,19 @@ def group_is_gone(group: int) -> bool:
     return False
 
 
-def stop_at(collection: Collection, directory: Path, signum: int, delay: float, whole_group: bool = True) -> int:
-    """Start the command, send ``signum`` ``delay`` seconds after it has started (to its process group,
-    as a terminal does, or to the command alone), check how it ended, and return its exit code."""
+def start(collection: Collection, directory: Path) -> tuple[subprocess.Popen, Path]:
+    """The command, started in a new session (its own process group) writing into ``directory``."""
     directory.mkdir()
     output = directory / "out.jsonl"
     process = subprocess.Popen(command(collection, output), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
+    return process, output
+
+
+def stop_at(collection: Collection, directory: Path, signum: int, delay: float, whole_group: bool = True) -> int:
+    """Start the command, send ``signum`` ``delay`` seconds after it has started (to its process group,
+    as a terminal does, or to the command alone), check how it ended, and return its exit code."""
+    process, output = start(collection, directory)
     try:
         wait_until_started(process)
         time.sleep(delay)
@@ -183,10 +189,7 @@ def test_the_api_keeps_keyboard_interrupt():
 def kill_a_worker(collection: Collection, directory: Path) -> tuple[int, bytes]:
     """Start the command, SIGKILL one of its worker processes once there is one, and check that the
     command ends either with the work done (the worker had finished) or with one line."""
-    directory.mkdir()
-    output = directory / "out.jsonl"
-    process = subprocess.Popen(command(collection, output), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True)
+    process, output = start(collection, directory)
     try:
         wait_until_started(process)
         workers: list[str] = []
