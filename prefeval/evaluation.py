@@ -18,7 +18,7 @@ import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.measures import Measure, Metric, Preference, select_measures
-from prefeval.measures.summaries import MEAN, check_statistics, statistic_key, summarise
+from prefeval.measures.summaries import MEAN, check_statistics, statistic_key, summarise, summarise_over_queries
 from prefeval.measures.ties import (
     DEFAULT_DRAWS,
     DOCID,
@@ -33,7 +33,15 @@ from prefeval.measures.ties import (
     summary_extras,
 )
 from prefeval.ranking.loading import load_collection
-from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
+from prefeval.ranking.options import (
+    DROP,
+    KEEP,
+    NO_RELEVANCE_OPTIONS,
+    SKIP,
+    WORST,
+    RelevanceOptions,
+    check_conventions,
+)
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import SubsamplingOptions, draw_selection
@@ -70,6 +78,11 @@ class Block:
     preferences: dict[str, np.ndarray]
     metric_extras: dict[str, np.ndarray] = field(default_factory=dict)
     pair_extras: dict[str, np.ndarray] = field(default_factory=dict)
+    metric_reported: np.ndarray | None = None
+    """(R, Qb) under ``missing_queries="skip"``: whether a run's line for a query is written (the run
+    has the query); None: every line is."""
+    pair_reported: np.ndarray | None = None
+    """(P, Qb) likewise for pair lines (both runs have the query)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +126,11 @@ class Evaluation:
     orders; the lexicographic preferences are estimated from ``draws`` random orders where there
     are more joint orders than that, with a seed resolved then, once, and kept in :attr:`seed`) or
     ``range`` (more keys: the minimum and maximum over all orders).
+
+    ``missing_queries`` (:mod:`prefeval.ranking.options`): ``worst`` scores a query a run lacks as
+    retrieving nothing; ``skip`` leaves it out of the run's lines and summary (a pair's: the queries
+    both runs have). The queries without a relevant document are kept or dropped when the qrels are
+    read (``empty_queries``); a preference on a query without a relevant document is 0.
     """
 
     table: RankTable
@@ -124,10 +142,21 @@ class Evaluation:
     summary_statistics: tuple[str, ...] = (MEAN,)
     ties: str = DOCID
     draws: int = DEFAULT_DRAWS
+    missing_queries: str = WORST
+    compare: bool = True
     seed: int | None = field(init=False, default=None)
 
     def __post_init__(self):
         check_jobs(self.jobs)
+        check_conventions(DROP, self.missing_queries)
+        check_judged(self.ties, self.relevance)
+        wants_others = self.relevance.judged_only or any(m.reads_judged or m.judged_only for m in self.measures)
+        if wants_others and self.table.other_ranks is None:
+            raise UsageError("these measures read the judged documents that are not relevant: load the table "
+                             "with others=True (Evaluation.from_files does)")
+        self._judged_table: RankTable | None = None
+        if self.relevance.judged_only:
+            self.table = self.judged_table()
         check_policy(self.ties, self.draws)
         check_measures(self.ties, self.measures)
         self.summary_statistics = check_statistics(self.summary_statistics)
@@ -159,6 +188,11 @@ class Evaluation:
         summary: str | Sequence[str] = (MEAN,),
         ties: str = DOCID,
         draws: int = DEFAULT_DRAWS,
+        empty_queries: str = DROP,
+        missing_queries: str = WORST,
+        judged_only: bool = False,
+        compare: bool = True,
+        others: bool = False,
     ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
         eval`` under the same names (its option groups are bundled here, once).
@@ -168,18 +202,34 @@ class Evaluation:
         (or measure objects). Work is shared among ``jobs`` processes (default: one per processor).
         """
         chosen = resolve_measures(measures, measure_set)
-        relevance = RelevanceOptions(binary_relevance, relevance_floor, relevance_level, topk)
+        check_conventions(empty_queries, missing_queries)
+        relevance = RelevanceOptions(binary_relevance, relevance_floor, relevance_level, topk,
+                                     keep_empty=empty_queries == KEEP, judged_only=bool(judged_only))
         subsampling = SubsamplingOptions(samples, query_fraction, label_fraction, label_fraction_policy, seed)
         jobs = default_jobs() if jobs is None else check_jobs(jobs)
         statistics = check_statistics(summary)
         check_policy(ties, draws)
         check_measures(ties, chosen)
-        table = load_collection(qrels, runs, relevance, jobs, progress)
-        return cls(table, chosen, subsampling, relevance, jobs, progress, statistics, ties=ties, draws=draws)
+        check_judged(ties, relevance)
+        others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
+        table = load_collection(qrels, runs, relevance, jobs, progress, others=others)
+        return cls(table, chosen, subsampling, relevance, jobs, progress, statistics, ties=ties, draws=draws,
+                   missing_queries=missing_queries, compare=compare)
 
     @property
     def run_ids(self) -> list[str]:
         return self.table.run_ids
+
+    @property
+    def needs_others(self) -> bool:
+        """True when some measure reads the judged documents that are not relevant."""
+        return any(m.reads_judged or m.judged_only for m in self.measures)
+
+    def judged_table(self) -> RankTable:
+        """The table with the documents that are not judged removed (``-J``, ``judged_only=1``), made once."""
+        if self._judged_table is None:
+            self._judged_table = self.table.judged_only()
+        return self._judged_table
 
     @property
     def pairs(self) -> list[tuple[int, int]]:
@@ -197,8 +247,9 @@ class Evaluation:
 
     @property
     def pair_measures(self) -> list[Measure]:
-        """What pair lines carry: every measure (metrics as deltas), none with fewer than two runs."""
-        return self.measures if self.table.num_runs > 1 else []
+        """What pair lines carry: every measure (metrics as deltas); none with fewer than two runs, or
+        when the runs are not compared (``compare=False``: trec_eval's layout shows runs one by one)."""
+        return self.measures if self.table.num_runs > 1 and self.compare else []
 
     def resolved_seed(self) -> int:
         """The seed, resolved (:func:`~prefeval.runtime.seeds.resolve_seed`) the first time it is needed."""
@@ -250,32 +301,33 @@ class SampleEvaluation:
     """One sample: its queries and labels, their position vectors and the metrics of every run.
 
     Preferences are computed by :meth:`block`, for a block of consecutive queries at a time (see
-    :meth:`query_blocks`), and blocks are independent of each other.
+    :meth:`query_blocks`), and blocks are independent of each other. A query on which a preference
+    has no relevant document (kept by ``--empty-queries keep``, or without one at the relevance
+    level) is a tie: 0, neither run preferred.
     """
 
     def __init__(self, evaluation: Evaluation, number: int, selection: Selection):
         table = evaluation.table
         self.evaluation = evaluation
         self.number = number
+        self.selection = selection
+        self._positions: dict[tuple, Positions] = {}
         # binary measures count grade >= the relevance level; graded ones (ndcg, graded RPP) every
-        # positive grade, on the same queries (those with a document at the level)
-        binary_selection = selection.at_relevance_level(table, evaluation.relevance.relevance_level)
-        tied = evaluation.ties != DOCID  # positions with their tie groups
-        self.binary = binary_positions(table, binary_selection, tied)
-        if binary_selection is selection:
-            every_grade = self.binary
-        else:
-            selection = Selection(binary_selection.queries, selection.documents)
-            every_grade = binary_positions(table, selection, tied)
-        self.every_grade = every_grade
+        # positive grade, on the same queries
+        self.binary = self.positions(reads_grades=False)
+        self.every_grade = self.positions(reads_grades=True)
         self.qids = [table.qids[q] for q in selection.queries]
         self.table_queries = selection.queries
-        wants_graded = any(m.per_grade_level for m in evaluation.preference_measures)
-        self.graded = graded_positions(table, selection, tied) if wants_graded else None
+        tied = evaluation.ties != DOCID
+        self.preference_positions: dict[bool, tuple[Positions, np.ndarray | None]] = {}
+        for levels in (False, True):
+            if any(m.per_grade_level == levels for m in evaluation.preference_measures):
+                self.preference_positions[levels] = _with_relevant(
+                    table, selection.at_relevance_level(table, None if levels else evaluation.relevance.relevance_level),
+                    self.every_grade if levels else self.binary, levels, tied)
         values, extras = {}, {}
-        for graded, positions in ((False, self.binary), (True, every_grade)):
-            metrics = [m for m in evaluation.metric_measures if m.reads_grades == graded]
-            computed = _metrics_under_ties(evaluation, metrics, positions)
+        for measure in evaluation.metric_measures:
+            computed = _metrics_under_ties(evaluation, [measure], self.positions_for(measure))
             values.update(computed[0])
             extras.update(computed[1])
         names = [m.name for m in evaluation.metric_measures]
@@ -283,36 +335,64 @@ class SampleEvaluation:
         self.metric_extras = {key: extras[key] for name in names for key in bound_keys(name) if key in extras}
         pairs = np.array(evaluation.pairs, dtype=np.int64).reshape(-1, 2)
         self.first, self.second = pairs[:, 0], pairs[:, 1]
+        reported = table.in_run[:, selection.queries] if evaluation.missing_queries == SKIP else None
+        self.metric_reported = reported
+        self.pair_reported = reported[self.first] & reported[self.second] if reported is not None else None
         drawn = [m for m in evaluation.preference_measures if not m.per_grade_level]
         if evaluation.ties == EXPECTED and needs_draws(drawn, self.binary, self.first, self.second, evaluation.draws):
             evaluation.resolved_seed()  # before any worker needs it
+
+    def positions(self, reads_grades: bool, level: float | None = None, judged_only: bool = False) -> Positions:
+        """One-segment-per-query positions of this sample's queries, made once for each kind: every
+        positive grade (``reads_grades``), or the documents at relevance level ``level`` (None: the
+        evaluation's); ranked among the judged documents only with ``judged_only``."""
+        evaluation = self.evaluation
+        level = None if reads_grades else (level if level is not None else evaluation.relevance.relevance_level)
+        key = (reads_grades, level, judged_only)
+        if key not in self._positions:
+            table = evaluation.judged_table() if judged_only else evaluation.table
+            self._positions[key] = binary_positions(table, self.selection.at_relevance_level(table, level),
+                                                    evaluation.ties != DOCID, evaluation.needs_others)
+        return self._positions[key]
+
+    def positions_for(self, measure: Metric) -> Positions:
+        """The positions ``measure`` is computed on (its grades, its ``rel=``, its ``judged_only``)."""
+        return self.positions(measure.reads_grades, measure.relevance_level, measure.judged_only)
 
     def query_blocks(self) -> list[tuple[int, int]]:
         """Consecutive query ranges whose pair × element comparisons fit in :data:`BLOCK_ELEMENTS`,
         and at least :data:`MIN_BLOCKS` of them when there are that many queries, so that the work
         can be shared among processes. They do not depend on the number of processes, so neither do
         the sums over blocks, nor the bytes written."""
-        return list(_query_blocks(self.binary, self.graded, len(self.first), MIN_BLOCKS))
+        graded = self.preference_positions.get(True, (None,))[0]
+        return list(_query_blocks(self.binary, graded, len(self.first), MIN_BLOCKS))
 
     def block(self, start: int, stop: int) -> Block:
         """The values of queries ``start..stop-1``."""
         evaluation = self.evaluation
         preferences, pair_extras = {}, {}
         computed: dict[str, np.ndarray] = {}
-        for levels in (False, True):
+        for levels, (positions, columns) in self.preference_positions.items():
             measures = [m for m in evaluation.preference_measures if m.per_grade_level == levels]
-            if measures and evaluation.pair_measures:
-                positions = (self.graded if levels else self.binary).query_block(start, stop)
-                values, extras = preferences_under(
-                    evaluation.ties, measures, positions, self.first, self.second, evaluation.draws,
-                    lambda q: evaluation.tie_generator(self.number, int(self.table_queries[start + q])))
-                computed.update(values)
-                pair_extras.update(extras)
+            if not (measures and evaluation.pair_measures):
+                continue
+            first, stop_at = (start, stop) if columns is None else np.searchsorted(columns, [start, stop])
+            values, extras = preferences_under(
+                evaluation.ties, measures, positions.query_block(int(first), int(stop_at)), self.first, self.second,
+                evaluation.draws,
+                lambda q, first=first, columns=columns: evaluation.tie_generator(
+                    self.number, int(self.table_queries[(first + q) if columns is None else columns[first + q]])))
+            if columns is not None:  # queries without a relevant document: ties
+                placed = columns[first:stop_at] - start
+                values = {name: _scattered(v, placed, stop - start) for name, v in values.items()}
+                extras = {name: _scattered(v, placed, stop - start) for name, v in extras.items()}
+            computed.update(values)
+            pair_extras.update(extras)
         metric_extras = {key: values[:, start:stop] for key, values in self.metric_extras.items()}
         for measure in evaluation.pair_measures:
             if isinstance(measure, Metric) and evaluation.ties == DOCID:
                 # divided once (P@10 of 7 hits against 1 is 0.6, where 0.7 − 0.1 is 0.6000000000000001)
-                positions = (self.every_grade if measure.reads_grades else self.binary).query_block(start, stop)
+                positions = self.positions_for(measure).query_block(start, stop)
                 preferences[measure.name] = measure.differences(positions, self.first, self.second)
             elif isinstance(measure, Metric):  # differences of expectations, or of bounds
                 values = self.metric_values[measure.name][:, start:stop]
@@ -328,24 +408,64 @@ class SampleEvaluation:
             preferences=preferences,
             metric_extras=metric_extras,
             pair_extras=pair_extras,
+            metric_reported=self.metric_reported[:, start:stop] if self.metric_reported is not None else None,
+            pair_reported=self.pair_reported[:, start:stop] if self.pair_reported is not None else None,
         )
 
     def summary(self, pair_totals: dict[str, np.ndarray]) -> Summary:
-        """The means over this sample's queries, given the sums of every block's pair values (and of
-        the pair values kept for the summary, :attr:`Block.pair_extras`)."""
-        count = len(self.qids)
+        """The summary over this sample's queries (each metric aggregated as its
+        :attr:`~prefeval.measures.base.Measure.summary_kind` says: mean, sum or geometric mean),
+        given the sums of every block's pair values (and of the pair values kept for the summary,
+        :attr:`Block.pair_extras`). Under ``missing_queries="skip"`` a run's summary holds its own
+        queries, a pair's the queries both runs have."""
         names = [m.name for m in self.evaluation.pair_measures]
+        reported = self.metric_reported
+        pair_count = (self.pair_reported.sum(axis=1) if self.pair_reported is not None
+                      else np.full(len(self.first), len(self.qids)))
         return Summary(
             sample=self.number,
-            num_queries=count,
-            metrics={name: values.mean(axis=1) for name, values in self.metric_values.items()},
-            preferences={name: pair_totals[name] / count for name in names if name in pair_totals},
-            metric_extras={key: values.mean(axis=1) for key, values in self.metric_extras.items()},
-            pair_extras=summary_extras(names, pair_totals, count),
+            num_queries=len(self.qids),
+            metrics={m.name: summarise_over_queries(m.summary_kind, self.metric_values[m.name], reported)
+                     for m in self.evaluation.metric_measures},
+            preferences={name: _mean_of_total(pair_totals[name], pair_count) for name in names if name in pair_totals},
+            metric_extras={key: summarise_over_queries("mean", values, reported)
+                           for key, values in self.metric_extras.items()},
+            pair_extras=summary_extras(names, pair_totals, np.maximum(pair_count, 1)),
             statistics={statistic_key(name, statistic): summarise(statistic, values.T)
                         for statistic in self.evaluation.summary_statistics if statistic != MEAN
                         for name, values in self.metric_values.items()},
         )
+
+
+def _with_relevant(table: RankTable, selection: Selection, positions: Positions, levels: bool,
+                   tied: bool) -> tuple[Positions, np.ndarray | None]:
+    """The positions a preference is computed on: those of the queries with a relevant document
+    (preferences need m >= 1), and the columns of those queries among all (None: every query)."""
+    has_relevant = np.bincount(table.qrels.query_of_document[selection.documents],
+                               minlength=table.num_queries)[selection.queries] > 0
+    if has_relevant.all():
+        return (graded_positions(table, selection, tied) if levels else positions), None
+    columns = np.flatnonzero(has_relevant)
+    kept = Selection(selection.queries[columns], selection.documents)
+    return (graded_positions if levels else binary_positions)(table, kept, tied), columns
+
+
+def _scattered(values: np.ndarray, columns: np.ndarray, width: int) -> np.ndarray:
+    """(P, width) zeros with ``values`` (P, len(columns)) placed in ``columns``."""
+    out = np.zeros(values.shape[:-1] + (width,), dtype=values.dtype)
+    out[..., columns] = values
+    return out
+
+
+def _mean_of_total(total: np.ndarray, count: np.ndarray) -> np.ndarray:
+    """total / count, 0 where nothing was counted (a pair with no query in common)."""
+    return np.divide(total, count, out=np.zeros(np.shape(total)), where=count > 0)
+
+
+def check_judged(ties: str, relevance: RelevanceOptions) -> None:
+    """``-J`` ranks the judged documents only, in trec_eval's order: the tie policies do not apply."""
+    if relevance.judged_only and ties != DOCID:
+        raise UsageError(f"-J (judged documents only) does not apply with --ties {ties}; use --ties docid")
 
 
 def _metrics_under_ties(evaluation: Evaluation, measures: list[Metric],
@@ -377,9 +497,11 @@ def _rendered_block(sample: SampleEvaluation, render: Callable[[Block], T],
 
 
 def pair_totals(block: Block) -> dict[str, np.ndarray]:
-    """Per pair, the sum over the block's queries of every pair value and of every pair value kept
-    for the summary (for the summary means)."""
-    return {name: values.sum(axis=1) for name, values in (block.preferences | block.pair_extras).items()}
+    """Per pair, the sum over the block's (reported) queries of every pair value and of every pair
+    value kept for the summary (for the summary means)."""
+    mask = block.pair_reported
+    return {name: (values if mask is None else np.where(mask, values, 0.0)).sum(axis=1)
+            for name, values in (block.preferences | block.pair_extras).items()}
 
 
 def resolve_measures(measures: str | Sequence[str | Measure] | None, measure_set: str = "none") -> list[Measure]:

@@ -41,7 +41,7 @@ FAMILIES = families()
 def sample_values(param: Param) -> list:
     """The values of :data:`SAMPLE_VALUES` that ``param`` accepts."""
     accepted = []
-    for value in SAMPLE_VALUES[param.type]:
+    for value in SAMPLE_VALUES.get(param.type, ()) if param.parser is None else ():
         try:
             accepted.append(param.parse(str(value), "test"))
         except UsageError:
@@ -53,7 +53,7 @@ def instances(family: type[Measure]) -> list[Measure]:
     """The family with its defaults, and with each parameter set to each of its sample values (the
     parameters before it at their defaults): ``rbp``, ``rbp@0.15``, ..., ``rbp@0.5,3``, ..."""
     found = [family()]
-    for place, param in enumerate(family.parameters):
+    for place, param in enumerate(p for p in family.parameters if not p.keyword):
         defaults = [str(earlier.default) for earlier in family.parameters[:place]]
         found += [family(*defaults, str(value)) for value in sample_values(param)]
     return list(dict.fromkeys(found))
@@ -83,10 +83,33 @@ def collections(draw, num_runs: int = 3):
             run.append([float(r) if keep else math.inf for r, keep in zip(ranks, retrieved)])
         runs.append(run)
     table = table_from_positions(runs, grades)
+    # other judged documents: 0 to 3 per query, grade 0 (judged non-relevant) or -1 (in the pool,
+    # not judged), each run ranking them at distinct ranks 13 to 16 (below every relevant one) or not
+    other_counts = [draw(st.integers(0, 3)) for _ in range(num_queries)]
+    other_grades = [draw(st.sampled_from([0.0, -1.0])) for _ in range(sum(other_counts))]
+    other_ranks = []
+    for _ in range(num_runs):
+        row = []
+        for count in other_counts:
+            ranks = draw(st.lists(st.integers(13, 16), min_size=count, max_size=count, unique=True))
+            retrieved = draw(st.lists(st.booleans(), min_size=count, max_size=count))
+            row += [float(r) if keep else math.inf for r, keep in zip(ranks, retrieved)]
+        other_ranks.append(row)
+    other_ranks = np.array(other_ranks, dtype=np.float64).reshape(num_runs, sum(other_counts))
+    qrels = dataclasses.replace(
+        table.qrels, other_offsets=np.concatenate(([0], np.cumsum(other_counts))).astype(np.int64),
+        other_docids=np.array([f"n{f}" for f in range(sum(other_counts))], dtype=object),
+        other_grades=np.array(other_grades, dtype=np.float64))
+    deepest = np.zeros((num_runs, num_queries), dtype=np.int64)
+    query_of_other = qrels.query_of_other
+    for run in range(num_runs):
+        finite = np.isfinite(other_ranks[run])
+        np.maximum.at(deepest[run], query_of_other[finite], other_ranks[run][finite].astype(np.int64))
     size = num_runs * num_queries
     tails = np.array(draw(st.lists(st.integers(0, 3), min_size=size, max_size=size))).reshape(num_runs, num_queries)
-    num_retrieved = table.num_retrieved + tails
-    return dataclasses.replace(table, num_retrieved=num_retrieved, in_run=num_retrieved > 0)
+    num_retrieved = np.maximum(table.num_retrieved, deepest) + tails
+    return dataclasses.replace(table, qrels=qrels, other_ranks=other_ranks, num_retrieved=num_retrieved,
+                               in_run=num_retrieved > 0)
 
 
 def without_relevant(table, run: int):
@@ -97,7 +120,7 @@ def without_relevant(table, run: int):
 
 
 def metric_values(measure: Metric, table) -> np.ndarray:
-    return measure.compute(binary_positions(table, Selection.everything(table)))
+    return measure.compute(binary_positions(table, Selection.everything(table), others=True))
 
 
 def preference_values(measure, table, first, second) -> np.ndarray:
@@ -127,9 +150,8 @@ PREFERENCE_FAMILIES = [family for family in FAMILIES if family.kind != METRIC]
 @settings(max_examples=30, deadline=None)
 @given(table=collections())
 def test_metric_values_are_shaped_bounded_and_deterministic(family, table):
-    positions = binary_positions(table, Selection.everything(table))
+    positions = binary_positions(table, Selection.everything(table), others=True)
     for measure in instances(family):
-        assert measure.bounds[0] >= 0, measure.name  # every metric is >= 0
         values = measure.compute(positions)
         assert values.shape == (table.num_runs, table.num_queries), measure.name
         assert_within_bounds(values, measure)
@@ -137,7 +159,13 @@ def test_metric_values_are_shaped_bounded_and_deterministic(family, table):
         np.testing.assert_array_equal(metric_values(measure, table), values, err_msg=measure.name)
 
 
-@pytest.mark.parametrize("family", METRIC_FAMILIES, ids=family_id)
+OF_RELEVANT_ONLY = [family for family in METRIC_FAMILIES
+                    if not (family.reads_judged or family.counts or family.bounds[0] < 0)]
+"""The metrics that look at the relevant documents only (not at the judged non-relevant or unjudged
+ones, not counts of what was retrieved): 0 for a run that retrieves no relevant document."""
+
+
+@pytest.mark.parametrize("family", OF_RELEVANT_ONLY, ids=family_id)
 @settings(max_examples=25, deadline=None)
 @given(table=collections())
 def test_metric_of_a_run_without_relevant_documents_is_zero(family, table):
@@ -146,12 +174,14 @@ def test_metric_of_a_run_without_relevant_documents_is_zero(family, table):
         np.testing.assert_array_equal(metric_values(measure, empty)[0], 0.0, err_msg=measure.name)
 
 
-@pytest.mark.parametrize("family", METRIC_FAMILIES, ids=family_id)
+ADDITIVE_FAMILIES = [family for family in METRIC_FAMILIES if issubclass(family, AdditiveMetric)]
+
+
+@pytest.mark.parametrize("family", ADDITIVE_FAMILIES, ids=family_id)
 @settings(max_examples=25, deadline=None)
 @given(table=collections())
 def test_additive_metric_is_the_sum_of_shares_over_leading_axes(family, table):
-    assert issubclass(family, AdditiveMetric)  # what the analyses over random ranks rely on
-    positions = binary_positions(table, Selection.everything(table))
+    positions = binary_positions(table, Selection.everything(table), others=True)
     for measure in instances(family):
         values = measure.compute(positions)
         stacked = measure.shares(positions, np.stack([positions.ranks, positions.ranks]))
@@ -164,7 +194,7 @@ def test_additive_metric_is_the_sum_of_shares_over_leading_axes(family, table):
 @given(table=collections())
 def test_differences_are_those_of_the_values(family, table):
     """What a metric writes on pair lines: metric(first) − metric(second), exact where it can be."""
-    positions = binary_positions(table, Selection.everything(table))
+    positions = binary_positions(table, Selection.everything(table), others=True)
     for measure in instances(family):
         values = measure.compute(positions)
         differences = measure.differences(positions, FIRST, SECOND)

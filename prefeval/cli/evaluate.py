@@ -19,7 +19,9 @@ from prefeval.measures.summaries import STATISTICS
 from prefeval.measures.ties import DEFAULT_DRAWS, DOCID, TIE_POLICIES
 from prefeval.ranking.subsampling import LABEL_POLICIES
 from prefeval.report.evaluation import check_evaluation_format, write_evaluation
-from prefeval.report.formats import FORMATS
+from prefeval.ranking.options import DROP, EMPTY_QUERIES, MISSING_QUERIES, SKIP, WORST
+from prefeval.report.formats import EVAL_FORMATS, TREC_EVAL_FORMAT, write_lines
+from prefeval.report.trec_eval import check_trec_eval_options, trec_eval_evaluation, trec_eval_report
 from prefeval.runtime.progress import Progress
 
 
@@ -31,6 +33,7 @@ Examples:
   prefeval eval -q -R qrels.txt -m ap,ndcg@10,p@10 --format tsv run.gz
   prefeval eval -R qrels.txt -m ap,ndcg@10,rpp --format markdown --baseline runA runA runB runC
   prefeval eval -q -R qrels.txt --ties expected --seed 1 runA runB | prefeval aggregate -P -
+  prefeval eval --format trec_eval -q -c -m all_trec -R qrels.txt run.gz
 """)
 @click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
               help="Relevance judgments (TREC qrels; gzip or - for stdin).")
@@ -75,30 +78,65 @@ Examples:
               help="Seed for every random choice (one is drawn and reported if needed).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Work in this many processes (default: one per processor).")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr (it is shown only on a terminal anyway).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
-              help="jsonl; tsv: trec_eval's text layout; table, markdown, latex: a runs × measures table of means.")
+@click.option("--format", "fmt", type=click.Choice(EVAL_FORMATS), default="jsonl", show_default=True,
+              help="jsonl; tsv: trec_eval's text layout of prefeval's lines; trec_eval: trec_eval's output, byte "
+                   "for byte, with its conventions; table, markdown, latex: a runs × measures table of means.")
 @click.option("--baseline", metavar="RUN",
               help="In a table: compare every run with this run id (preferences over it; ↑/↓ where significantly "
                    "better/worse by a paired t-test with Holm's correction, alpha 0.05).")
+@click.option("-c", "--complete", is_flag=True,
+              help="trec_eval -c: a query a run lacks counts as retrieving nothing (--missing-queries worst).")
+@click.option("-J", "--judged_only", "--judged-only", is_flag=True,
+              help="trec_eval -J: remove the documents that are not judged from every run before ranking.")
+@click.option("-N", "--num_docs", "--num-docs", type=click.IntRange(min=0), metavar="N",
+              help="trec_eval -N: the number of documents in the collection (read by utility).")
+@click.option("--empty-queries", "--empty_queries", type=click.Choice(EMPTY_QUERIES), default=None,
+              help="Queries of the qrels without a relevant document: drop them (the reference pref_eval.py; the "
+                   "default) or keep them (trec_eval, ir_measures; the default of --format trec_eval).")
+@click.option("--missing-queries", "--missing_queries", type=click.Choice(MISSING_QUERIES), default=None,
+              help="Queries a run lacks: worst scores them as retrieving nothing (the reference, trec_eval -c; "
+                   "the default) or skip leaves them out (trec_eval without -c; the default of --format trec_eval).")
 @output_option
 @click.argument("runs", nargs=-1, required=True, type=INPUT_FILE, metavar="RUN...")
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
-                 fmt, baseline, output, runs, summary_statistics, ties, draws):
+                 fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
+                 empty_queries, missing_queries):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
-    metric differences) and of every run (metrics)."""
+    metric differences) and of every run (metrics). --format trec_eval prints what trec_eval prints
+    (-m then takes trec_eval's names: official, all_trec, P.5,10, ...)."""
     with reported_errors():
         check_evaluation_format(fmt, per_query=query_eval_wanted, summary=not nosummary, baseline=baseline)
         if nosummary and summary_statistics:
             raise UsageError("--summary chooses the statistics of the summary, which -n drops: give one or the other")
+        if complete and missing_queries == SKIP:
+            raise UsageError("-c scores missing queries as retrieving nothing, --missing-queries skip leaves them "
+                             "out: give one or the other")
+        progress = Progress.for_terminal(quiet)
+        if fmt == TREC_EVAL_FORMAT:
+            check_trec_eval_options(measure_set=measure_set, binary_relevance=binary_relevance,
+                                    relevance_floor=relevance_floor, samples=samples, query_fraction=query_fraction,
+                                    label_fraction=label_fraction, summary=summary_statistics, ties=ties,
+                                    empty_queries=empty_queries, missing_queries=missing_queries)
+            evaluation, items = trec_eval_evaluation(
+                qrels, runs, measures, complete=complete, judged_only=judged_only, relevance_level=relevance_level,
+                topk=topk, num_docs=num_docs, jobs=jobs, progress=progress)
+            with output_stream(output) as stream:
+                write_lines(trec_eval_report(evaluation, items, per_query=query_eval_wanted, summary=not nosummary),
+                            stream)
+            return
+        if num_docs is not None:
+            raise UsageError("-N sets the collection size of trec_eval's utility in --format trec_eval; elsewhere "
+                             "give it to the measure: utility@a,b,c,d,N")
         evaluation = Evaluation.from_files(
             qrels, runs, measures, measure_set,
             binary_relevance=binary_relevance, relevance_floor=relevance_floor, relevance_level=relevance_level,
             topk=topk, samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
-            label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=Progress.for_terminal(quiet),
-            summary=summary_statistics, ties=ties, draws=draws,
+            label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=progress,
+            summary=summary_statistics, ties=ties, draws=draws, empty_queries=empty_queries or DROP,
+            missing_queries=WORST if complete else (missing_queries or WORST), judged_only=judged_only,
         )
         with output_stream(output) as stream:
             write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary,

@@ -42,10 +42,12 @@ SCORE_COLUMNS = ("score",)
 QRELS_SOURCE = "<qrels>"
 
 
-def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevance_floor: float | None = None) -> Qrels:
-    """Read or convert qrels (see the module docstring) into :class:`~prefeval.io.trec.Qrels`."""
+def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevance_floor: float | None = None,
+               keep_empty: bool = False) -> Qrels:
+    """Read or convert qrels (see the module docstring) into :class:`~prefeval.io.trec.Qrels`;
+    ``keep_empty`` keeps the queries without a relevant document (trec_eval's convention)."""
     if _is_path(qrels):
-        return read_qrels(os.fspath(qrels), binary_relevance, relevance_floor)
+        return read_qrels(os.fspath(qrels), binary_relevance, relevance_floor, keep_empty)
     qids, docids, grades = _columns(qrels, QRELS_SOURCE, GRADE_COLUMNS, "grade")
     refused = np.flatnonzero(QRELS_FORMAT.refused(grades))
     if len(refused):
@@ -53,7 +55,8 @@ def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevanc
         value = float(grades[row])
         what = "is missing (NaN)" if np.isnan(value) else f"is out of range ({value!r}): {QRELS_FORMAT.limit_text}"
         raise InputError(QRELS_SOURCE, f"the grade of document {docids[row]!r} in query {qids[row]!r} {what}")
-    return qrels_from_columns(QRELS_SOURCE, qids, docids, grades, binary_relevance, relevance_floor)
+    return qrels_from_columns(QRELS_SOURCE, qids, docids, grades, binary_relevance, relevance_floor,
+                              keep_empty=keep_empty)
 
 
 def named_runs(runs) -> list[tuple[str | None, Judgments]]:

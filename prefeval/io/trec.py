@@ -205,10 +205,16 @@ class Qrels:
 
     Queries are numbered 0..Q-1 in order of first appearance in the file; only queries with at
     least one relevant document (grade > 0 after ``binary_relevance`` / ``relevance_floor``) are
-    kept, the others are listed in ``dropped_qids``. The relevant documents of query ``q`` are
+    kept, the others are listed in ``dropped_qids`` (unless the qrels were read with
+    ``keep_empty``, trec_eval's convention: then every query of the file is kept, in order of first
+    appearance, and ``dropped_qids`` is empty). The relevant documents of query ``q`` are
     ``docids[offsets[q]:offsets[q + 1]]``, in order of first appearance, with their ``grades``.
     ``num_judged[q]`` counts the documents judged for query ``q``, whatever their grade (None when
     the qrels were not read from judgments, as in some tests).
+
+    The other documents of the qrels (grade <= 0: judged non-relevant, or negative: in the pool but
+    not judged, trec_eval's -1 and -2) are ``other_docids[other_offsets[q]:other_offsets[q + 1]]``
+    with their ``other_grades`` (None when not read from judgments).
     """
 
     source: str
@@ -218,10 +224,18 @@ class Qrels:
     docids: np.ndarray
     grades: np.ndarray
     num_judged: np.ndarray | None = None
+    other_offsets: np.ndarray | None = None
+    other_docids: np.ndarray | None = None
+    other_grades: np.ndarray | None = None
 
     @property
     def num_queries(self) -> int:
         return len(self.qids)
+
+    @property
+    def query_of_other(self) -> np.ndarray:
+        """For each other document, the index of its query."""
+        return np.repeat(np.arange(self.num_queries), np.diff(self.other_offsets))
 
     @property
     def num_relevant(self) -> np.ndarray:
@@ -249,6 +263,8 @@ class RunColumns:
     docids: np.ndarray
     scores: np.ndarray
     lines: LineNumbers | None = None
+    tag: str | None = None
+    """The run tag of the file's first line (its sixth field, trec_eval's ``runid``), if it has one."""
 
 
 @dataclass(frozen=True)
@@ -276,14 +292,17 @@ def read_qrels(
     path: str,
     binary_relevance: float | None = None,
     relevance_floor: float | None = None,
+    keep_empty: bool = False,
 ) -> Qrels:
-    """Read a qrels file (see :func:`qrels_from_columns` for ``binary_relevance`` and ``relevance_floor``)."""
+    """Read a qrels file (see :func:`qrels_from_columns` for ``binary_relevance``,
+    ``relevance_floor`` and ``keep_empty``)."""
     source = display_name(path)
     data = read_bytes(path)
     columns = read_columns(data, source, QRELS_FORMAT)
     return qrels_from_columns(
         source, columns["qid"], columns["docid"], columns["grade"], binary_relevance, relevance_floor,
         line_of=lambda row: int(LineNumbers.of_file(data, len(columns["grade"])).of([row])[0]),
+        keep_empty=keep_empty,
     )
 
 
@@ -295,11 +314,14 @@ def qrels_from_columns(
     binary_relevance: float | None = None,
     relevance_floor: float | None = None,
     line_of: Callable[[int], int] | None = None,
+    keep_empty: bool = False,
 ) -> Qrels:
     """Build :class:`Qrels` from one row per judgment (from a file, a DataFrame or a dict).
 
     ``binary_relevance=G`` maps a grade g to 1 if g >= G else 0; ``relevance_floor=F`` then maps any
-    grade below F to 0 (the order of the reference pref_eval.py). Grades <= 0 are non-relevant.
+    grade below F to 0 (the order of the reference pref_eval.py); neither touches a negative grade
+    (in the pool, not judged). Grades <= 0 are non-relevant. ``keep_empty`` keeps the queries
+    without a relevant document (trec_eval's convention), else they are dropped.
     A query named ``all`` is an error: eval lines, trec_eval's output and every summary line use that
     id for the means over queries. ``line_of(row)`` gives the line of a row, for that message.
     """
@@ -308,22 +330,28 @@ def qrels_from_columns(
         raise InputError(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line (the means "
                                  "over queries) has; rename the query",
                          line_of(int(named_all[0])) if line_of is not None else None)
+    unjudged = grades < 0  # in the pool, not judged: -b and -f leave them so
     if binary_relevance is not None:
-        grades = (grades >= binary_relevance).astype(np.float64)
+        grades = np.where(unjudged, grades, (grades >= binary_relevance).astype(np.float64))
     if relevance_floor is not None:
-        grades = np.where(grades < relevance_floor, 0.0, grades)
+        grades = np.where(unjudged | (grades >= relevance_floor), grades, 0.0)
     query_codes, qids = pd.factorize(qids)
     judgments = pd.DataFrame({"query": query_codes, "docid": docids, "grade": grades})
     best = judgments.groupby(["query", "docid"], sort=False)["grade"].max().reset_index()
-    relevant = best[best["grade"] > 0]
+    is_relevant = best["grade"].to_numpy() > 0
+    relevant, other = best[is_relevant], best[~is_relevant]
     relevant = relevant.iloc[np.argsort(relevant["query"].to_numpy(), kind="stable")]
-    kept = np.unique(relevant["query"].to_numpy())
+    other = other.iloc[np.argsort(other["query"].to_numpy(), kind="stable")]
+    kept = np.arange(len(qids)) if keep_empty else np.unique(relevant["query"].to_numpy())
     if len(kept) == 0:
         raise InputError(source, "no query has a relevant document (a grade > 0 after -b/-f)")
     renumber = np.full(len(qids), -1)
     renumber[kept] = np.arange(len(kept))
     query_of_document = renumber[relevant["query"].to_numpy()]
     offsets = np.searchsorted(query_of_document, np.arange(len(kept) + 1)).astype(np.int64)
+    query_of_other = renumber[other["query"].to_numpy()]
+    other = other[query_of_other >= 0]
+    query_of_other = query_of_other[query_of_other >= 0]
     dropped = np.setdiff1d(np.arange(len(qids)), kept)
     return Qrels(
         source=source,
@@ -333,6 +361,9 @@ def qrels_from_columns(
         docids=relevant["docid"].to_numpy(dtype=object),
         grades=relevant["grade"].to_numpy(dtype=np.float64),
         num_judged=np.bincount(best["query"].to_numpy(), minlength=len(qids))[kept].astype(np.int64),
+        other_offsets=np.searchsorted(query_of_other, np.arange(len(kept) + 1)).astype(np.int64),
+        other_docids=other["docid"].to_numpy(dtype=object),
+        other_grades=other["grade"].to_numpy(dtype=np.float64),
     )
 
 
@@ -353,7 +384,19 @@ def read_run(path: str) -> RunColumns:
         docids=columns["docid"],
         scores=columns["score"],
         lines=lines,
+        tag=_first_tag(data),
     )
+
+
+def _first_tag(data: bytes) -> str | None:
+    """The sixth field of the first line that has one, as trec_eval's ``runid`` reads it."""
+    for line in data[:65536].split(b"\n", 64):
+        fields = line.split()
+        if len(fields) >= 6:
+            return fields[5].decode("utf-8", "surrogateescape")
+        if fields:
+            return None
+    return None
 
 
 def read_columns(data: bytes, source: str, fmt: LineFormat) -> dict[str, np.ndarray]:

@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from prefeval.errors import UsageError
-from prefeval.measures import gain_discount, precision_recall, preferences  # noqa: F401  (registers the measures)
+from prefeval.measures import (  # noqa: F401  (registers the measures)
+    counts,
+    gain_discount,
+    gains,
+    interpolated,
+    judged,
+    precision_recall,
+    preferences,
+    set_based,
+)
 from prefeval.measures.base import (
     METRIC,
     PREFERENCE,

@@ -13,9 +13,9 @@ from __future__ import annotations
 import difflib
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -39,11 +39,20 @@ class Param:
     low_open: bool = False
     high_open: bool = False
     meaning: str = ""
+    keyword: bool = False
+    """Given only as ``name=value`` after the positional parameters (``ndcg@10,gains=1:3.5;2:9``,
+    ``p@10,rel=2``); its default is typically None, "not set"."""
+    parser: Callable[[str, str], Any] | None = None
+    """For a parameter that is not a number: (text, measure name) -> value, raising UsageError."""
+    text: Callable[[Any], str] | None = None
+    """For a parameter that is not a number: value -> its canonical text in the measure's name."""
 
-    def parse(self, text: str, measure: str) -> float:
+    def parse(self, text: str, measure: str) -> Any:
         """The value written ``text``: an integer in ASCII digits, or a number as C's ``strtod``
         reads one (:mod:`prefeval.io.numbers`; not Python's ``1_000`` or other scripts' digits),
-        within the range; NaN never is."""
+        within the range; NaN never is. A parameter with a :attr:`parser` reads its own syntax."""
+        if self.parser is not None:
+            return self.parser(text.strip(), measure)
         written = text.strip()
         if not is_number(written, INTEGER if self.type is int else NUMBER):
             kind = "an integer" if self.type is int else "a number"
@@ -55,10 +64,27 @@ class Param:
             raise UsageError(f"{measure}: {self.name} must be in {self.describe_range()}, not {_shortened(written)}")
         return value
 
+    def written(self, value: Any) -> str:
+        """The canonical text of ``value``."""
+        return self.text(value) if self.text is not None else _number_text(value)
+
     def describe_range(self) -> str:
+        if self.parser is not None:
+            return "see the measure's description"
         left = "(" if self.low_open else "["
         right = ")" if self.high_open else "]"
         return f"{left}{_number_text(self.low)}, {_number_text(self.high)}{right}"
+
+
+RELEVANCE_LEVEL = Param(
+    "rel", float, None, low=0.0, low_open=True, keyword=True,
+    meaning="this measure's relevance level: a document counts when its grade is >= rel (as -l, for this measure)")
+"""``rel=L`` on a binary metric (ir_measures' parameter): its own relevance level."""
+
+JUDGED_ONLY = Param(
+    "judged_only", int, None, low=0, high=1, keyword=True,
+    meaning="1: rank only the judged documents, the unjudged ones removed (as -J, for this measure)")
+"""``judged_only=1`` on a metric (ir_measures' parameter): unjudged documents removed before ranking."""
 
 
 class Measure(ABC):
@@ -79,24 +105,68 @@ class Measure(ABC):
     """True when the measure reads the grades themselves (as gains, or as the grade levels of graded
     RPP): it sees every document of positive grade, whatever the relevance level. False: binary
     relevance, where a document counts when its grade reaches the relevance level (default: > 0)."""
+    reads_judged: ClassVar[bool] = False
+    """True when the measure needs the judged documents that are not relevant and the unjudged ones
+    (bpref, infAP, Judged@k, ...): its positions carry :attr:`~prefeval.ranking.positions.Positions.others`."""
+    summary_kind: ClassVar[str] = "mean"
+    """How the summary line aggregates the per-query values: ``mean`` (the default), ``sum``
+    (counts such as num_ret, as trec_eval sums them) or ``geometric`` (trec_eval's gm_map and
+    gm_bpref: exp(mean(log(max(v, 1e-5)))))."""
+    counts: ClassVar[bool] = False
+    """True when the values are counts of documents or queries (integers; trec_eval prints them so)."""
+
+    @classmethod
+    def all_parameters(cls) -> tuple[Param, ...]:
+        """The family's parameters, then the modifiers every metric takes as keywords:
+        ``judged_only`` and, on a binary metric, ``rel``."""
+        if cls.kind != METRIC:
+            return cls.parameters
+        return cls.parameters + ((JUDGED_ONLY,) if cls.reads_grades else (RELEVANCE_LEVEL, JUDGED_ONLY))
 
     def __init__(self, *texts: str):
-        if len(texts) > len(self.parameters):
+        params = self.all_parameters()
+        positional = [p for p in params if not p.keyword]
+        plain = [text for text in texts if "=" not in text]
+        named = [text for text in texts if "=" in text]
+        if plain and named and texts.index(named[0]) < texts.index(plain[-1]):
+            raise UsageError(f"{self.family}: a parameter name=value comes after the positional parameters")
+        if len(plain) > len(positional):
             raise UsageError(
-                f"{self.family} takes at most {len(self.parameters)} parameter(s) "
-                f"({', '.join(p.name for p in self.parameters) or 'none'}), got {len(texts)}"
+                f"{self.family} takes at most {len(positional)} parameter(s) "
+                f"({', '.join(p.name for p in positional) or 'none'}), got {len(plain)}"
             )
-        given = [param.parse(text, self.family) for param, text in zip(self.parameters, texts)]
-        defaults = [param.default for param in self.parameters[len(given):]]
-        self.values: tuple = tuple(given + defaults)
-        self.name: str = self.family + ("@" + ",".join(_number_text(v) for v in given) if given else "")
+        values = {param.name: param.parse(text, self.family) for param, text in zip(positional, plain)}
+        by_name = {p.name: p for p in params}
+        for text in named:
+            key, _, written = text.partition("=")
+            key = key.strip()
+            if key not in by_name:
+                raise UsageError(f"{self.family} has no parameter {key!r} (parameters: {', '.join(by_name)})")
+            if key in values:
+                raise UsageError(f"{self.family}: parameter {key} given twice")
+            values[key] = by_name[key].parse(written, self.family)
+        self.values: tuple = tuple(values.get(p.name, p.default) for p in params)
+        texts_given = [p.written(values[p.name]) for p in positional[:len(plain)]]
+        texts_given += [f"{p.name}={p.written(values[p.name])}" for p in params
+                        if p.keyword and p.name in values and values[p.name] is not None]
+        self.name: str = self.family + ("@" + ",".join(texts_given) if texts_given else "")
 
     def param(self, name: str):
         """The value of parameter ``name`` (given or default)."""
-        for param, value in zip(self.parameters, self.values):
+        for param, value in zip(self.all_parameters(), self.values):
             if param.name == name:
                 return value
         raise KeyError(name)
+
+    @property
+    def relevance_level(self) -> float | None:
+        """This measure's own relevance level (``rel=``), or None: the evaluation's."""
+        return self.param("rel") if any(p is RELEVANCE_LEVEL for p in self.all_parameters()) else None
+
+    @property
+    def judged_only(self) -> bool:
+        """True when this measure ranks only the judged documents (``judged_only=1``)."""
+        return bool(self.param("judged_only")) if self.kind == METRIC else False
 
     @property
     def is_metric(self) -> bool:
@@ -135,8 +205,9 @@ class AdditiveMetric(Metric):
 
     The share of the i-th relevant document may depend on its rank x_i, its index i, its grade and
     on the query and run (m, the ideal grades, the number retrieved or ranked, the grades of the
-    documents ranked above it), but not on the ranks of the other relevant documents. Every metric of
-    prefeval is of this kind. It is what makes expectations over random ranks exact finite sums:
+    documents ranked above it), but not on the ranks of the other relevant documents. Most metrics
+    of prefeval are of this kind (not those that look at the other relevant documents, such as
+    infAP or interpolated precision). It is what makes expectations over random ranks exact finite sums:
     E[value] = Σ_i Σ_x P(x_i = x) · share_i(x) (:mod:`prefeval.analyses.sampled_metrics`).
     """
 
@@ -239,6 +310,8 @@ def families() -> list[type[Measure]]:
     return sorted(dict.fromkeys(REGISTRY.values()), key=lambda family: listed.get(family.family, len(listed)))
 
 
+_KEYWORD = re.compile(r"^\s*[A-Za-z_]+\s*=")
+
 _NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z_]*)(?:@(?P<params>.*))?$")
 
 
@@ -318,7 +391,8 @@ def parse_measures(texts: Iterable[str]) -> list[Measure]:
     whitespace-separated as ir_measures writes them (``'nDCG@10 P@5'``); see
     :func:`~prefeval.measures.names.measure_groups`.
 
-    A number after a comma continues the measure before it: as its next parameter while it takes
+    A ``name=value`` after a comma continues the measure before it as a keyword parameter
+    (``p@10,rel=2``). A number after a comma continues the measure before it: as its next parameter while it takes
     more (``rbp@0.8,100``), otherwise as the same family with that parameter (``p@5,10`` is p@5 and
     p@10, as in trec_eval's ``P.5,10``). Commas and spaces inside parentheses (``RBP(p=0.8, rel=2)``)
     do not split. Duplicates are dropped, the first occurrence kept.
@@ -327,6 +401,14 @@ def parse_measures(texts: Iterable[str]) -> list[Measure]:
     for token_group in (group for text in texts for group in measure_groups(text)):
         previous: tuple[type[Measure], list[str]] | None = None
         for token in token_group:
+            if measures and _KEYWORD.match(token) and "(" not in token:
+                # name=value continues the measure before it (p@10,rel=2)
+                last = measures[-1]
+                spelled = last.name.split("@", 1)[1].split(",") if "@" in last.name else []
+                params = spelled + [token.strip()]
+                measures[-1] = type(last)(*params)
+                previous = None
+                continue
             if previous is not None and is_number(token.strip()):
                 family, params = previous
                 if len(params) < len(family.parameters):

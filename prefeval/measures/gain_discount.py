@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from prefeval.measures.base import AdditiveMetric, Param, RatioMetric, register
+from prefeval.measures.gains import GAINS, ideal_dcg_at
 from prefeval.measures.shares import CUTOFF, ideal_dcg, within
 from prefeval.ranking.positions import Positions
 
@@ -29,19 +30,58 @@ class NDCG(RatioMetric):
     grades descending and keeps the first k. Equals trec_eval ``ndcg`` and ``ndcg_cut.k``. Graded: every
     positive grade is a gain, whatever the relevance level (as in trec_eval, whose ``-l`` does not
     change ndcg).
+
+    With a gain map (``ndcg@10,gains=1:3.5;2:9``, :mod:`prefeval.measures.gains`) g_i is the map's
+    gain of the document's grade, negative gains included, and the ideal list holds the positive
+    gains of the query's judged documents, largest first; a gain for grade 0 makes the judged
+    non-relevant documents count (the measure then reads them). Equals trec_eval ``ndcg.1=3.5,2=9``
+    (which has no cut-off) and ir_measures ``nDCG(gains={1: 3.5, 2: 9})@k`` where the gains are
+    >= 0 (ir_measures turns a negative gain into an unjudged grade: gain 0). 0 when the ideal
+    DCG is 0.
     """
 
     family = "ndcg"
-    parameters = (CUTOFF,)
+    parameters = (CUTOFF, GAINS)
     reads_grades = True
-    summary = "normalised discounted cumulative gain, gain = grade (trec_eval ndcg, ndcg_cut.k)"
+    summary = "normalised discounted cumulative gain, gain = grade or gains= (trec_eval ndcg, ndcg_cut.k)"
     cite = JARVELIN_KEKALAINEN
 
+    def __init__(self, *texts: str):
+        super().__init__(*texts)
+        gains = self.param("gains")
+        if gains is not None:
+            self.reads_judged = gains.zero_gain != 0
+            if gains.has_negative:
+                self.bounds = (-np.inf, 1.0)
+
     def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        return np.where(within(ranks, self.param("k")), positions.grades / np.log2(ranks + 1.0), 0.0)
+        gains = self.param("gains")
+        grades = positions.grades if gains is None else gains.gain(positions.grades)
+        return np.where(within(ranks, self.param("k")), grades / np.log2(ranks + 1.0), 0.0)
 
     def denominator(self, positions: Positions) -> np.ndarray:
-        return ideal_dcg(positions, positions.ideal, self.param("k"))
+        gains = self.param("gains")
+        if gains is None:
+            return ideal_dcg(positions, positions.ideal, self.param("k"))
+        return ideal_dcg_at(positions, gains, self.param("k"))
+
+    def compute(self, positions: Positions) -> np.ndarray:
+        gains = self.param("gains")
+        if gains is None or gains.zero_gain == 0:
+            return super().compute(positions)
+        # grade 0 has a gain: the judged non-relevant documents within k add theirs
+        others = positions.others
+        counted = (others.grades == 0) & within(others.ranks, self.param("k"))
+        extra = others.query_sum(np.where(counted, gains.zero_gain / np.log2(others.ranks + 1.0), 0.0))
+        total = positions.segment_sum(self.terms(positions, positions.ranks)) + extra
+        denominator = self.denominator(positions)
+        return np.divide(total, denominator, out=np.zeros(total.shape), where=denominator > 0)
+
+    def differences(self, positions: Positions, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        if self.reads_judged:
+            values = self.compute(positions)
+            return values[first] - values[second]
+        return super().differences(positions, first, second)
 
 
 @register

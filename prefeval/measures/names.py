@@ -143,9 +143,13 @@ def trec_eval_spelling(measure: _Parametrised) -> str | None:
     one fits a measure whose parameters are all the entry's (``ap`` and ``ap@0`` → ``map``, ``p@0`` →
     ``set_P``, ``rr`` → ``recip_rank``). :func:`translate` reads the name back as the same values.
     """
+    numeric = [param for param in measure.parameters if not param.keyword and param.parser is None]
     values = dict(zip((param.name for param in measure.parameters), measure.values))
+    if any(values.get(param.name) is not None for param in measure.parameters if param.keyword):
+        return None  # a keyword parameter (gains=, rel=) that trec_eval's name does not say
+    values = {param.name: values[param.name] for param in numeric}
     for entry in _TREC_EVAL_BY_FAMILY.get(measure.family, ()):
-        implied = {param.name: param.type(entry.values.get(param.name, param.default)) for param in measure.parameters}
+        implied = {param.name: param.type(entry.values.get(param.name, param.default)) for param in numeric}
         if entry.cutoff:
             if values.get(CUTOFF_PARAMETER, 0) <= 0:
                 continue

@@ -116,6 +116,9 @@ def check_policy(ties: str, draws: int) -> None:
 def check_measures(ties: str, measures: Sequence[Measure]) -> None:
     """A :class:`UsageError` for a measure that ``ties`` cannot handle."""
     for measure in measures:
+        if ties != DOCID and (measure.reads_judged or measure.judged_only):
+            raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads the judged documents "
+                             "that are not relevant; use --ties docid")
         if ties == EXPECTED and isinstance(measure, Metric) and not isinstance(measure, AdditiveMetric):
             raise UsageError(f"--ties expected needs metrics that are sums over relevant documents; "
                              f"{measure.name} is not")

@@ -38,14 +38,17 @@ def load_collection(
     relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
     jobs: int = 1,
     progress: Progress | None = None,
+    others: bool = False,
 ) -> RankTable:
     """Read the qrels and rank the runs against them, reporting the notes on the data. Each may be
     a path (``-`` for stdin, at most once), a DataFrame or a dict; ``runs`` a list or a dict
-    ``{name: run}`` (:mod:`prefeval.io.inputs`)."""
+    ``{name: run}`` (:mod:`prefeval.io.inputs`). ``others``: keep the ranks of the qrels' documents
+    that are not relevant too (:attr:`~prefeval.ranking.ranktable.RankTable.other_ranks`), for the
+    measures that read them."""
     named = named_runs(runs)
     check_stdin_used_once([qrels, *(run for _, run in named)])
     judgments = load_judgments(qrels, relevance)
-    ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent())
+    ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent(), others)
     table = RankTable.from_ranked(judgments, ranked)
     _note_levels(table, relevance.relevance_level)
     _note_runs(table, ranked)
@@ -54,16 +57,16 @@ def load_collection(
 
 def load_judgments(qrels: Judgments, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> Qrels:
     """Read the qrels alone, noting the queries dropped for want of a relevant document."""
-    judgments = load_qrels(qrels, relevance.binary_relevance, relevance.relevance_floor)
+    judgments = load_qrels(qrels, relevance.binary_relevance, relevance.relevance_floor, relevance.keep_empty)
     if judgments.dropped_qids:
         note(f"{judgments.source}: dropped {_queries(judgments.dropped_qids)} without relevant documents")
     return judgments
 
 
 def _rank_runs(qrels: Qrels, runs: Sequence[tuple[str | None, Judgments]], topk: int | None, jobs: int,
-               progress: Progress) -> list[RankedRun]:
+               progress: Progress, others: bool = False) -> list[RankedRun]:
     """Rank the runs, given as (name, run) as :func:`prefeval.io.inputs.named_runs` lists them, in order."""
-    lookup = RelevantLookup(qrels)
+    lookup = RelevantLookup(qrels, others)
 
     def rank(number: int) -> RankedRun:
         name, run = runs[number]
@@ -89,10 +92,13 @@ def _note_levels(table: RankTable, level: float | None) -> None:
     if level is None:
         return
     everything = Selection.everything(table)
-    below = np.setdiff1d(everything.queries, everything.at_relevance_level(table, level).queries)
+    at_level = everything.at_relevance_level(table, level)
+    has_one = np.bincount(table.qrels.query_of_document[at_level.documents], minlength=table.num_queries) > 0
+    below = np.setdiff1d(np.flatnonzero(np.diff(table.qrels.offsets) > 0), np.flatnonzero(has_one))
     if len(below):
         qids = [table.qids[q] for q in below]
-        note(f"{table.qrels.source}: left out {_queries(qids)} without a document of grade >= {level:g}")
+        note(f"{table.qrels.source}: {_queries(qids)} without a document of grade >= {level:g}: "
+             "the binary measures score 0 on them")
 
 
 def _note_runs(table: RankTable, ranked: list[RankedRun]) -> None:

@@ -40,13 +40,12 @@ class Selection:
         return cls(np.arange(table.num_queries), np.ones(len(table.qrels.docids), dtype=bool))
 
     def at_relevance_level(self, table: RankTable, level: float | None) -> Selection:
-        """The selected documents of grade >= ``level``, and the selected queries that keep at least
-        one of them (so that every position vector has m >= 1). ``None``: this selection itself."""
+        """The selected documents of grade >= ``level``, on the same queries: a query without one
+        keeps an empty segment (its binary measures score 0, as in trec_eval), so that a relevance
+        level never drops a query. ``None``: this selection itself."""
         if level is None:
             return self
-        documents = self.documents & (table.qrels.grades >= level)
-        keeps_one = np.bincount(table.qrels.query_of_document[documents], minlength=table.num_queries) > 0
-        return Selection(self.queries[keeps_one[self.queries]], documents)
+        return Selection(self.queries, self.documents & (table.qrels.grades >= level))
 
 
 @dataclass(frozen=True)
@@ -75,6 +74,75 @@ class TieGroups:
         return TieGroups(self.start[:, e0:e1], self.size[:, e0:e1], self.relevant[:, e0:e1], self.place[:, e0:e1])
 
 
+def segment_reduce(ufunc: np.ufunc, values: np.ndarray, start: np.ndarray, length: np.ndarray,
+                   empty: float) -> np.ndarray:
+    """``ufunc`` reduced over each segment of the last axis (segment s: ``start[s]`` ..
+    ``start[s] + length[s] - 1``); ``empty`` for a segment of length 0. numpy's ``reduceat`` alone
+    would give an empty segment the value of the element at its start."""
+    if len(length) and length.all():
+        return ufunc.reduceat(values, start, axis=-1)
+    out = np.full(values.shape[:-1] + (len(length),), empty, dtype=np.result_type(values, np.float64))
+    filled = length > 0
+    if filled.any():
+        out[..., filled] = ufunc.reduceat(values, start[filled], axis=-1)
+    return out
+
+
+@dataclass(frozen=True)
+class Others:
+    """The judged documents of each query that are not in its segment, for one-segment-per-query
+    positions: what bpref, infAP, Judged@k, trec_eval's ``-J`` and the like read.
+
+    Per run, ``ranks`` (R × N2, ascending within each query's block, ``inf`` when not retrieved)
+    and ``grades`` (R × N2, permuted along with the ranks). A grade >= 0 is a judged document that
+    is not relevant here (grade 0, or below the relevance level); a grade < 0 is in the qrels but
+    not judged (trec_eval's "unjudged in pool": infAP's sampled pools mark them -1 or -2). Query q
+    holds ``start[q] .. start[q] + length[q] - 1``. The documents a run retrieved that are not in
+    the qrels at all are the rest of its list: within rank k there are min(k, num_retrieved) minus
+    the segment's and the others' documents within k (:meth:`Positions.unjudged_within`).
+    """
+
+    ranks: np.ndarray
+    grades: np.ndarray
+    start: np.ndarray
+    length: np.ndarray
+
+    def query_sum(self, values: np.ndarray) -> np.ndarray:
+        """Sum of ``values`` (R, N2) over each query's block: (R, Q), 0 for an empty block."""
+        return segment_reduce(np.add, values, self.start, self.length, 0.0)
+
+    def count_within(self, k, which: np.ndarray | None = None) -> np.ndarray:
+        """(R, Q): how many others (those with ``which``, R × N2, when given) have rank <= k
+        (k = 0: any finite rank; k may be (R, Q))."""
+        if np.ndim(k):
+            k = np.repeat(k, self.length, axis=-1)
+        within = np.isfinite(self.ranks) if np.ndim(k) == 0 and k == 0 else self.ranks <= k
+        return self.query_sum(within & which if which is not None else within)
+
+    def count_above(self, positions: Positions, ranks: np.ndarray, which: np.ndarray | None = None) -> np.ndarray:
+        """For every element of ``positions`` (``ranks``, R × N, one segment per query): how many
+        others of its query (with ``which``) have a finite rank strictly smaller than its rank."""
+        num_runs, width = ranks.shape
+        counted = np.isfinite(self.ranks) & (which if which is not None else True)
+        deepest = max(float(self.ranks[np.isfinite(self.ranks)].max(initial=0.0)),
+                      float(ranks[np.isfinite(ranks)].max(initial=0.0))) + 2.0
+        num_queries = len(self.length)
+        row_query = np.arange(num_runs)[:, None] * num_queries
+        other_query = row_query + np.repeat(np.arange(num_queries), self.length)[None, :]
+        keys = np.sort((other_query * deepest + self.ranks)[counted])
+        element_query = row_query + np.repeat(positions.query, positions.length)[None, :]
+        targets = element_query * deepest + np.where(np.isfinite(ranks), ranks, deepest - 1.0)
+        below = np.searchsorted(keys, targets, side="left")
+        return below - np.searchsorted(keys, element_query * deepest, side="left")
+
+    def columns(self, first: int, stop: int) -> Others:
+        """The blocks of queries ``first .. stop - 1``."""
+        e0 = self.start[first] if first < len(self.start) else self.ranks.shape[1]
+        e1 = self.start[stop] if stop < len(self.start) else self.ranks.shape[1]
+        return Others(self.ranks[:, e0:e1], self.grades[:, e0:e1], self.start[first:stop] - e0,
+                      self.length[first:stop])
+
+
 @dataclass(frozen=True)
 class Positions:
     """Position vectors of all runs on a list of segments (see the module docstring).
@@ -87,7 +155,12 @@ class Positions:
     relevant documents it did not retrieve, which rank below everything retrieved; an analysis that
     ranks a whole catalogue (``prefeval sampled``) sets it to the catalogue size. ``max_grade`` is
     the largest grade of the whole qrels (pfound's pRel = grade / max_grade), whatever the selection.
-    ``ties`` holds the tie groups of the elements when the positions were built with ``ties=True``.
+    ``ties`` holds the tie groups of the elements when the positions were built with ``ties=True``;
+    ``others``, the query's other judged documents (:class:`Others`) when built with ``others=True``.
+
+    A segment may be empty (m = 0): a query without a relevant document, kept under trec_eval's
+    convention, or without one at the relevance level. The segment reductions give 0 (sum), +inf
+    (min) and -inf (max) for it.
     """
 
     ranks: np.ndarray
@@ -101,6 +174,7 @@ class Positions:
     num_items: np.ndarray
     max_grade: float
     ties: TieGroups | None = None
+    others: Others | None = None
 
     @property
     def num_queries(self) -> int:
@@ -115,14 +189,21 @@ class Positions:
         return len(self.start) == self.num_queries
 
     def segment_sum(self, values: np.ndarray) -> np.ndarray:
-        """Sum of ``values`` (..., N) over each segment: (..., S)."""
-        return np.add.reduceat(values, self.start, axis=-1)
+        """Sum of ``values`` (..., N) over each segment: (..., S); 0 for an empty segment."""
+        return segment_reduce(np.add, values, self.start, self.length, 0.0)
 
     def segment_min(self, values: np.ndarray) -> np.ndarray:
-        return np.minimum.reduceat(values, self.start, axis=-1)
+        """Minimum over each segment; +inf for an empty segment."""
+        return segment_reduce(np.minimum, values, self.start, self.length, np.inf)
 
     def segment_max(self, values: np.ndarray) -> np.ndarray:
-        return np.maximum.reduceat(values, self.start, axis=-1)
+        """Maximum over each segment; -inf for an empty segment."""
+        return segment_reduce(np.maximum, values, self.start, self.length, -np.inf)
+
+    @property
+    def has_empty_segments(self) -> bool:
+        """True when some segment holds no document (a query without a relevant one, kept)."""
+        return bool((self.length == 0).any())
 
     def per_element(self, per_segment: np.ndarray) -> np.ndarray:
         """Broadcast a per-segment value (S,) to every element of the segment (N,)."""
@@ -166,46 +247,50 @@ class Positions:
             num_items=self.num_items[:, first:stop],
             max_grade=self.max_grade,
             ties=self.ties.columns(e0, e1) if self.ties is not None else None,
+            others=self.others.columns(first, stop) if self.others is not None else None,
         )
 
-    def gather(self, runs: np.ndarray, queries: np.ndarray) -> Positions:
-        """One-segment-per-query positions of one run whose queries are the pairs (``runs[k]``,
-        ``queries[k]``) of this run and query (copies): what a metric computes on it, query k, is its
-        value for that run and query."""
-        if not self.one_segment_per_query:
-            raise ValueError("gather needs one segment per query")
-        length = self.length[queries]
-        start = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64)
-        elements = np.repeat(self.start[queries] - start, length) + np.arange(int(length.sum()))
-        rows = np.repeat(runs, length)
-
-        def per_element(values: np.ndarray) -> np.ndarray:
-            return values[rows, elements][None, :]
-
-        ties = None
-        if self.ties is not None:
-            ties = TieGroups(*(per_element(values) for values in dataclasses.astuple(self.ties)))
-        return Positions(
-            ranks=per_element(self.ranks),
-            grades=per_element(self.grades),
-            index=self.index[elements],
-            ideal=self.ideal[elements],
-            start=start,
-            length=length,
-            query=np.arange(len(queries), dtype=np.int64),
-            num_retrieved=self.num_retrieved[runs, queries][None, :],
-            num_items=self.num_items[runs, queries][None, :],
-            max_grade=self.max_grade,
-            ties=ties,
-        )
+    def unjudged_within(self, k) -> np.ndarray:
+        """(R, Q): how many of the first k documents of each run's list are not in the qrels at all
+        (k = 0: the whole list): min(k, num_retrieved) minus the segment's and the others' documents
+        within k. Needs :attr:`others`."""
+        depth = self.num_retrieved if np.ndim(k) == 0 and k == 0 else np.minimum(k, self.num_retrieved)
+        if np.ndim(k) == 0 and k == 0:
+            in_segment = self.segment_sum(np.isfinite(self.ranks))
+        else:
+            in_segment = self.segment_sum(self.ranks <= (np.repeat(k, self.length, axis=-1) if np.ndim(k) else k))
+        return depth - in_segment - self.others.count_within(k)
 
 
-def binary_positions(table: RankTable, selection: Selection, ties: bool = False) -> Positions:
+
+def binary_positions(table: RankTable, selection: Selection, ties: bool = False, others: bool = False) -> Positions:
     """One segment per selected query, holding its selected relevant documents (grade > 0); with
-    ``ties``, their tie groups too."""
+    ``ties``, their tie groups too; with ``others``, the query's other judged documents
+    (:class:`Others`: the table must have been loaded with them)."""
     documents, query = _selected_documents(table, selection)
     length = np.bincount(query, minlength=len(selection.queries))
-    return _positions(table, selection, documents, length, np.arange(len(selection.queries)), ties)
+    positions = _positions(table, selection, documents, length, np.arange(len(selection.queries)), ties)
+    return dataclasses.replace(positions, others=_others(table, selection)) if others else positions
+
+
+def _others(table: RankTable, selection: Selection) -> Others:
+    """The selected queries' documents of the qrels that are not selected: the relevant ones left
+    out (below the relevance level, or not drawn) and the other documents (grade <= 0), sorted by
+    rank within each query, per run."""
+    qrels = table.qrels
+    column = np.full(table.num_queries, -1)
+    column[selection.queries] = np.arange(len(selection.queries))
+    left_out = np.flatnonzero(~selection.documents & (column[qrels.query_of_document] >= 0))
+    other = np.flatnonzero(column[qrels.query_of_other] >= 0)
+    query = np.concatenate((column[qrels.query_of_document[left_out]], column[qrels.query_of_other[other]]))
+    ranks = np.concatenate((table.ranks[:, left_out], table.other_ranks[:, other]), axis=1)
+    grades = np.concatenate((qrels.grades[left_out], qrels.other_grades[other]))
+    finite = np.isfinite(ranks)
+    deepest = float(ranks[finite].max(initial=0.0)) + 1.0
+    order = np.argsort(query * (deepest + 1.0) + np.where(finite, ranks, deepest), axis=-1, kind="stable")
+    length = np.bincount(query, minlength=len(selection.queries)).astype(np.int64)
+    return Others(ranks=np.take_along_axis(ranks, order, axis=-1), grades=grades[order],
+                  start=np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64), length=length)
 
 
 def graded_positions(table: RankTable, selection: Selection, ties: bool = False) -> Positions:

@@ -57,6 +57,11 @@ class RankTable:
     in_run: np.ndarray
     tie_start: np.ndarray | None = None
     tie_size: np.ndarray | None = None
+    run_tags: list[str | None] | None = None
+    """Per run, the tag of its file's first line (trec_eval's ``runid``), if it has one."""
+    other_ranks: np.ndarray | None = None
+    """R × F2: the ranks of the qrels' other documents (grade <= 0, :class:`~prefeval.io.trec.Qrels`),
+    or ``inf``; only when loaded for a measure that reads them (None otherwise)."""
 
     def __post_init__(self):
         if self.tie_size is None:
@@ -75,6 +80,37 @@ class RankTable:
     @property
     def num_queries(self) -> int:
         return self.qrels.num_queries
+
+    def judged_only(self) -> RankTable:
+        """The table with the documents that are not judged removed from every run before ranking
+        (trec_eval's ``-J``, ir_measures' ``judged_only``): a judged document (relevant, or of grade
+        >= 0 among the others) keeps its place among the judged documents, its new rank 1 + the
+        number of judged documents of its query that the run ranked above it; the others of negative
+        grade (in the pool, not judged) are removed too, as trec_eval removes them. ``num_retrieved``
+        becomes the number of judged documents retrieved. Needs :attr:`other_ranks`; the tie groups
+        are dropped (the policies of ties do not apply under it)."""
+        qrels = self.qrels
+        num_relevant = len(qrels.docids)
+        ranks = np.concatenate((self.ranks, self.other_ranks), axis=1)
+        query = np.concatenate((qrels.query_of_document, qrels.query_of_other))
+        judged = np.concatenate((np.ones(num_relevant, dtype=bool), qrels.other_grades >= 0))
+        kept = np.isfinite(ranks) & judged
+        deepest = float(ranks[np.isfinite(ranks)].max(initial=0.0)) + 1.0
+        order = np.argsort(query * (deepest + 1.0) + np.where(kept, ranks, deepest), axis=-1, kind="stable")
+        sorted_kept = np.take_along_axis(kept, order, axis=-1)
+        # every row lists the queries in the same blocks: query-sorted, the same count of each
+        sorted_query = np.sort(query, kind="stable")
+        running = np.zeros((len(ranks), ranks.shape[1] + 1), dtype=np.int64)
+        np.cumsum(sorted_kept, axis=-1, out=running[:, 1:])
+        block_start = np.searchsorted(sorted_query, sorted_query)
+        new_sorted = np.where(sorted_kept, running[:, 1:] - running[:, block_start], np.inf)
+        new = np.empty_like(ranks)
+        np.put_along_axis(new, order, new_sorted, axis=-1)
+        num_retrieved = np.zeros((len(ranks), self.num_queries), dtype=np.int64)
+        for row, kept_row in enumerate(kept):  # one bincount per run
+            num_retrieved[row] = np.bincount(query[kept_row], minlength=self.num_queries)
+        return replace(self, ranks=new[:, :num_relevant], other_ranks=new[:, num_relevant:],
+                       num_retrieved=num_retrieved, tie_start=None, tie_size=None)
 
     @classmethod
     def from_ranked(cls, qrels: Qrels, ranked: Iterable[RankedRun]) -> RankTable:
@@ -97,6 +133,9 @@ class RankTable:
             in_run=_stack([run.in_run for run in rows], (0, qrels.num_queries), bool),
             tie_start=_stack([run.tie_start for run in rows], (0, len(qrels.docids)), np.float64),
             tie_size=_stack([run.tie_size for run in rows], (0, len(qrels.docids)), np.int32),
+            run_tags=[run.tag for run in rows],
+            other_ranks=(_stack([run.other_ranks for run in rows], (0, len(qrels.other_docids)), np.float64)
+                         if rows and rows[0].other_ranks is not None else None),
         )
 
 
@@ -119,20 +158,46 @@ class RankedRun:
     foreign_queries: list[str]
     tie_start: np.ndarray
     tie_size: np.ndarray
+    other_ranks: np.ndarray | None = None
+    tag: str | None = None
+
+
+class DocumentLookup:
+    """Finds a list of the qrels' documents (docids, and the query of each) among a run's rows."""
+
+    def __init__(self, docids: np.ndarray, query_of_document: np.ndarray):
+        self.query_of_document = query_of_document
+        self._docid_code, unique = pd.factorize(docids)
+        self.docid_index = pd.Index(unique, dtype=object)
+
+    def rows(self, row_keys: pd.Index, unique_docids: np.ndarray) -> np.ndarray:
+        """For every document of the list, the row of the run that retrieved it, or -1.
+
+        ``row_keys`` holds, per row, query × len(unique_docids) + the docid's code in
+        ``unique_docids``; its hash table (built to find duplicates) answers every lookup.
+        """
+        # the code, in the run, of every docid of the list (-1: the run lacks it)
+        known = self.docid_index.get_indexer(unique_docids)
+        code_of_docid = np.full(len(self.docid_index), -1, dtype=np.int64)
+        code_of_docid[known[known >= 0]] = np.flatnonzero(known >= 0)
+        codes = code_of_docid[self._docid_code]
+        keys = np.where(codes >= 0, self.query_of_document * len(unique_docids) + codes, -1)
+        return row_keys.get_indexer(keys)
 
 
 class RelevantLookup:
-    """Maps a run's rows to the qrels' numbering of queries and of relevant documents.
+    """Maps a run's rows to the qrels' numbering of queries and of relevant documents (and, with
+    ``others``, of the qrels' other documents).
 
-    The hash tables of the qrels' query ids and relevant docids are built once, for all runs.
+    The hash tables of the qrels' query ids and docids are built once, for all runs.
     """
 
-    def __init__(self, qrels: Qrels):
+    def __init__(self, qrels: Qrels, others: bool = False):
         self.qrels = qrels
         self.query_index = pd.Index(qrels.qids, dtype=object)
         self.dropped = frozenset(qrels.dropped_qids)
-        self._docid_of_relevant, docids = pd.factorize(qrels.docids)
-        self.docid_index = pd.Index(docids, dtype=object)
+        self.relevant = DocumentLookup(qrels.docids, qrels.query_of_document)
+        self.others = DocumentLookup(qrels.other_docids, qrels.query_of_other) if others else None
 
     def query_numbers(self, qids: np.ndarray) -> np.ndarray:
         """The qrels' number of each qid, -1 for queries the qrels do not have."""
@@ -140,18 +205,8 @@ class RelevantLookup:
         return self.query_index.get_indexer(uniques)[codes]
 
     def relevant_rows(self, row_keys: pd.Index, unique_docids: np.ndarray) -> np.ndarray:
-        """For every relevant document of the qrels, the row of the run that retrieved it, or -1.
-
-        ``row_keys`` holds, per row, query × len(unique_docids) + the docid's code in
-        ``unique_docids``; its hash table (built to find duplicates) answers every lookup.
-        """
-        # the code, in the run, of every docid that is relevant somewhere (-1: the run lacks it)
-        known = self.docid_index.get_indexer(unique_docids)
-        code_of_docid = np.full(len(self.docid_index), -1, dtype=np.int64)
-        code_of_docid[known[known >= 0]] = np.flatnonzero(known >= 0)
-        codes = code_of_docid[self._docid_of_relevant]
-        keys = np.where(codes >= 0, self.qrels.query_of_document * len(unique_docids) + codes, -1)
-        return row_keys.get_indexer(keys)
+        """For every relevant document of the qrels, the row of the run that retrieved it, or -1."""
+        return self.relevant.rows(row_keys, unique_docids)
 
 
 _LEADING_ZEROS = r"(?<![0-9])0+(?=[0-9])"
@@ -209,6 +264,13 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         ranks[beyond] = UNRETRIEVED
         # a member beyond K keeps its group only if the group straddles K
         tie_size[beyond & (tie_start > topk)] = 1
+    other_ranks = None
+    if lookup.others is not None:
+        rows = lookup.others.rows(row_keys, unique_docids)
+        other_ranks = np.full(len(rows), UNRETRIEVED)
+        other_ranks[rows >= 0] = ranking.rank[rows[rows >= 0]]
+        if topk is not None:
+            other_ranks[other_ranks > topk] = UNRETRIEVED
     counts = np.bincount(queries, minlength=qrels.num_queries)
     num_retrieved = np.minimum(counts, topk) if topk is not None else counts
     return RankedRun(
@@ -221,6 +283,8 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         foreign_queries=foreign,
         tie_start=tie_start,
         tie_size=tie_size,
+        other_ranks=other_ranks,
+        tag=run.tag,
     )
 
 

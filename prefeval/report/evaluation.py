@@ -35,7 +35,7 @@ from prefeval.evaluation import Block, Evaluation, Summary
 from prefeval.measures.summaries import MEAN, STATISTICS, statistic_key
 from prefeval.measures.ties import EXPECTED, RANGE, bound_keys
 from prefeval.report.eval_lines import evaluation_lines, evaluation_records
-from prefeval.report.formats import TABLE_FORMATS, check_format, write_lines
+from prefeval.report.formats import EVAL_FORMATS, TABLE_FORMATS, TREC_EVAL_FORMAT, check_format, write_lines
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, number, render
 from prefeval.report.trec_eval import trec_eval_lines
 
@@ -44,6 +44,9 @@ def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl
                      summary: bool = True, baseline: str | None = None) -> None:
     """Write ``evaluation`` to ``stream`` in format ``fmt`` (see :mod:`prefeval.report.formats`)."""
     check_evaluation_format(fmt, per_query, summary, baseline)
+    if fmt == TREC_EVAL_FORMAT:
+        raise UsageError("trec_eval's output needs trec_eval's evaluation: prefeval.report.trec_eval."
+                         "trec_eval_evaluation, then trec_eval_report")
     if fmt in TABLE_FORMATS:
         stream.write(render(evaluation_table(evaluation, baseline), fmt).encode())
         return
@@ -61,7 +64,7 @@ def check_evaluation_format(fmt: str, per_query: bool = False, summary: bool = T
                             baseline: str | None = None) -> None:
     """A :class:`UsageError` when the options of :func:`write_evaluation` contradict each other; the
     command line calls it before reading any input, so that a contradiction costs no work."""
-    check_format(fmt)
+    check_format(fmt, EVAL_FORMATS)
     if fmt in TABLE_FORMATS and (per_query or not summary):
         raise UsageError(f"--format {fmt} shows the means of the summary: drop -q and -n, or use jsonl or tsv")
     if fmt not in TABLE_FORMATS and baseline is not None:

@@ -23,12 +23,15 @@ from prefeval.errors import UsageError
 
 FORMATS = ("jsonl", "tsv", "table", "markdown", "latex")
 TABLE_FORMATS = ("table", "markdown", "latex")
+TREC_EVAL_FORMAT = "trec_eval"
+EVAL_FORMATS = FORMATS + (TREC_EVAL_FORMAT,)
+"""``eval`` also writes trec_eval's own output (:func:`~.trec_eval.trec_eval_report`)."""
 BATCH_LINES = 8192
 
 
-def check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+def check_format(fmt: str, formats: tuple[str, ...] = FORMATS) -> None:
+    if fmt not in formats:
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(formats)}")
 
 
 def write_lines(lines: Iterable[str], stream: BinaryIO) -> int:
