@@ -322,9 +322,10 @@ class SampleEvaluation:
         self.preference_positions: dict[bool, tuple[Positions, np.ndarray | None]] = {}
         for levels in (False, True):
             if any(m.per_grade_level == levels for m in evaluation.preference_measures):
+                level = None if levels else evaluation.relevance.relevance_level
                 self.preference_positions[levels] = _with_relevant(
-                    table, selection.at_relevance_level(table, None if levels else evaluation.relevance.relevance_level),
-                    self.every_grade if levels else self.binary, levels, tied)
+                    table, selection.at_relevance_level(table, level), self.every_grade if levels else self.binary,
+                    levels, tied)
         values, extras = {}, {}
         for measure in evaluation.metric_measures:
             computed = _metrics_under_ties(evaluation, [measure], self.positions_for(measure))
@@ -377,6 +378,10 @@ class SampleEvaluation:
             if not (measures and evaluation.pair_measures):
                 continue
             first, stop_at = (start, stop) if columns is None else np.searchsorted(columns, [start, stop])
+            if first == stop_at:  # no query of the block has a relevant document: every value is a tie
+                values = {m.name: np.zeros((len(self.first), stop - start)) for m in measures}
+                computed.update(values)
+                continue
             values, extras = preferences_under(
                 evaluation.ties, measures, positions.query_block(int(first), int(stop_at)), self.first, self.second,
                 evaluation.draws,

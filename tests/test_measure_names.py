@@ -200,10 +200,11 @@ def level_values(level, measures, runs, grades):
     table = table_from_positions(runs, grades)
     relevance = RelevanceOptions(relevance_level=level)
     evaluation = Evaluation(table=table, measures=parse_measures(measures), relevance=relevance)
-    block = next(r for r in evaluation.results() if isinstance(r, Block))
-    values = {name: v[0] for name, v in block.metrics.items()}
-    values.update({name: v[0] for name, v in block.preferences.items() if name not in values})
-    return block.qids, values
+    blocks = [r for r in evaluation.results() if isinstance(r, Block)]
+    values = {name: np.concatenate([b.metrics[name][0] for b in blocks]) for name in blocks[0].metrics}
+    values.update({name: np.concatenate([b.preferences[name][0] for b in blocks])
+                   for name in blocks[0].preferences if name not in values})
+    return [qid for b in blocks for qid in b.qids], values
 
 
 def test_binary_measures_use_the_level_and_graded_ones_every_positive_grade():
@@ -223,11 +224,16 @@ def test_binary_measures_use_the_level_and_graded_ones_every_positive_grade():
     assert at_one["ap"][0] == pytest.approx((1 / 1 + 2 / 2 + 3 / 5) / 3)
 
 
-def test_queries_without_a_document_at_the_level_are_left_out():
+def test_a_query_without_a_document_at_the_level_scores_0_on_binary_measures_only():
+    """As in trec_eval -l: the level never drops a query; binary measures find nothing relevant on
+    it, graded ones keep every positive grade, and a preference is a tie."""
     grades = [[1, 1], [2, 1]]
-    qids, values = level_values(2, ["ap", "ndcg"], [[[1, 2], [2, 1]]], grades)
-    assert qids == ["q1"]
-    assert values["ap"].tolist() == [0.5]
+    qids, values = level_values(2, ["ap", "ndcg", "rpp", "lexiprecision"], [[[1, 2], [2, 1]], [[2, 1], [1, 2]]],
+                                grades)
+    assert qids == ["q0", "q1"]
+    assert values["ap"].tolist() == [0.0, 0.5]
+    assert values["ndcg"].tolist() == [1.0, pytest.approx((1 + 2 / np.log2(3)) / (2 + 1 / np.log2(3)))]
+    assert values["lexiprecision"].tolist() == [0.0, -1.0]  # q0: no document of grade 2, a tie
 
 
 def test_level_with_label_sampling_never_leaves_an_empty_query(tmp_path):
@@ -236,8 +242,10 @@ def test_level_with_label_sampling_never_leaves_an_empty_query(tmp_path):
     run = {qid: {f"d{d}": float(rng.random()) for d in range(12)} for qid in judgments}
     frame = prefeval.evaluate(judgments, {"a": run, "b": dict(reversed(list(run.items())))}, ["ap", "rr", "ndcg"],
                               relevance_level=2, label_fraction=0.3, samples=5, seed=1)
-    assert len(frame) > 0 and np.isfinite(frame[["ap", "rr", "ndcg"]].to_numpy()).all()
-    assert (frame["rr"] > 0).all()  # every run retrieves every judged document: a relevant one is found
+    assert np.isfinite(frame[["ap", "rr", "ndcg"]].to_numpy()).all()
+    metric_rows = frame[frame["type"] == "metric"] if "type" in frame else frame
+    assert len(metric_rows) == 5 * 2 * 20  # every sample keeps every query, for both runs
+    assert (metric_rows["ndcg"] > 0).all()  # every run retrieves every judged document
 
 
 def test_relevance_level_must_be_positive():
@@ -262,8 +270,8 @@ def test_relevance_level_agrees_with_trec_eval_l(tmp_path, seed):
     for n, run in enumerate(runs):
         rows = ours[ours["run"] == f"run{n}"].set_index("qid")
         for qid, values in evaluator.evaluate(run).items():
-            if not any(grade >= 2 for grade in qrels[qid].values()):
-                assert qid not in rows.index  # left out: no document at the level
+            if not any(grade >= 1 for grade in qrels[qid].values()):
+                assert qid not in rows.index  # no relevant document: dropped (the reference's convention)
                 continue
             for name, theirs in ours_to_theirs.items():
                 assert rows.loc[qid, name] == pytest.approx(values[theirs], abs=1e-9), (seed, n, qid, name)

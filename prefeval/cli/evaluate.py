@@ -17,9 +17,9 @@ from prefeval.io.jsonl import output_stream
 from prefeval.measures import MEASURE_SETS
 from prefeval.measures.summaries import STATISTICS
 from prefeval.measures.ties import DEFAULT_DRAWS, DOCID, TIE_POLICIES
+from prefeval.ranking.options import DROP, EMPTY_QUERIES, MISSING_QUERIES, SKIP, WORST
 from prefeval.ranking.subsampling import LABEL_POLICIES
 from prefeval.report.evaluation import check_evaluation_format, write_evaluation
-from prefeval.ranking.options import DROP, EMPTY_QUERIES, MISSING_QUERIES, SKIP, WORST
 from prefeval.report.formats import EVAL_FORMATS, TREC_EVAL_FORMAT, write_lines
 from prefeval.report.trec_eval import check_trec_eval_options, trec_eval_evaluation, trec_eval_report
 from prefeval.runtime.progress import Progress

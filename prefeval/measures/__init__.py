@@ -94,6 +94,9 @@ def select_additive_metrics(
     texts = [name for name in names if not isinstance(name, Measure)]
     measures += parse_measures(texts or ([] if measures else defaults))
     for measure in measures:
+        if measure.reads_judged:
+            raise UsageError(f"{command} ranks the relevant documents at random; {measure.name} reads the judged "
+                             "documents that are not relevant too")
         if not isinstance(measure, AdditiveMetric):
             kind = "a preference" if not measure.is_metric else "not a sum over relevant documents"
             raise UsageError(f"{command} needs metrics that are sums over relevant documents; {measure.name} is {kind}")

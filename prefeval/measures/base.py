@@ -411,11 +411,12 @@ def parse_measures(texts: Iterable[str]) -> list[Measure]:
                 continue
             if previous is not None and is_number(token.strip()):
                 family, params = previous
-                if len(params) < len(family.parameters):
+                positional = [p for p in family.parameters if not p.keyword]
+                if len(params) < len(positional):
                     params.append(token)
                     measures[-1] = family(*params)
                 else:
-                    params = [token] if len(family.parameters) == 1 else params[:-1] + [token]
+                    params = [token] if len(positional) == 1 else params[:-1] + [token]
                     measures.append(family(*params))
                 previous = (family, params)
                 continue
@@ -428,9 +429,12 @@ def parse_measures(texts: Iterable[str]) -> list[Measure]:
 
 
 def family_syntax(family: type[Measure]) -> str:
-    """How a family is written, its optional parameters in brackets: ``rp``, ``ap[@k]``, ``rbp[@gamma,k]``."""
-    signature = ",".join(param.name for param in family.parameters)
-    return family.family + (f"[@{signature}]" if signature else "")
+    """How a family is written, its optional parameters in brackets: ``rp``, ``ap[@k]``,
+    ``rbp[@gamma,k]``, ``ndcg[@k][,gains=...]`` (the keyword parameters every metric takes, ``rel=``
+    and ``judged_only=``, are not listed)."""
+    signature = ",".join(param.name for param in family.parameters if not param.keyword)
+    keywords = "".join(f"[,{param.name}=...]" for param in family.parameters if param.keyword)
+    return family.family + (f"[@{signature}]" if signature else "") + keywords
 
 
 def _valid_names() -> list[str]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from prefeval.measures.base import AdditiveMetric, Param, RatioMetric, register
 from prefeval.measures.gains import GAINS, ideal_dcg_at
-from prefeval.measures.shares import CUTOFF, ideal_dcg, within
+from prefeval.measures.shares import CUTOFF, ideal_dcg, product_of_earlier, within
 from prefeval.ranking.positions import Positions
 
 JARVELIN_KEKALAINEN = "Järvelin and Kekäläinen, ACM TOIS 2002, doi:10.1145/582415.582418"
@@ -202,24 +202,5 @@ class PFound(AdditiveMetric):
     def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
         k, pbreak = self.param("k"), self.param("pbreak")
         p_rel = positions.grades / positions.max_grade
-        unsatisfied = _product_of_earlier(positions, 1.0 - p_rel)
+        unsatisfied = product_of_earlier(positions, 1.0 - p_rel)
         return np.where(within(ranks, k), p_rel * unsatisfied * (1.0 - pbreak) ** (ranks - 1.0), 0.0)
-
-
-def _product_of_earlier(positions: Positions, factors: np.ndarray) -> np.ndarray:
-    """Π_{j<i} factors_j within each segment (1 for the first element), for factors (..., N) in [0, 1].
-
-    Products are sums of logarithms; zero factors are counted apart, so that a zero makes every later
-    product of its segment exactly 0.
-    """
-    zero = factors <= 0.0
-    logs = np.log(np.where(zero, 1.0, factors))
-    log_product = _exclusive_segment_cumsum(positions, logs)
-    zeros_before = _exclusive_segment_cumsum(positions, zero.astype(np.float64))
-    return np.where(zeros_before > 0, 0.0, np.exp(log_product))
-
-
-def _exclusive_segment_cumsum(positions: Positions, values: np.ndarray) -> np.ndarray:
-    """Σ_{j<i} values_j within each segment."""
-    exclusive = np.cumsum(values, axis=-1) - values
-    return exclusive - positions.per_element(exclusive[..., positions.start])

@@ -38,7 +38,7 @@ import numpy as np
 from prefeval.errors import UsageError
 from prefeval.io.numbers import INTEGER, NUMBER, is_number
 from prefeval.measures.base import AdditiveMetric, Metric, Param, RatioMetric, register
-from prefeval.measures.shares import CUTOFF, within
+from prefeval.measures.shares import CUTOFF, product_of_earlier, within
 from prefeval.ranking.positions import Positions, segment_reduce
 
 JARVELIN_KEKALAINEN = "Järvelin and Kekäläinen, ACM TOIS 2002, doi:10.1145/582415.582418"
@@ -567,7 +567,7 @@ ERR_MAX_GRADE = 4
 
 
 @register
-class ExpectedReciprocalRank(AdditiveMetric):
+class ExpectedReciprocalRank(Metric):
     """ERR@k (Chapelle et al., 2009) with gdeval's grade mapping: a user scans down the list and
     stops at a document of grade g with probability R(g) = (2^g − 1) / 2^4 (gdeval's largest grade
     is 4; larger grades count as 4, where gdeval refuses them), and ERR is the expected reciprocal
@@ -578,6 +578,10 @@ class ExpectedReciprocalRank(AdditiveMetric):
     Grade 0 and unjudged documents have R = 0. 0 for a query without relevant documents (gdeval
     reports nothing for it) and for an empty run. k = 0: no cut-off (ir_measures requires one).
     Equals ir_measures ``ERR@k`` per query, which gdeval prints rounded to 5 decimals.
+
+    Not a sum of shares that depend on each document's own rank alone (a document's term depends on
+    the grades ranked above it, which an order of ties changes): the analyses over random ranks and
+    ``--ties expected`` do not take it.
     """
 
     family = "err"
@@ -586,16 +590,9 @@ class ExpectedReciprocalRank(AdditiveMetric):
     summary = "expected reciprocal rank, gdeval's stopping probabilities (ir_measures ERR@k)"
     cite = "Chapelle, Metzler, Zhang and Grinspan, CIKM 2009, doi:10.1145/1645953.1646033"
 
-    def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
+    def compute(self, positions: Positions) -> np.ndarray:
         grades = np.clip(positions.grades, 0.0, ERR_MAX_GRADE)
         stop = (np.exp2(grades) - 1.0) / 2.0 ** ERR_MAX_GRADE
-        going_on = _product_of_earlier(positions, 1.0 - stop)
-        return np.where(within(ranks, self.param("k")), stop * going_on / ranks, 0.0)
-
-
-def _product_of_earlier(positions: Positions, factors: np.ndarray) -> np.ndarray:
-    """Π_{j<i} factors_j within each segment (1 for the first), for factors (..., N) in (0, 1]:
-    the exclusive running product, computed as a running product divided per segment."""
-    logs = np.log(factors)
-    exclusive = _running_sum(logs, positions.start, positions.length) - logs
-    return np.exp(exclusive)
+        going_on = product_of_earlier(positions, 1.0 - stop)
+        ranks = positions.ranks
+        return positions.segment_sum(np.where(within(ranks, self.param("k")), stop * going_on / ranks, 0.0))

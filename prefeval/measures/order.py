@@ -2,7 +2,8 @@
 an error), written out rather than left to the order in which modules happen to be imported.
 
 It is the order of MEASURES.md: the six preferences in the order of the default measure list, then
-the families of the metrics of that list, then the other metrics (the wider literature). It holds
+the families of the metrics of that list, then the other metrics (the wider literature), then those
+that make prefeval a drop-in for trec_eval and ir_measures. It holds
 family names only, so that :mod:`prefeval.measures.base` can read it without importing a measure.
 Every registered family must be named here exactly once (``tests/test_common.py`` checks it); one
 that is not is listed last.
@@ -17,4 +18,10 @@ FAMILY_ORDER: tuple[str, ...] = (
     "ap", "rbp", "rr", "ndcg", "rp", "p", "r",
     # the other metrics: where the relevant documents are, then gains discounted by rank
     "f", "success", "auc", "dcg", "ndcg_exp", "cg", "pfound",
+    # trec_eval's and ir_measures' other measures: counts, interpolated precision and sets, the judged
+    # and unjudged documents, gains
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "gm_ap",
+    "iprec", "iprec_avg", "prauc", "recall_at_precision", "rp_mult", "relative_p", "set_ap", "utility",
+    "bpref", "gm_bpref", "infap", "unj", "judged", "compat", "accuracy",
+    "ndcg_rel", "rndcg", "gain_shortfall", "binary_gain_shortfall", "trec_rbp", "trec_rbp_resid", "err",
 )

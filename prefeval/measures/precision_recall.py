@@ -57,7 +57,7 @@ class ReciprocalRank(AdditiveMetric):
     def differences(self, positions: Positions, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """RR(x) − RR(y) divided once, 1/x_1 − 1/y_1 = (y_1 − x_1) / (x_1 · y_1), a rank beyond k
         counting as ∞ (1/8 − 1/10 is 0.025, not 0.024999999999999994)."""
-        x_1 = positions.ranks[:, positions.start]
+        x_1 = positions.segment_min(positions.ranks)  # the first rank (inf for a query without any)
         counted = np.where(within(x_1, self.param("k")), x_1, np.inf)
         return reciprocal_difference(counted[first], counted[second])
 

@@ -51,3 +51,25 @@ def reciprocal_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         both = (y - x) / (x * y)
     return np.where(np.isfinite(x) & np.isfinite(y), both, np.where(np.isfinite(x), 1.0 / x, 0.0) - np.where(
         np.isfinite(y), 1.0 / y, 0.0))
+
+
+def product_of_earlier(positions: Positions, factors: np.ndarray) -> np.ndarray:
+    """Π_{j<i} factors_j within each segment (1 for the first element), for factors (..., N) in [0, 1].
+
+    Products are sums of logarithms; zero factors are counted apart, so that a zero makes every later
+    product of its segment exactly 0.
+    """
+    zero = factors <= 0.0
+    logs = np.log(np.where(zero, 1.0, factors))
+    log_product = _exclusive_segment_cumsum(positions, logs)
+    zeros_before = _exclusive_segment_cumsum(positions, zero.astype(np.float64))
+    return np.where(zeros_before > 0, 0.0, np.exp(log_product))
+
+
+def _exclusive_segment_cumsum(positions: Positions, values: np.ndarray) -> np.ndarray:
+    """Σ_{j<i} values_j within each segment."""
+    exclusive = np.cumsum(values, axis=-1) - values
+    if exclusive.shape[-1] == 0:
+        return exclusive
+    # an empty segment's start may be past the end: it is repeated for no element
+    return exclusive - positions.per_element(exclusive[..., np.minimum(positions.start, exclusive.shape[-1] - 1)])

@@ -72,7 +72,7 @@ from prefeval.measures.preferences import (
     RecallPairedPreference,
     RRLexiPrecision,
 )
-from prefeval.measures.shares import within
+from prefeval.measures.shares import product_of_earlier, within
 from prefeval.ranking.positions import Positions
 from prefeval.ranking.ties import (
     CutoffSplit,
@@ -263,16 +263,9 @@ def _expected_pfound(gathered: Positions, a: np.ndarray) -> np.ndarray:
 
 
 def _product_before(positions: Positions, factors: np.ndarray) -> np.ndarray:
-    """Π_{k<i} factors_k within each segment (1 for a segment's first element), factors in [0, 1];
-    a zero factor makes every later product of its segment 0 (counted apart from the logarithms)."""
-    zero = factors <= 0.0
-    logs = np.log(np.where(zero, 1.0, factors))
-
-    def before(values: np.ndarray) -> np.ndarray:
-        exclusive = np.cumsum(values, axis=-1) - values
-        return exclusive - positions.per_element(exclusive[..., positions.start])
-
-    return np.where(before(zero.astype(np.float64)) > 0, 0.0, np.exp(before(logs)))
+    """Π_{k<i} factors_k within each segment (1 for a segment's first element), factors in [0, 1]
+    (:func:`~prefeval.measures.shares.product_of_earlier`)."""
+    return product_of_earlier(positions, factors)
 
 
 def metric_bounds(measures: Sequence[Metric], positions: Positions) -> dict[str, tuple[np.ndarray, np.ndarray]]:

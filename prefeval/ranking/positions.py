@@ -261,6 +261,36 @@ class Positions:
             in_segment = self.segment_sum(self.ranks <= (np.repeat(k, self.length, axis=-1) if np.ndim(k) else k))
         return depth - in_segment - self.others.count_within(k)
 
+    def gather(self, runs: np.ndarray, queries: np.ndarray) -> Positions:
+        """One-segment-per-query positions of one run whose queries are the pairs (``runs[k]``,
+        ``queries[k]``) of this run and query (copies): what a metric computes on it, query k, is its
+        value for that run and query."""
+        if not self.one_segment_per_query:
+            raise ValueError("gather needs one segment per query")
+        length = self.length[queries]
+        start = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64)
+        elements = np.repeat(self.start[queries] - start, length) + np.arange(int(length.sum()))
+        rows = np.repeat(runs, length)
+
+        def per_element(values: np.ndarray) -> np.ndarray:
+            return values[rows, elements][None, :]
+
+        ties = None
+        if self.ties is not None:
+            ties = TieGroups(*(per_element(values) for values in dataclasses.astuple(self.ties)))
+        return Positions(
+            ranks=per_element(self.ranks),
+            grades=per_element(self.grades),
+            index=self.index[elements],
+            ideal=self.ideal[elements],
+            start=start,
+            length=length,
+            query=np.arange(len(queries), dtype=np.int64),
+            num_retrieved=self.num_retrieved[runs, queries][None, :],
+            num_items=self.num_items[runs, queries][None, :],
+            max_grade=self.max_grade,
+            ties=ties,
+        )
 
 
 def binary_positions(table: RankTable, selection: Selection, ties: bool = False, others: bool = False) -> Positions:
