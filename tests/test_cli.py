@@ -66,7 +66,7 @@ def test_one_run_gives_metric_lines_only():
 
 def test_unknown_measure_is_a_usage_error():
     assert_one_line_error(run_cli("eval", "-R", QRELS, "-m", "mapp", *RUNS), 2, "unknown measure 'mapp'",
-                          "valid measures:")
+                          "did you mean map", "valid measures include")
 
 
 def test_samples_and_seeds_are_reproducible():

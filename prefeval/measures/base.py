@@ -363,10 +363,15 @@ def _unknown(text: str) -> UsageError:
     suggestions = did_you_mean(text)
     listed = ", ".join(suggestions[:-1]) + " or " + suggestions[-1] if len(suggestions) > 1 else "".join(suggestions)
     hint = f"did you mean {listed}? " if suggestions else ""
+    shown = _valid_names()[:SHOWN_FAMILIES]
     return UsageError(
-        f"unknown measure {text!r}; {hint}valid measures: {', '.join(_valid_names())} "
-        f"(and their trec_eval and ir_measures names: see `prefeval measures`)"
+        f"unknown measure {text!r}; {hint}valid measures include {', '.join(shown)}; `prefeval measures` lists "
+        f"all {len(families())}, with their trec_eval and ir_measures names"
     )
+
+
+SHOWN_FAMILIES = 13
+"""How many families the error about an unknown measure names: those of the default list."""
 
 
 _HEAD = re.compile(r"^\s*(?P<head>[^@(.\s]*?)(?P<rest>(?:_[0-9].*|[@(.].*)?)\s*$", re.DOTALL)

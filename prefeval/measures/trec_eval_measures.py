@@ -21,6 +21,7 @@ of the first ten documents, per query only); the layout writes them (:mod:`prefe
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -94,6 +95,19 @@ def _with(prefeval: str, fixed: str = "") -> Callable[[str | None], str]:
     return spell
 
 
+def _set_f(params: str | None) -> str:
+    """trec_eval's ``set_F.x`` weighs with x where prefeval's F_β weighs with β²: ``f@0,√x``."""
+    if params is None:
+        return "f@0"
+    try:
+        weight = float(params)
+    except ValueError:
+        raise UsageError(f"set_F.{params}: the parameter is a number") from None
+    if not weight >= 0:
+        raise UsageError(f"set_F.{params}: the parameter is a number >= 0")
+    return f"f@0,{math.sqrt(weight)!r}"
+
+
 def _two_decimals(text: str) -> str:
     return f"{float(text):3.2f}"
 
@@ -131,7 +145,7 @@ _ENTRIES: tuple[_Entry, ...] = (
     _Entry("set_relative_P", _fixed("relative_p@0")),
     _Entry("set_recall", _fixed("r@0")),
     _Entry("set_map", _fixed("set_ap")),
-    _Entry("set_F", _with("f", "0")),
+    _Entry("set_F", _set_f),
     _Entry("num_nonrel_judged_ret", _fixed("num_nonrel_judged_ret")),
     _Entry("rbp", _gains("trec_rbp", prefix="p")),
     _Entry("rbp_resid", _gains("trec_rbp_resid", prefix="p")),

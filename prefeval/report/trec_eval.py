@@ -28,6 +28,7 @@ from prefeval.evaluation import Evaluation, Summary
 from prefeval.io.keys import LABEL_KEYS, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID
 from prefeval.measures import parse_measure
 from prefeval.measures.names import trec_eval_spelling
+from prefeval.measures.summaries import GEOMETRIC_FLOOR
 from prefeval.measures.trec_eval_measures import RELSTRING, RUNID, TrecEvalItem, trec_eval_items
 from prefeval.ranking.options import KEEP, SKIP, WORST
 from prefeval.report.formats import tsv_text
@@ -86,10 +87,8 @@ def trec_eval_report(evaluation: Evaluation, items: Sequence[TrecEvalItem], per_
     values: dict[str, list[np.ndarray]] = {m.name: [] for m in evaluation.metric_measures}
     reported: list[np.ndarray] = []
     qids: list[str] = []
-    summaries: dict[str, np.ndarray] = {}
     for result in evaluation.results():
         if isinstance(result, Summary):
-            summaries = result.metrics
             continue
         for name, block_values in result.metrics.items():
             values[name].append(block_values)
@@ -102,6 +101,7 @@ def trec_eval_report(evaluation: Evaluation, items: Sequence[TrecEvalItem], per_
     if qids != table.qids:
         raise UsageError("the trec_eval layout shows every query of the qrels once: no subsampling")
     order = sorted(range(len(qids)), key=lambda q: qids[q].encode("utf-8", "surrogateescape"))
+    summaries = _summaries(evaluation, per_query_values, shown, np.array(order, dtype=np.int64))
     relstrings = _relstrings(evaluation) if per_query and any(i.name == RELSTRING for i in items) else None
     for run, run_id in enumerate(table.run_ids):
         if per_query:
@@ -125,6 +125,32 @@ def trec_eval_report(evaluation: Evaluation, items: Sequence[TrecEvalItem], per_
                     yield _line(item.name, SUMMARY_QID, tag)
                 else:
                     yield _line(item.name, SUMMARY_QID, _value(summaries[_key(item)][run], item, counts))
+
+
+def _summaries(evaluation: Evaluation, values: dict[str, np.ndarray], shown: np.ndarray,
+               order: np.ndarray) -> dict[str, np.ndarray]:
+    """Each measure's summary per run as trec_eval computes it: the values added one query after the
+    other in trec_eval's order of queries (so that a mean on the edge of a rounding digit rounds as
+    trec_eval's does), then divided by the number of queries (means), or not (counts), or the mean
+    of the logarithms exponentiated (geometric). One quirk kept: with ``-c``, trec_eval's summary
+    ``num_rel`` counts every document of grade > 0 in the qrels, whatever ``-l``."""
+    summaries = {}
+    counted = shown[:, order]
+    count = counted.sum(axis=1)
+    for measure in evaluation.metric_measures:
+        per_query = values[measure.name][:, order]
+        if measure.summary_kind == "geometric":
+            per_query = np.log(np.maximum(per_query, GEOMETRIC_FLOOR))
+        running = np.cumsum(np.where(counted, per_query, 0.0), axis=1)
+        total = running[:, -1] if running.shape[1] else np.zeros(len(count))
+        if measure.summary_kind == "sum":
+            summaries[measure.name] = total
+        else:
+            mean = np.divide(total, count, out=np.zeros(len(total)), where=count > 0)
+            summaries[measure.name] = np.exp(mean) if measure.summary_kind == "geometric" else mean
+        if measure.family == "num_rel" and evaluation.missing_queries == WORST:
+            summaries[measure.name] = np.full(len(count), float((evaluation.table.qrels.grades > 0).sum()))
+    return summaries
 
 
 def _key(item: TrecEvalItem) -> str:
