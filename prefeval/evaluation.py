@@ -9,6 +9,7 @@ Results stream as :class:`Block` (one sample, a block of consecutive queries) an
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -131,6 +132,10 @@ class Evaluation:
     retrieving nothing; ``skip`` leaves it out of the run's lines and summary (a pair's: the queries
     both runs have). The queries without a relevant document are kept or dropped when the qrels are
     read (``empty_queries``); a preference on a query without a relevant document is 0.
+
+    ``sequential_sums`` adds each query's terms in rank order, one after the other, as trec_eval
+    does (its output, byte for byte); by default numpy's pairwise order, which may differ in the
+    last bit (:attr:`~prefeval.ranking.positions.Positions.sequential`).
     """
 
     table: RankTable
@@ -144,6 +149,7 @@ class Evaluation:
     draws: int = DEFAULT_DRAWS
     missing_queries: str = WORST
     compare: bool = True
+    sequential_sums: bool = False
     seed: int | None = field(init=False, default=None)
 
     def __post_init__(self):
@@ -193,6 +199,7 @@ class Evaluation:
         judged_only: bool = False,
         compare: bool = True,
         others: bool = False,
+        sequential_sums: bool = False,
     ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
         eval`` under the same names (its option groups are bundled here, once).
@@ -214,7 +221,7 @@ class Evaluation:
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
         table = load_collection(qrels, runs, relevance, jobs, progress, others=others)
         return cls(table, chosen, subsampling, relevance, jobs, progress, statistics, ties=ties, draws=draws,
-                   missing_queries=missing_queries, compare=compare)
+                   missing_queries=missing_queries, compare=compare, sequential_sums=sequential_sums)
 
     @property
     def run_ids(self) -> list[str]:
@@ -349,11 +356,15 @@ class SampleEvaluation:
         evaluation's); ranked among the judged documents only with ``judged_only``."""
         evaluation = self.evaluation
         level = None if reads_grades else (level if level is not None else evaluation.relevance.relevance_level)
-        key = (reads_grades, level, judged_only)
+        key = (level, judged_only)  # every positive grade and no level select the same documents
         if key not in self._positions:
             table = evaluation.judged_table() if judged_only else evaluation.table
-            self._positions[key] = binary_positions(table, self.selection.at_relevance_level(table, level),
-                                                    evaluation.ties != DOCID, evaluation.needs_others)
+            positions = binary_positions(table, self.selection.at_relevance_level(table, level),
+                                         evaluation.ties != DOCID, evaluation.needs_others, evaluation.sequential_sums)
+            if reads_grades and evaluation.relevance.relevance_level is not None:
+                at_level = self.positions(False, None, judged_only)
+                positions = dataclasses.replace(positions, num_at_level=at_level.length)
+            self._positions[key] = positions
         return self._positions[key]
 
     def positions_for(self, measure: Metric) -> Positions:

@@ -52,10 +52,18 @@ def rank_lines(tmp_path_factory, prefs) -> str:
     return str(path)
 
 
+@pytest.fixture(scope="module")
+def pr_lines(tmp_path_factory) -> str:
+    """Eval lines with interpolated precision at the 11 recall levels, for ``plot pr``."""
+    return example_eval_lines(tmp_path_factory.mktemp("pr") / "pr.jsonl",
+                              ",".join(f"iprec@{level / 10:g}" for level in range(11)))
+
+
 @pytest.fixture
-def plot_input(request, prefs, sampled_lines, null_lines, rank_lines):
+def plot_input(request, prefs, sampled_lines, null_lines, rank_lines, pr_lines):
     """The input each kind reads: eval lines, or the lines of the command it plots."""
-    return {"sampled": sampled_lines, "null": null_lines, "ranks": rank_lines}.get(request.param, prefs)
+    return {"sampled": sampled_lines, "null": null_lines, "ranks": rank_lines, "pr": pr_lines}.get(request.param,
+                                                                                                  prefs)
 
 
 @pytest.mark.parametrize("kind, plot_input", [(kind, kind) for kind in PLOT_KINDS], indirect=["plot_input"])

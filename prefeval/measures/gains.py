@@ -348,8 +348,8 @@ class RNDCG(GainMapped):
 
     DCG counts every gain of the run, negative ones included. 0 for a query without relevant
     documents (m = 0) and when there is no term at all (n+ = 0: every gain <= 0, where trec_eval
-    divides 0 by 0). trec_eval counts the relevant documents at its relevance level ``-l`` for the
-    first test; prefeval at grade > 0 (the default level). With a gain map (``gains=``) as
+    divides 0 by 0), and, as in trec_eval, 0 for a query without a document at the relevance level
+    ``-l`` (:attr:`~prefeval.ranking.positions.Positions.num_at_level`). With a gain map (``gains=``) as
     trec_eval's ``Rndcg.1=3.5,2=9``. Equals trec_eval ``Rndcg`` per query.
     """
 
@@ -391,8 +391,8 @@ class RNDCG(GainMapped):
         with np.errstate(divide="ignore", invalid="ignore"):
             terms += np.where(extra, judged.query_sum(discounted) / full_ideal, 0.0)
         count = count + extra
-        has_relevant = positions.length > 0
-        return np.divide(terms, count, out=np.zeros_like(terms), where=(count > 0) & has_relevant)
+        at_level = positions.length if positions.num_at_level is None else positions.num_at_level
+        return np.divide(terms, count, out=np.zeros_like(terms), where=(count > 0) & (at_level > 0))
 
 
 @register

@@ -21,7 +21,8 @@ spellings people type, and :func:`translate` reads them:
 * ir_measures: ``Name(param=value, ...)`` with an optional ``@cutoff`` (``RBP(p=0.8)``,
   ``RBP(p=0.8)@10``, ``IPrec(rel=2)@0.5``), and the names ir_measures has that are not prefeval's
   (``SetP``, ``SetR``, ``SetF``, ``SetAP``, ``SetRelP``, ``NumQ``, ``NumRet``, ``NumRel``,
-  ``NumRelRet``, ``MAP``, ``MRR``, ``NDCG``, ``Precision``, ``Recall``, ``RPrec``, ``BPref``).
+  ``NumRelRet``, ``BPref``; not its other aliases ``MAP``, ``MRR``, ``NDCG``, ``Precision``,
+  ``Recall``, ``RPrec``, which would crowd the suggestions for a mistyped name).
   Parameters take ir_measures' defaults where they differ from prefeval's: ``RBP()`` has p = 0.8
   (prefeval's ``rbp`` has γ = 0.5). Every metric takes ir_measures' ``rel=`` (its own relevance
   level, prefeval's keyword ``rel=``, on binary metrics) and ``judged_only=`` (True/1: prefeval's
@@ -121,6 +122,19 @@ class ForeignName:
         params = ",".join(f"{theirs}={ours}" for theirs, ours in self.parameters.items())
         return self.name + (f"({params})" if params else "") + (f"[@{placeholder}]" if self.cutoff else "")
 
+    def example(self) -> str:
+        """The name written out with example values, as a user types it: ``map_cut.10``,
+        ``iprec_at_recall.0.5``, ``ndcg.1=3``, ``rbp.p=0.7``, ``RBP(p=0.7)@10``, ``SetF(beta=2.0)``."""
+        cutoff = _EXAMPLES.get(self.cutoff_parameter, "10")
+        if self.tool == TREC_EVAL:
+            if self.cutoff:
+                return f"{self.name}.{cutoff}"
+            if self.name.lower() in _SHADOWED:
+                return f"{self.name}.p=0.7"
+            return self.name
+        params = ",".join(f"{theirs}={_EXAMPLES.get(theirs, '1')}" for theirs in self.parameters)
+        return self.name + (f"({params})" if params else "") + (f"@{cutoff}" if self.cutoff else "")
+
 
 def _te(name: str, family: str, cutoff: bool = False, **extra) -> ForeignName:
     return ForeignName(TREC_EVAL, name, family, cutoff, **extra)
@@ -173,23 +187,16 @@ FOREIGN_NAMES: tuple[ForeignName, ...] = (
     _te("unj", "unj", cutoff=True),
     # ir_measures (rel= and judged_only= map on every one of them)
     _irm("AP", "ap", cutoff=True),
-    _irm("MAP", "ap", cutoff=True),
     _irm("nDCG", "ndcg", cutoff=True, parameters={"gains": "gains"},
          switches={"dcg=log2": "ndcg", "dcg=exp-log2": "ndcg_exp"}),
-    _irm("NDCG", "ndcg", cutoff=True, parameters={"gains": "gains"},
-         switches={"dcg=log2": "ndcg", "dcg=exp-log2": "ndcg_exp"}),
     _irm("P", "p", cutoff=True),
-    _irm("Precision", "p", cutoff=True),
     _irm("R", "r", cutoff=True),
-    _irm("Recall", "r", cutoff=True),
     _irm("RR", "rr", cutoff=True),
-    _irm("MRR", "rr", cutoff=True),
     _irm("Rprec", "rp"),
-    _irm("RPrec", "rp"),
     _irm("Success", "success", cutoff=True),
     _irm("RBP", "rbp", cutoff=True, parameters={"p": "gamma"}, values={"gamma": "0.8"}),
     _irm("ERR", "err", cutoff=True),
-    _irm("IPrec", "iprec", cutoff=True, cutoff_parameter="recall", parameters={"recall": "recall"}),
+    _irm("IPrec", "iprec", cutoff=True, cutoff_parameter="recall"),
     _irm("SetP", "p", values=_SET, switches={"relative=false": "p", "relative=true": "relative_p"}),
     _irm("SetRelP", "relative_p", values=_SET),
     _irm("SetR", "r", values=_SET),
@@ -222,13 +229,17 @@ _TREC_EVAL_BY_FAMILY = {
     for family in dict.fromkeys(entry.family for entry in FOREIGN_NAMES)
 }
 _TREC_EVAL_NAME = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_]*?)(?:[._](?P<cutoff>\d+(?:\.\d*)?))?$")
-_TREC_EVAL_PAIRS = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_]*?)[._](?P<pairs>[^=,._][^=,]*=.*)$")
-_PAIR_START = re.compile(r"^\s*(?:-?\d+|[A-Za-z_]+)\s*=")
+_TREC_EVAL_PAIRS = re.compile(r"^(?P<name>[A-Za-z0-9][A-Za-z0-9_]*?)[._](?P<pairs>(?:-?\d+|p)\s*=.*)$", re.DOTALL)
+_PAIR_START = re.compile(r"^\s*(?:-?\d+|p)\s*=")
+"""The start of a trec_eval pair: a grade (``2=9``) or rbp's persistence (``p=0.95``)."""
 _IR_MEASURES_NAME = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z_]*)(?:\((?P<args>.*)\))?(?:@(?P<cutoff>[0-9][0-9.]*))?$", re.DOTALL)
 _ARGUMENT = re.compile(r"""^\s*(?P<key>[A-Za-z_]+)\s*=\s*(?P<quote>['"]?)(?P<value>[^'"]*)(?P=quote)\s*$""")
 _DICT_ENTRY = re.compile(r"^\s*(?P<level>[-+]?\d+)\s*:\s*(?P<gain>[^:]+?)\s*$")
 _TRUE, _FALSE = ("true", "1"), ("false", "0")
+_EXAMPLES = {"k": "10", "recall": "0.5", "f": "0.2", "a": "1", "p": "0.7", "beta": "2.0", "normalize": "False",
+             "gains": "{0:0,1:1,2:3}"}
+"""Example values of parameters, for :meth:`ForeignName.example`."""
 _SHADOWED = {"rbp"}
 """trec_eval names that are also a prefeval family of another measure: trec_eval's ``rbp`` is
 prefeval's ``trec_rbp``, written ``rbp_p=0.9`` (which reads back) rather than ``rbp``."""

@@ -88,6 +88,26 @@ def segment_reduce(ufunc: np.ufunc, values: np.ndarray, start: np.ndarray, lengt
     return out
 
 
+def sequential_segment_sum(values: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """Σ of ``values`` (..., N) over each segment, the terms added left to right, as a C loop adds
+    them (trec_eval's order); numpy's ``reduceat`` adds a segment of more than eight terms pairwise,
+    which can differ in the last bit, and on the edge of a printed digit that shows. The segments
+    are laid out as the columns of a matrix (those of similar lengths together, so that padding
+    costs at most as much as the data) and reduced along its rows, which numpy does in order."""
+    out = np.zeros(values.shape[:-1] + (len(length),))
+    filled = length > 0
+    if not filled.any():
+        return out
+    bucket = np.ceil(np.log2(np.maximum(length, 1))).astype(np.int64)
+    for size in np.unique(bucket[filled]):
+        segments = np.flatnonzero(filled & (bucket == size))
+        offsets = np.arange(int(length[segments].max()))[:, None]
+        valid = offsets < length[segments][None, :]
+        columns = np.where(valid, start[segments][None, :] + offsets, 0)
+        out[..., segments] = np.add.reduce(np.where(valid, values[..., columns], 0.0), axis=-2)
+    return out
+
+
 @dataclass(frozen=True)
 class Others:
     """The judged documents of each query that are not in its segment, for one-segment-per-query
@@ -157,6 +177,12 @@ class Positions:
     the largest grade of the whole qrels (pfound's pRel = grade / max_grade), whatever the selection.
     ``ties`` holds the tie groups of the elements when the positions were built with ``ties=True``;
     ``others``, the query's other judged documents (:class:`Others`) when built with ``others=True``.
+    ``num_at_level`` (Q,): on positions of every positive grade, the number of documents of each
+    query at the evaluation's relevance level (None: no level, the segment's length), which a graded
+    measure may look at as trec_eval's do (Rndcg is 0 without one).
+    ``sequential``: segment sums add their terms one after the other, in rank order, as trec_eval
+    adds them (for its output, byte for byte); otherwise numpy's faster pairwise order, which can
+    differ in the last bit.
 
     A segment may be empty (m = 0): a query without a relevant document, kept under trec_eval's
     convention, or without one at the relevance level. The segment reductions give 0 (sum), +inf
@@ -175,6 +201,8 @@ class Positions:
     max_grade: float
     ties: TieGroups | None = None
     others: Others | None = None
+    sequential: bool = False
+    num_at_level: np.ndarray | None = None
 
     @property
     def num_queries(self) -> int:
@@ -189,7 +217,10 @@ class Positions:
         return len(self.start) == self.num_queries
 
     def segment_sum(self, values: np.ndarray) -> np.ndarray:
-        """Sum of ``values`` (..., N) over each segment: (..., S); 0 for an empty segment."""
+        """Sum of ``values`` (..., N) over each segment: (..., S); 0 for an empty segment. With
+        :attr:`sequential`, added left to right (:func:`sequential_segment_sum`)."""
+        if self.sequential:
+            return sequential_segment_sum(values, self.start, self.length)
         return segment_reduce(np.add, values, self.start, self.length, 0.0)
 
     def segment_min(self, values: np.ndarray) -> np.ndarray:
@@ -248,6 +279,8 @@ class Positions:
             max_grade=self.max_grade,
             ties=self.ties.columns(e0, e1) if self.ties is not None else None,
             others=self.others.columns(first, stop) if self.others is not None else None,
+            sequential=self.sequential,
+            num_at_level=self.num_at_level[first:stop] if self.num_at_level is not None else None,
         )
 
     def unjudged_within(self, k) -> np.ndarray:
@@ -293,14 +326,19 @@ class Positions:
         )
 
 
-def binary_positions(table: RankTable, selection: Selection, ties: bool = False, others: bool = False) -> Positions:
+def binary_positions(table: RankTable, selection: Selection, ties: bool = False, others: bool = False,
+                     sequential: bool = False) -> Positions:
     """One segment per selected query, holding its selected relevant documents (grade > 0); with
     ``ties``, their tie groups too; with ``others``, the query's other judged documents
-    (:class:`Others`: the table must have been loaded with them)."""
+    (:class:`Others`: the table must have been loaded with them); with ``sequential``, segment sums
+    in trec_eval's order (:attr:`Positions.sequential`)."""
     documents, query = _selected_documents(table, selection)
     length = np.bincount(query, minlength=len(selection.queries))
     positions = _positions(table, selection, documents, length, np.arange(len(selection.queries)), ties)
-    return dataclasses.replace(positions, others=_others(table, selection)) if others else positions
+    if others or sequential:
+        positions = dataclasses.replace(positions, others=_others(table, selection) if others else None,
+                                        sequential=sequential)
+    return positions
 
 
 def _others(table: RankTable, selection: Selection) -> Others:

@@ -41,7 +41,16 @@ Kinds:
   the resamples of the queries as a line, its rank over all queries as a dot, the probability of each
   rank as shading, and the tiers separated and labelled.
 
-``preferences``, ``orderings`` and ``ranks`` plot the first sample of their input.
+* ``pr``: reads eval lines (``eval`` with ``-q`` or without); each run's interpolated precision-recall
+  curve: every ``iprec`` measure of the input (interpolated precision at a recall level; ``-m``
+  keeps some of them), its recall level on the x axis, its value on the y axis, both from 0 to 1.
+  Without ``query`` (``--query``), the mean over the queries: the summary lines, or the mean of the
+  per-query lines where there is no summary line; with it, that query's values from the per-query
+  lines. Measures of the family that differ in more than the recall level (``iprec@r,0.5``, trec_eval
+  10's rounding of the levels, beside the default ``iprec@r``) are separate curves, told apart by
+  line style.
+
+``preferences``, ``orderings``, ``ranks`` and ``pr`` plot the first sample of their input.
 """
 
 from __future__ import annotations
@@ -67,8 +76,10 @@ from prefeval.analyses.significance import (
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, read_eval_lines
 from prefeval.io.jsonl import output_stream, read_records
+from prefeval.io.keys import LABEL_KEYS, METRIC, QID, RUN, RUNI, SAMPLE, SUMMARY_QID, TYPE
 from prefeval.io.source import display_name
-from prefeval.measures import select_available
+from prefeval.measures import parse_measure, select_available
+from prefeval.measures.interpolated import InterpolatedPrecision
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -87,7 +98,8 @@ COLOURED_RUNS = 10
 @dataclass(frozen=True)
 class PlotRequest:
     """What a plot kind is asked to draw: its input and the options of the command (``width`` and
-    ``height`` in inches, None for the kind's own size; ``dpi`` of raster output)."""
+    ``height`` in inches, None for the kind's own size; ``dpi`` of raster output; ``query``: the one
+    query a kind draws instead of the mean over queries, None for the mean; only ``pr`` reads it)."""
 
     source: str
     measures: tuple[str, ...] = ()
@@ -95,8 +107,13 @@ class PlotRequest:
     width: float | None = None
     height: float | None = None
     dpi: float = DEFAULT_DPI
+    query: str | None = None
 
     def __post_init__(self):
+        if self.query is not None and (not isinstance(self.query, str) or not self.query.strip()):
+            raise UsageError(f"query must be a query id, not {self.query!r}")
+        if self.query == SUMMARY_QID:
+            raise UsageError(f"query {SUMMARY_QID!r} names the summary lines: leave out the query to plot the mean")
         for name, low, high in (("width", 1.0, 100.0), ("height", 1.0, 100.0), ("dpi", 10.0, 2400.0)):
             value = getattr(self, name)
             if value is None and name != "dpi":
@@ -459,6 +476,148 @@ def _rank_panel(axes, measure: str, method: str, rows: list[dict]):
     direction = "" if higher_is_better(method) else " (lowest first)"
     axes.set_title(f"{measure} · {method}{direction}", fontsize=9)
     return image
+
+
+PR_LINE_STYLES = ("-", "--", ":", "-.")
+"""Line styles of the curves of one run when the input has iprec measures that differ in more than
+the recall level (one style per variant; the variant of the lowest level, default parameters first, solid)."""
+
+
+@plot_kind("pr", "each run's interpolated precision-recall curve, mean or one query (eval lines with iprec@r)")
+def precision_recall_curves(request: PlotRequest) -> Figure:
+    source = display_name(request.source)
+    curves = _interpolated_precision_lines(request.source, request.query)
+    keys = select_available(request.measures, list(curves.measures), source)
+    measures = sorted((curves.measures[key] for key in keys), key=lambda m: (m.param("recall"), m.name))
+    variants = list(dict.fromkeys(_variant(measure) for measure in measures))
+    runs = curves.runs
+    styles = run_styles(runs)
+    figure = new_figure(7.0, 4.6)
+    axes = figure.add_subplot()
+    for run in runs:
+        for n, variant in enumerate(variants):
+            mine = [m for m in measures if _variant(m) == variant]
+            label = run if len(variants) == 1 else f"{run} · {_variant_text(variant)}"
+            axes.plot([m.param("recall") for m in mine], [curves.values[run].get(m.name, np.nan) for m in mine],
+                      color=styles[run].colour, marker=styles[run].marker, markersize=4.0, linewidth=1.4,
+                      linestyle=PR_LINE_STYLES[n % len(PR_LINE_STYLES)], label=label, clip_on=False)
+    axes.set_xlim(0.0, 1.0)
+    axes.set_ylim(0.0, 1.0)
+    axes.set_xticks(np.linspace(0.0, 1.0, 11))
+    axes.set_yticks(np.linspace(0.0, 1.0, 11))
+    axes.grid(color="0.9", linewidth=0.6)
+    axes.set_axisbelow(True)
+    axes.set_xlabel("recall")
+    axes.set_ylabel("interpolated precision")
+    where = f"query {request.query}" if request.query is not None else "mean over queries"
+    rounding = f" ({_variant_text(variants[0])})" if len(variants) == 1 and variants[0] else ""
+    levels = len({measure.param("recall") for measure in measures})
+    axes.set_title(f"interpolated precision at {levels} recall levels{rounding}, {where}", fontsize=10)
+    axes.legend(fontsize=7, ncol=1 + len(runs) * len(variants) // 25, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                borderaxespad=0.0, frameon=False, title="run", title_fontsize=8)
+    return figure
+
+
+@dataclass
+class _Curves:
+    """The values of the iprec measures of an input: ``measures`` by key (in order of first
+    appearance), ``runs`` in order of first appearance, ``values[run][measure name]``."""
+
+    measures: dict[str, InterpolatedPrecision]
+    runs: list[str]
+    values: dict[str, dict[str, float]]
+
+
+def _interpolated_precision_lines(path: str, query: str | None) -> _Curves:
+    """Every run's value of every iprec measure of the eval lines at ``path``, from the metric lines
+    of its first sample: those of ``query``, or the summary lines (qid ``all``), and where a run has
+    no summary value of a measure, the mean of its per-query values (a line without the measure, or
+    with null, does not count)."""
+    source = display_name(path)
+    measures: dict[str, InterpolatedPrecision] = {}
+    not_iprec: set[str] = set()
+    lines: list[tuple[int, dict]] = []
+    for number, record in read_records(path):
+        if RUN not in record or RUNI in record:
+            continue  # pair lines hold differences of the metrics; the values are on the metric lines
+        for key in record:
+            if key in LABEL_KEYS or key in measures or key in not_iprec:
+                continue
+            measure = _iprec_measure(key)
+            if measure is None:
+                not_iprec.add(key)
+            elif all(measure.name != known.name for known in measures.values()):  # one key per measure
+                measures[key] = measure
+        lines.append((number, record))
+    if not measures:
+        raise InputError(source, "no interpolated precision (iprec) measure: write the recall levels with "
+                                 "prefeval eval -q -m iprec@0,iprec@0.1,...,iprec@1")
+    present = []
+    for number, record in lines:
+        sample = record.get(SAMPLE, 0)
+        if isinstance(sample, bool) or not isinstance(sample, int):
+            raise InputError(source, f"'sample' must be an integer, not {sample!r}", number)
+        if any(key in record for key in measures):
+            present.append((number, sample, record))
+    first = min(sample for _, sample, _ in present)
+    runs: list[str] = []
+    summary: dict[str, dict[str, float]] = {}
+    per_query: dict[str, dict[str, list[float]]] = {}
+    queries: set[str] = set()
+    for number, sample, record in present:
+        if sample != first:
+            continue
+        run, qid = record[RUN], record.get(QID)
+        if not isinstance(run, str) or not isinstance(qid, str):
+            raise InputError(source, "a metric line needs a string 'qid' and 'run'", number)
+        if record.get(TYPE, METRIC) != METRIC:
+            raise InputError(source, f"a line with a 'run' is a metric line, not of type {record[TYPE]!r}", number)
+        values = {}
+        for key, measure in measures.items():
+            value = record.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InputError(source, f"{key} must be a number, not {value!r}", number)
+            values[measure.name] = float(value)
+        if qid != SUMMARY_QID:
+            queries.add(qid)
+        if query is None and qid == SUMMARY_QID:
+            summary.setdefault(run, {}).update(values)
+        elif query is None or qid == query:
+            for name, value in values.items():
+                per_query.setdefault(run, {}).setdefault(name, []).append(value)
+        else:
+            continue
+        if run not in runs:
+            runs.append(run)
+    if query is not None and query not in queries:
+        raise InputError(source, f"query {query} is not in its per-query lines (of sample {first}); "
+                                 "write them with prefeval eval -q")
+    means = {run: {name: float(np.mean(values)) for name, values in per_query.get(run, {}).items()} for run in runs}
+    return _Curves(measures, runs, {run: means[run] | summary.get(run, {}) for run in runs})
+
+
+def _iprec_measure(key: str) -> InterpolatedPrecision | None:
+    """The iprec measure a key of an eval line names (any of its names), or None."""
+    try:
+        measure = parse_measure(key)
+    except (UsageError, ValueError):
+        return None
+    return measure if isinstance(measure, InterpolatedPrecision) else None
+
+
+def _variant(measure: InterpolatedPrecision) -> tuple[str, ...]:
+    """The parameters of an iprec measure other than its recall level, as written where not the
+    default (``round_from=0.5``, ``rel=2``): the measures of one curve share them."""
+    return tuple(f"{param.name}={param.written(value)}" for param, value in
+                 zip(measure.all_parameters(), measure.values)
+                 if param.name != "recall" and value is not None and value != param.default)
+
+
+def _variant_text(variant: tuple[str, ...]) -> str:
+    """How a legend names the curves of one variant: ``iprec@r``, ``iprec@r, round_from=0.5``."""
+    return ", ".join(("iprec@r", *variant))
 
 
 def _bootstrap_lines(source: str) -> list[dict]:

@@ -212,5 +212,5 @@ def trec_eval_evaluation(qrels, runs, specs: Sequence[str] = (), *, complete: bo
     evaluation = Evaluation.from_files(
         qrels, runs, measures or ["num_q"], relevance_level=relevance_level, topk=topk, jobs=jobs, progress=progress,
         empty_queries=KEEP, missing_queries=WORST if complete else SKIP, judged_only=judged_only,
-        compare=False, others=True)
+        compare=False, others=True, sequential_sums=True)
     return evaluation, items

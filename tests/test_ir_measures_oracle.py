@@ -1,0 +1,295 @@
+"""prefeval against ir_measures, per query: every ir_measures name below is read by prefeval's parser
+(:mod:`prefeval.measures.names`) and must give ir_measures' value on every query.
+
+ir_measures computes each measure with one of its providers (its default pipeline: the first that
+supports the measure and is installed): pytrec_eval (trec_eval's code) for AP, P, R, RR without a
+cut-off, Rprec, nDCG, Success, Bpref, infAP, IPrec, the Set measures and the counts; ``judged`` for
+Judged; ``compat`` for Compat; ``msmarco`` for RR@k; ``gdeval`` (a perl script) for ERR@k and
+nDCG(dcg='exp-log2')@k; ``accuracy`` for Accuracy; cwl_eval, when installed, for RBP(rel=r). The
+providers break ties in scores differently (pytrec_eval as trec_eval: score, then document id,
+descending; judged: document id ascending; gdeval, msmarco and accuracy their own sorts), so the
+runs compared here have no tied scores (robust03's runs are re-scored in trec_eval's order); with
+ties prefeval follows trec_eval (``ties="docid"``).
+
+Where the tools differ by design (each asserted below):
+* a query the run lacks: ir_measures gives every measure 0 there, NumQ and NumRel too; prefeval
+  (as trec_eval -c) gives num_q 1 and num_rel the number of relevant documents.
+* Accuracy: ir_measures reports nothing for a query whose run has no relevant document within the
+  cut-off, and divides by zero (ZeroDivisionError) when a relevant one is retrieved but no
+  non-relevant one is; prefeval gives 0 and 1 there.
+* gdeval (ERR, nDCG exp-log2) reads only numeric query ids and grades up to 4, and prints 5 decimals.
+* IPrec(judged_only=True) on a query without relevant documents: pytrec_eval gives NaN (0/0),
+  prefeval 0.
+* pytrec_eval (0.5, under ir_measures) crashes the interpreter (a segmentation fault, not every
+  time) on a query whose qrels entries all have negative grades, so the collections here have none.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+
+import numpy as np
+import pytest
+from conftest import robust03_or_skip
+
+from prefeval.evaluation import Block, Evaluation
+from prefeval.measures import parse_measure
+
+ir_measures = pytest.importorskip("ir_measures")
+
+TOLERANCE = 1e-12
+
+PYTREC_EVAL = [
+    "AP", "AP@10", "AP@100", "P@5", "P@10", "P@20", "R@10", "R@100", "RR", "Rprec",
+    "nDCG", "nDCG@10", "nDCG@5", "nDCG(gains={0:0,1:1,2:3})@10", "nDCG(gains={0:1,1:2,2:4,3:8,4:10})",
+    "Success@1", "Success@5", "Bpref", "BPref", "infAP", "IPrec@0.0", "IPrec@0.3", "IPrec@0.5", "IPrec@1.0",
+    "SetP", "SetR", "SetF", "SetF(beta=2.0)", "SetF(beta=0.25)", "SetAP", "SetRelP", "SetP(relative=True)",
+    "NumQ", "NumRet", "NumRel", "NumRet(rel=2)", "NumRelRet",
+    # rel= and judged_only= wherever ir_measures' pytrec_eval provider takes them
+    "P(rel=2)@10", "AP(rel=2)", "AP(rel=3)@10", "Rprec(rel=2)", "RR(rel=2)", "Success(rel=2)@5",
+    "SetP(rel=2)", "SetAP(rel=2)", "SetF(rel=2)", "SetR(rel=2)", "Bpref(rel=2)", "infAP(rel=2)",
+    "AP(judged_only=True)", "P(judged_only=True)@10", "nDCG(judged_only=True)@10", "RR(judged_only=True)",
+    "Rprec(judged_only=True)", "R(judged_only=True)@10", "SetP(judged_only=True)", "IPrec(judged_only=True)@0.5",
+]
+OTHERS = ["Judged", "Judged@5", "Judged@10", "Compat", "Compat(p=0.8)", "Compat(p=0.5,normalize=False)",
+          "RR@10", "RR@3", "RR(rel=2)@10"]
+GDEVAL = ["ERR@5", "ERR@20", "nDCG(dcg='exp-log2')@5", "nDCG(dcg='exp-log2')@20"]
+ALL = PYTREC_EVAL + OTHERS + GDEVAL
+GDEVAL_TOLERANCE = 5e-6 + 1e-12
+"""gdeval prints its values with 5 decimals."""
+MISSING_DIFFERS = {"NumQ", "NumRel"}
+"""Measures whose value on a query the run lacks differs (see the module docstring)."""
+
+
+UNPLACED = {"NumRet", "NumQ"}
+"""ir_measures' pytrec_eval provider computes these within whichever pytrec_eval invocation comes
+first: in one with judged_only=True, NumRet counts only the judged documents retrieved. They are
+computed on their own here."""
+
+
+def theirs(qrels, run, names):
+    """{name: {qid: value}} from ir_measures' default pipeline."""
+    found: dict[str, dict[str, float]] = {name: {} for name in names}
+    for group in ([name for name in names if name not in UNPLACED], [name for name in names if name in UNPLACED]):
+        measures: dict = {}
+        for name in group:  # several names may be one measure (RR, MRR)
+            measures.setdefault(ir_measures.parse_measure(name), []).append(name)
+        for metric in ir_measures.iter_calc(list(measures), qrels, run) if measures else ():
+            for name in measures[metric.measure]:
+                found[name][metric.query_id] = metric.value
+    return found
+
+
+def ours(qrels, runs: dict, names, **options):
+    """{run: {name: {qid: value}}} from prefeval, every query of the qrels kept."""
+    evaluation = Evaluation.from_files(qrels, runs, [parse_measure(name) for name in names],
+                                       empty_queries="keep", jobs=1, **options)
+    metric_names: dict[str, list[str]] = {}
+    for name in names:  # several names may be one measure (Bpref, BPref)
+        metric_names.setdefault(parse_measure(name).name, []).append(name)
+    found = {run: {name: {} for name in names} for run in evaluation.run_ids}
+    for result in evaluation.results():
+        if not isinstance(result, Block):
+            continue
+        for key, values in result.metrics.items():
+            if key not in metric_names:
+                continue
+            for r, run in enumerate(evaluation.run_ids):
+                for q, qid in enumerate(result.qids):
+                    for name in metric_names[key]:
+                        found[run][name][qid] = float(values[r, q])
+    return found
+
+
+def assert_agree(qrels, runs, names, skip_missing=True, **options):
+    """prefeval's value of every name, run and query of the qrels equals ir_measures'."""
+    mine = ours(qrels, runs, names, **options)
+    checked = 0
+    for run_id, run in runs.items():
+        reference = theirs(qrels, run, names)
+        for name in names:
+            for qid in qrels:
+                if qid not in run and skip_missing and name in MISSING_DIFFERS:
+                    continue
+                expected = reference[name].get(qid, 0.0)
+                got = mine[run_id][name][qid]
+                if math.isnan(expected):  # pytrec_eval's IPrec with judged_only: 0/0 without relevant documents
+                    assert name.startswith("IPrec(judged_only") and got == 0.0, (run_id, name, qid, got)
+                    continue
+                tolerance = GDEVAL_TOLERANCE if name in GDEVAL else TOLERANCE
+                assert got == pytest.approx(expected, abs=tolerance, rel=TOLERANCE), (run_id, name, qid, got, expected)
+                checked += 1
+    return checked
+
+
+# --- random graded collections -----------------------------------------------------------------------
+
+def collection(seed: int, num_queries: int = 12, num_runs: int = 3):
+    """Qrels with grades -2..4 (negative: in the pool, unjudged), queries without a relevant document
+    (one with judged non-relevant documents only), runs that retrieve relevant, judged non-relevant,
+    negatively graded and unjudged documents with distinct scores, and lack some queries."""
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    for q in range(1, num_queries + 1):
+        qid = str(100 + q)
+        docs = rng.choice(60, size=int(rng.integers(3, 30)), replace=False)
+        grades = rng.choice([-2, -1, 0, 0, 0, 1, 1, 2, 3, 4], size=len(docs))
+        if q == 1:
+            grades = np.zeros_like(grades)  # judged, none relevant
+        if q == 2:  # unjudged pool entries and one judged non-relevant document (all negative crashes pytrec_eval)
+            grades = np.where(np.arange(len(grades)) == 0, 0, np.where(np.arange(len(grades)) % 2, -1, -2))
+        qrels[qid] = {f"d{d}": int(g) for d, g in zip(docs, grades)}
+    runs = {}
+    for r in range(num_runs):
+        run: dict[str, dict[str, float]] = {}
+        for qid in qrels:
+            if rng.random() < 0.15:
+                continue  # the run lacks this query
+            docs = rng.choice(80, size=int(rng.integers(1, 40)), replace=False)
+            scores = rng.permutation(len(docs)) + rng.random()  # distinct scores
+            run[qid] = {f"d{d}": float(s) for d, s in zip(docs, scores)}
+        run["999"] = {"d1": 1.0}  # a query the qrels do not have: ignored by both
+        runs[f"run{r}"] = run
+    return qrels, runs
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_collections_agree_with_ir_measures(seed):
+    qrels, runs = collection(seed)
+    assert assert_agree(qrels, runs, ALL) > 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_queries_missing_from_a_run_count_differently(seed):
+    """ir_measures fills a missing query with 0 for every measure; prefeval counts it as trec_eval -c."""
+    qrels, runs = collection(seed)
+    mine = ours(qrels, runs, ["NumQ", "NumRel"])
+    for run_id, run in runs.items():
+        reference = theirs(qrels, run, ["NumQ", "NumRel"])
+        for qid in set(qrels) - set(run):
+            assert reference["NumQ"][qid] == 0 and mine[run_id]["NumQ"][qid] == 1
+            relevant = sum(grade > 0 for grade in qrels[qid].values())
+            assert reference["NumRel"][qid] == 0 and mine[run_id]["NumRel"][qid] == relevant
+
+
+def test_rbp_is_prefeval_rbp_as_cwl_eval_computes_it():
+    """ir_measures computes RBP(rel=r, p=x) with cwl_eval: binary gain at level r, no residual:
+    prefeval's rbp@x at that level."""
+    pytest.importorskip("cwl")
+    qrels, runs = collection(3)
+    assert assert_agree(qrels, runs, ["RBP(rel=1)", "RBP(p=0.5,rel=1)", "RBP(p=0.95,rel=2)"]) > 0
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("RBP", "rbp@0.8"), ("RBP(p=0.5)", "rbp@0.5"), ("RBP(rel=2)", "rbp@0.8,rel=2.0"), ("RBP@10", "rbp@0.8,10"),
+    ("rbp", "rbp"),
+])
+def test_rbp_names(name, expected):
+    assert parse_measure(name).name == expected
+
+
+# --- Accuracy ---------------------------------------------------------------------------------------
+
+def test_accuracy_agrees_where_ir_measures_gives_a_value():
+    qrels, runs = collection(4)
+    mine = ours(qrels, runs, ["Accuracy", "Accuracy@10", "Accuracy(rel=2)"])
+    compared = 0
+    for run_id, run in runs.items():
+        for name in ("Accuracy", "Accuracy@10", "Accuracy(rel=2)"):
+            measure = ir_measures.parse_measure(name)
+            for qid in qrels:
+                if qid not in run:
+                    continue
+                try:
+                    found = {m.query_id: m.value for m in ir_measures.iter_calc([measure], {qid: qrels[qid]},
+                                                                                  {qid: run[qid]})}
+                except ZeroDivisionError:
+                    assert mine[run_id][name][qid] == 1.0  # no non-relevant document within the cut-off
+                    continue
+                if qid in found:
+                    assert mine[run_id][name][qid] == pytest.approx(found[qid], abs=TOLERANCE), (run_id, name, qid)
+                    compared += 1
+                else:
+                    assert mine[run_id][name][qid] == 0.0  # no relevant document retrieved
+    assert compared > 0
+
+
+def test_accuracy_without_a_non_relevant_document_within_the_cut_off():
+    """Every retrieved document relevant: ir_measures divides by zero, prefeval gives 1."""
+    qrels = {"1": {"a": 1, "b": 2, "c": 0}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    with pytest.raises(ZeroDivisionError):
+        list(ir_measures.iter_calc([ir_measures.parse_measure("Accuracy@2")], qrels, run))
+    mine = ours(qrels, {"r": run}, ["Accuracy@2", "Accuracy"])
+    assert mine["r"]["Accuracy@2"]["1"] == 1.0
+    assert mine["r"]["Accuracy"]["1"] == pytest.approx(1.0)  # c is below both relevant ones
+    theirs_full = theirs(qrels, run, ["Accuracy"])
+    assert theirs_full["Accuracy"]["1"] == pytest.approx(1.0)
+
+
+# --- robust03 ---------------------------------------------------------------------------------------
+
+def read_run_without_ties(path) -> dict[str, dict[str, float]]:
+    """A TREC run, re-scored in trec_eval's order (score, then document id, descending) with distinct
+    scores, so that every provider ranks it as trec_eval does."""
+    by_query: dict[str, list[tuple[float, str]]] = {}
+    with gzip.open(path, "rt") as lines:
+        for line in lines:
+            fields = line.split()
+            if len(fields) >= 5:
+                by_query.setdefault(fields[0], []).append((float(fields[4]), fields[2]))
+    rescored = {}
+    for qid, entries in by_query.items():
+        ordered = sorted(dict((doc, score) for score, doc in entries).items(), key=lambda e: (e[1], e[0]),
+                         reverse=True)
+        rescored[qid] = {doc: float(len(ordered) - place) for place, (doc, _) in enumerate(ordered)}
+    return rescored
+
+
+def read_qrels(path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    with open(path) as lines:
+        for line in lines:
+            fields = line.split()
+            if len(fields) == 4:
+                qrels.setdefault(fields[0], {})[fields[2]] = int(fields[3])
+    return qrels
+
+
+@pytest.fixture(scope="module")
+def robust03():
+    root = robust03_or_skip()
+    paths = sorted((root / "runs").glob("input.*.gz"))[:3]
+    return read_qrels(root / "qrels.txt"), {path.name: read_run_without_ties(path) for path in paths}
+
+
+def test_robust03_agrees_with_ir_measures(robust03):
+    qrels, runs = robust03
+    assert assert_agree(qrels, runs, PYTREC_EVAL + OTHERS + ["ERR@20", "nDCG(dcg='exp-log2')@20"]) > 0
+
+
+def test_ir_measures_names_are_prefeval_measures():
+    expected = {
+        "SetP": "p@0", "SetR": "r@0", "SetAP": "set_ap", "SetRelP": "relative_p@0",
+        "SetP(relative=True)": "relative_p@0",
+        "SetF": "f@0", "SetF(beta=4.0)": "f@0,2.0", "NumQ": "num_q", "NumRet": "num_ret", "NumRel": "num_rel",
+        "NumRet(rel=2)": "num_rel_ret@rel=2.0", "NumRelRet": "num_rel_ret", "Judged@10": "judged@10",
+        "Judged": "judged", "Bpref": "bpref", "infAP": "infap", "IPrec@0.5": "iprec@0.5", "ERR@10": "err@10",
+        "Compat(p=0.8)": "compat@0.8", "Accuracy": "accuracy", "AP": "ap", "P@10": "p@10",
+        "R@10": "r@10", "RR": "rr", "Rprec": "rp", "nDCG@10": "ndcg@10",
+        "nDCG(dcg='exp-log2')@10": "ndcg_exp@10", "nDCG(dcg='log2')@10": "ndcg@10",
+        "nDCG(gains={0:0,1:1,2:3})@10": "ndcg@10,gains=2:3", "P(rel=2)@10": "p@10,rel=2.0",
+        "AP(judged_only=True)": "ap@judged_only=1", "AP(judged_only=False)": "ap",
+        "IPrec(rel=2)@0.5": "iprec@0.5,rel=2.0", "Bpref(rel=2)": "bpref@rel=2.0",
+    }
+    for name, spelled in expected.items():
+        assert parse_measure(name).name == spelled, name
+
+
+def test_every_foreign_name_example_parses_to_its_family():
+    from prefeval.measures.names import FOREIGN_NAMES
+
+    for entry in FOREIGN_NAMES:
+        assert type(parse_measure(entry.example())).family == entry.family, entry.example()
+    assert math.isclose(parse_measure("SetF(beta=2.0)").param("beta"), math.sqrt(2.0))
