@@ -20,7 +20,8 @@ from prefeval.measures.ties import DEFAULT_DRAWS, DOCID, TIE_POLICIES
 from prefeval.ranking.options import DROP, EMPTY_QUERIES, MISSING_QUERIES, SKIP, WORST
 from prefeval.ranking.subsampling import LABEL_POLICIES
 from prefeval.report.evaluation import check_evaluation_format, write_evaluation
-from prefeval.report.formats import EVAL_FORMATS, TREC_EVAL_FORMAT, write_lines
+from prefeval.report.formats import EVAL_FORMATS, IR_MEASURES_FORMAT, TREC_EVAL_FORMAT, write_lines
+from prefeval.report.ir_measures import ir_measures_evaluation, ir_measures_report
 from prefeval.report.trec_eval import check_trec_eval_options, trec_eval_evaluation, trec_eval_report
 from prefeval.runtime.progress import Progress
 
@@ -80,7 +81,8 @@ Examples:
 @click.option("--quiet", is_flag=True, help="No progress line on stderr (it is shown only on a terminal anyway).")
 @click.option("--format", "fmt", type=click.Choice(EVAL_FORMATS), default="jsonl", show_default=True,
               help="jsonl; tsv: trec_eval's text layout of prefeval's lines; trec_eval: trec_eval's output, byte "
-                   "for byte, with its conventions; table, markdown, latex: a runs × measures table of means.")
+                   "for byte, with its conventions; ir_measures: ir_measures' output; table, markdown, latex: a "
+                   "runs × measures table of means.")
 @click.option("--baseline", metavar="RUN",
               help="In a table: compare every run with this run id (preferences over it; ↑/↓ where significantly "
                    "better/worse by a paired t-test with Holm's correction, alpha 0.05).")
@@ -125,6 +127,21 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                 topk=topk, num_docs=num_docs, jobs=jobs, progress=progress)
             with output_stream(output) as stream:
                 write_lines(trec_eval_report(evaluation, items, per_query=query_eval_wanted, summary=not nosummary),
+                            stream)
+            return
+        if fmt == IR_MEASURES_FORMAT:
+            check_trec_eval_options(measure_set=measure_set, binary_relevance=binary_relevance,
+                                    relevance_floor=relevance_floor, samples=samples, query_fraction=query_fraction,
+                                    label_fraction=label_fraction, summary=summary_statistics, ties=ties,
+                                    empty_queries=empty_queries, missing_queries=missing_queries, num_docs=num_docs,
+                                    complete=complete or None)
+            if not measures:
+                raise UsageError("--format ir_measures needs measures (-m), as ir_measures does")
+            evaluation, names = ir_measures_evaluation(qrels, runs, measures, relevance_level=relevance_level,
+                                                       topk=topk, judged_only=judged_only, jobs=jobs,
+                                                       progress=progress)
+            with output_stream(output) as stream:
+                write_lines(ir_measures_report(evaluation, names, per_query=query_eval_wanted, summary=not nosummary),
                             stream)
             return
         if num_docs is not None:

@@ -24,8 +24,10 @@ from prefeval.errors import UsageError
 FORMATS = ("jsonl", "tsv", "table", "markdown", "latex")
 TABLE_FORMATS = ("table", "markdown", "latex")
 TREC_EVAL_FORMAT = "trec_eval"
-EVAL_FORMATS = FORMATS + (TREC_EVAL_FORMAT,)
-"""``eval`` also writes trec_eval's own output (:func:`~.trec_eval.trec_eval_report`)."""
+IR_MEASURES_FORMAT = "ir_measures"
+EVAL_FORMATS = FORMATS + (TREC_EVAL_FORMAT, IR_MEASURES_FORMAT)
+"""``eval`` also writes trec_eval's own output (:func:`~.trec_eval.trec_eval_report`) and ir_measures'
+(:func:`~.ir_measures.ir_measures_report`)."""
 BATCH_LINES = 8192
 
 

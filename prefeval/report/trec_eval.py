@@ -190,12 +190,12 @@ def check_trec_eval_options(**given) -> None:
     follows trec_eval's conventions, which set them): each is given as its value, None or its
     default when not used."""
     unused = {"measure_set": "none", "samples": 1, "query_fraction": 1.0, "label_fraction": 1.0, "summary": (),
-              "ties": "docid"}
+              "ties": "docid", "complete": None}
     for name, value in given.items():
         if value is not None and value != unused.get(name, None) and value != ():
             option = "--" + name.replace("_", "-")
-            raise UsageError(f"{option} does not apply to --format trec_eval, which follows trec_eval's conventions "
-                             "(-c, -J, -l, -N, --topk are its options)")
+            raise UsageError(f"{option} does not apply to this format, which follows its tool's conventions "
+                             "(trec_eval: -c, -J, -l, -N, --topk; ir_measures: -J, -l, --topk)")
 
 
 def trec_eval_evaluation(qrels, runs, specs: Sequence[str] = (), *, complete: bool = False,
