@@ -245,7 +245,8 @@ def test_every_trec_eval_name_is_written_for_some_measure():
     printed = {trec_eval_spelling(measure) for measure in INSTANCES} - {None}
     for entry in FOREIGN_NAMES:
         if entry.tool == TREC_EVAL:
-            pattern = re.escape(entry.name) + (r"_\d+" if entry.cutoff else "")
+            # a cut-off or level after "_"; trec_eval's own parameter pairs (rbp_p=0.9) likewise
+            pattern = re.escape(entry.name) + (r"(_[0-9.]+)?" if entry.cutoff else r"(_p=[0-9.]+)?")
             assert any(re.fullmatch(pattern, name) for name in printed), entry.name
 
 

@@ -11,7 +11,6 @@ import sys
 
 import pytest
 from conftest import QRELS, RUNS, run_cli
-
 from contract import assert_one_line_error
 
 MEASURES = "P@10 AP nDCG@10 RR R@5 Rprec NumQ NumRet NumRel Bpref SetP Judged@5"
@@ -50,10 +49,11 @@ def test_hand_computed_lines(tmp_path):
     run = tmp_path / "run"
     run.write_text("q1 Q0 b 1 2.0 x\nq1 Q0 a 2 1.0 x\n")
     ours = run_cli("eval", "--format", "ir_measures", "-q", "-m", "AP,NumQ,NumRel", "-R", str(qrels), str(run))
-    # q2 has no relevant document and the run lacks it: kept, AP 0; the counts are summed
+    # q2 has no relevant document and the run lacks it: kept, every measure 0 (NumQ too, as ir_measures
+    # writes it); the counts are summed
     assert ours.stdout == ("q1\tAP\t0.5000\nq1\tNumQ\t1.0000\nq1\tNumRel\t1.0000\n"
-                           "q2\tAP\t0.0000\nq2\tNumQ\t1.0000\nq2\tNumRel\t0.0000\n"
-                           "all\tAP\t0.2500\nall\tNumQ\t2.0000\nall\tNumRel\t1.0000\n")
+                           "q2\tAP\t0.0000\nq2\tNumQ\t0.0000\nq2\tNumRel\t0.0000\n"
+                           "all\tAP\t0.2500\nall\tNumQ\t1.0000\nall\tNumRel\t1.0000\n")
 
 
 def test_needs_measures_and_refuses_options_of_other_conventions():

@@ -22,7 +22,7 @@ import numpy as np
 from prefeval.errors import UsageError
 from prefeval.io.keys import METRIC, PREFERENCE
 from prefeval.io.numbers import INTEGER, NUMBER, is_number
-from prefeval.measures.names import FOREIGN_NAMES, measure_groups, translate
+from prefeval.measures.names import FOREIGN_NAMES, measure_groups, prefers_translation, translate
 from prefeval.measures.order import FAMILY_ORDER
 from prefeval.ranking.positions import Positions
 
@@ -330,7 +330,7 @@ def standard_spelling(text: str) -> str:
     ``rbp@0.8,10``; a prefeval name (or an unknown one) comes back as it is."""
     text = text.strip()
     match = _NAME.match(text)
-    if match and match.group("family").lower() in REGISTRY:
+    if match and match.group("family").lower() in REGISTRY and not prefers_translation(text):
         return text
     translation = translate(text)
     if translation is None:
@@ -338,14 +338,7 @@ def standard_spelling(text: str) -> str:
     family = REGISTRY.get(translation.family)
     if family is None:
         raise _unknown(text)
-    names = [param.name for param in family.parameters]
-    for key in translation.values:
-        if key not in names:
-            raise UsageError(f"{text}: prefeval's {family.family} has no parameter {key}")
-    given = [names.index(key) for key in translation.values]
-    written = family.parameters[: max(given, default=-1) + 1]
-    texts = [translation.values.get(p.name, _number_text(p.default)) for p in written]
-    return family.family + ("@" + ",".join(texts) if texts else "")
+    return translation.spelling(family, text)
 
 
 def _parse_spelled(text: str, spelled: str) -> Measure:
@@ -406,7 +399,7 @@ def parse_measures(texts: Iterable[str]) -> list[Measure]:
     for token_group in (group for text in texts for group in measure_groups(text)):
         previous: tuple[type[Measure], list[str]] | None = None
         for token in token_group:
-            if measures and _KEYWORD.match(token) and "(" not in token:
+            if measures and _KEYWORD.match(token) and "(" not in token and translate(token) is None:
                 # name=value continues the measure before it (p@10,rel=2)
                 last = measures[-1]
                 spelled = last.name.split("@", 1)[1].split(",") if "@" in last.name else []

@@ -7,12 +7,12 @@ written as it was typed (``nDCG@10``, ``P(rel=2)@10``). The summary is the mean 
 the counts (``NumQ``, ``NumRet``, ``NumRel``, ``NumRelRet``) summed, as ir_measures aggregates them.
 
 ir_measures evaluates every query of the qrels, those without a relevant document included, and a
-query the run lacks scores 0 (its ``-c``-like convention); :func:`ir_measures_evaluation` sets
-these conventions. Two choices differ from ir_measures' own output, on purpose: the per-query lines
-come query by query in the qrels' order, each query's measures in the order given (ir_measures
-orders them by the program that computes them), and on a query the run lacks, ``NumQ`` is 1 and
-``NumRel`` counts the query's relevant documents (ir_measures writes 0 for every measure there). With
-several runs, each line starts with the run id (ir_measures takes one run).
+query the run lacks scores 0 on every measure, ``NumQ`` and ``NumRel`` included, as ir_measures
+writes them (prefeval's own formats count such a query: ``num_q`` 1, ``num_rel`` its relevant
+documents); :func:`ir_measures_evaluation` sets these conventions. One choice differs from
+ir_measures' own output, on purpose: the per-query lines come query by query in the qrels' order,
+each query's measures in the order given (ir_measures orders them by the program that computes
+them). With several runs, each line starts with the run id (ir_measures takes one run).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from prefeval.evaluation import Evaluation, Summary
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.measures import parse_measure, parse_measures
 from prefeval.measures.names import split_measure_list
+from prefeval.measures.summaries import summarise_over_queries
 from prefeval.ranking.options import KEEP, WORST
 from prefeval.report.formats import tsv_text
 
@@ -65,15 +66,17 @@ def ir_measures_report(evaluation: Evaluation, names: Sequence[tuple[str, str]],
     table = evaluation.table
     values: dict[str, list[np.ndarray]] = {name: [] for _, name in names}
     qids: list[str] = []
-    summaries: dict[str, np.ndarray] = {}
     for result in evaluation.results():
         if isinstance(result, Summary):
-            summaries = result.metrics
             continue
         for name in values:
             values[name].append(result.metrics[name])
         qids += result.qids
-    per_query_values = {name: np.concatenate(parts, axis=1) for name, parts in values.items()}
+    # ir_measures scores every measure 0 on a query the run lacks, its counts included
+    answered = table.in_run
+    per_query_values = {name: np.where(answered, np.concatenate(parts, axis=1), 0.0) for name, parts in values.items()}
+    kinds = {m.name: m.summary_kind for m in evaluation.metric_measures}
+    summaries = {name: summarise_over_queries(kinds[name], values) for name, values in per_query_values.items()}
     several = table.num_runs > 1
     for run, run_id in enumerate(table.run_ids):
         prefix = tsv_text(run_id) + "\t" if several else ""
