@@ -219,7 +219,8 @@ class Evaluation:
         check_measures(ties, chosen)
         check_judged(ties, relevance)
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
-        table = load_collection(qrels, runs, relevance, jobs, progress, others=others)
+        table = load_collection(qrels, runs, relevance, jobs, progress, others=others,
+                                skip_missing=missing_queries == SKIP)
         return cls(table, chosen, subsampling, relevance, jobs, progress, statistics, ties=ties, draws=draws,
                    missing_queries=missing_queries, compare=compare, sequential_sums=sequential_sums)
 

@@ -141,6 +141,22 @@ class FMeasure(RatioMetric):
         inverse = beta**-2.0
         return 1.0 + inverse, 1.0, inverse
 
+    def compute(self, positions: Positions) -> np.ndarray:
+        """c · h / (a · m + b · k), divided once; on positions that add as trec_eval does
+        (:attr:`~prefeval.ranking.positions.Positions.sequential`), trec_eval's own arithmetic for
+        ``set_F`` (k = 0): (β² + 1) · P · R / (β² · P + R) from the rounded P = h / n and R = h / m,
+        which can differ in the last bit (0.21874999999999994 where h / m · ... is 0.21875)."""
+        if not (positions.sequential and self.param("k") == 0):
+            return super().compute(positions)
+        hits = positions.segment_sum(np.isfinite(positions.ranks).astype(np.float64))
+        weight = self.param("beta") ** 2
+        found = hits > 0
+        precision = np.divide(hits, positions.num_retrieved, out=np.zeros(hits.shape), where=found)
+        recall = np.divide(hits, positions.length, out=np.zeros(hits.shape), where=found)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            value = (weight + 1.0) * precision * recall / (weight * precision + recall)
+        return np.where(found, value, 0.0)
+
     def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
         return self.weights()[0] * within(ranks, self.param("k"))
 

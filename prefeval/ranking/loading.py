@@ -39,19 +39,21 @@ def load_collection(
     jobs: int = 1,
     progress: Progress | None = None,
     others: bool = False,
+    skip_missing: bool = False,
 ) -> RankTable:
     """Read the qrels and rank the runs against them, reporting the notes on the data. Each may be
     a path (``-`` for stdin, at most once), a DataFrame or a dict; ``runs`` a list or a dict
     ``{name: run}`` (:mod:`prefeval.io.inputs`). ``others``: keep the ranks of the qrels' documents
     that are not relevant too (:attr:`~prefeval.ranking.ranktable.RankTable.other_ranks`), for the
-    measures that read them."""
+    measures that read them. ``skip_missing``: the queries a run lacks are left out of its lines
+    (the notes say so), not scored as retrieving nothing."""
     named = named_runs(runs)
     check_stdin_used_once([qrels, *(run for _, run in named)])
     judgments = load_judgments(qrels, relevance)
     ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent(), others)
     table = RankTable.from_ranked(judgments, ranked)
     _note_levels(table, relevance.relevance_level)
-    _note_runs(table, ranked)
+    _note_runs(table, ranked, skip_missing)
     return table
 
 
@@ -101,14 +103,14 @@ def _note_levels(table: RankTable, level: float | None) -> None:
              "the binary measures score 0 on them")
 
 
-def _note_runs(table: RankTable, ranked: list[RankedRun]) -> None:
+def _note_runs(table: RankTable, ranked: list[RankedRun], skip_missing: bool = False) -> None:
     for run, in_run in zip(ranked, table.in_run):
         missing = int((~in_run).sum())
         if run.scored_lines == 0:
             note(f"run {run.run_id}: every line is scored nan; it is evaluated as retrieving nothing")
         elif missing:
             note(f"run {run.run_id}: {missing} of {table.num_queries} queries missing, "
-                 "scored as retrieving nothing")
+                 + ("left out of its lines and means" if skip_missing else "scored as retrieving nothing"))
         if run.foreign_queries:
             note(f"run {run.run_id}: {_queries(run.foreign_queries)} not in the qrels, ignored")
 

@@ -19,6 +19,7 @@ Lines come in the order of the JSON lines (queries in qrels order, then the mean
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
@@ -153,7 +154,9 @@ def _summaries(evaluation: Evaluation, values: dict[str, np.ndarray], shown: np.
     return summaries
 
 
+@functools.lru_cache(maxsize=1024)
 def _key(item: TrecEvalItem) -> str:
+    """The prefeval name of an item's measure (parsed once per item)."""
     return parse_measure(item.measure).name
 
 
