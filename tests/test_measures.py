@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefeval.errors import UsageError
-from prefeval.measures import DEFAULT_EVAL_MEASURES, parse_measure, parse_measures, select_measures
+from prefeval.measures import DEFAULT_EVAL_MEASURES, families, parse_measure, parse_measures, select_measures
 from prefeval.measures.preferences import Comparison
 from prefeval.ranking.positions import Selection, binary_positions, graded_positions
 
@@ -165,11 +165,14 @@ def test_parameters_are_typed_and_checked():
             parse_measure(bad)
 
 
-def test_unknown_measure_lists_the_valid_ones():
-    with pytest.raises(UsageError, match=r"unknown measure 'map2'; (did you mean .*\? )?valid measures: .*") as caught:
+def test_unknown_measure_lists_the_default_families_and_points_to_the_rest():
+    expected = r"unknown measure 'map2'; (did you mean .*\? )?valid measures include .*"
+    with pytest.raises(UsageError, match=expected) as caught:
         parse_measure("map2")
     for name in ("rpp", "lexirecall", "ap[@k]", "rbp[@gamma,k]", "p[@k]", "rp"):
         assert name in str(caught.value)
+    assert f"`prefeval measures` lists all {len(families())}" in str(caught.value)
+    assert "bpref" not in str(caught.value)  # one line: the other families are in `prefeval measures`
 
 
 def test_measure_sets_follow_pref_eval():
