@@ -12,7 +12,10 @@ For every scenario it times, as whole processes and over ``--repeat`` runs (the 
 
 With ``--ties POLICY`` (``expected`` or ``range``) it also times ``prefeval eval -q --ties POLICY
 --seed 1`` against the default ``eval -q``, the two commands taking turns run by run (so that other
-load on the machine falls on both alike), and reports the medians and their ratio.
+load on the machine falls on both alike), and reports the medians and their ratio. With
+``--against DIR`` (another checkout of prefeval, e.g. ``git worktree add /tmp/before COMMIT``) it
+times ``eval -q`` of that code against this one, taking turns, and checks that both write the same
+bytes.
 
 Peak memory is the largest resident set of any one process (from ``wait4``) and the largest sum over
 the process tree (sampled every 10 ms from /proc). Synthetic collections are generated once (seeded)
@@ -89,9 +92,9 @@ def measure(command: list[str], repeat: int) -> Timing:
     )
 
 
-def _run_once(command: list[str]) -> Timing:
+def _run_once(command: list[str], env: dict[str, str] | None = None) -> Timing:
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     peak = [0]
     done = threading.Event()
     sampler = threading.Thread(target=_sample_tree, args=(process.pid, peak, done), daemon=True)
@@ -151,15 +154,50 @@ def run_ties(scenario: Scenario, repeat: int, ties: str) -> dict:
     """Median wall times of ``eval -q`` and ``eval -q --ties TIES --seed 1``, taking turns."""
     output = os.path.join(CACHE, f"{scenario.name}.ties.jsonl")
     base = [sys.executable, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, "-o", output, *scenario.runs]
-    commands = {"docid": base, ties: base[:5] + ["--ties", ties, "--seed", "1"] + base[5:]}
+    commands = {"docid": (base, None), ties: (base[:5] + ["--ties", ties, "--seed", "1"] + base[5:], None)}
+    return {"scenario": scenario, **taking_turns(commands, repeat)}
+
+
+def run_against(scenario: Scenario, repeat: int, other: str) -> dict:
+    """Median wall times of ``eval -q`` by the code in ``other`` and by this code, taking turns; and
+    whether they wrote the same bytes."""
+    outputs = {name: os.path.join(CACHE, f"{scenario.name}.{name}.jsonl") for name in ("before", "after")}
+    commands = {}
+    for name, path in (("before", os.path.abspath(other)), ("after", os.path.join(HERE, ".."))):
+        env = dict(os.environ, PYTHONPATH=path)
+        commands[name] = ([sys.executable, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, "-o", outputs[name],
+                           *scenario.runs], env)
+    medians = taking_turns(commands, repeat)
+    with open(outputs["before"], "rb") as before, open(outputs["after"], "rb") as after:
+        same = before.read() == after.read()
+    return {"scenario": scenario, **medians, "same": same}
+
+
+def taking_turns(commands: dict[str, tuple[list[str], dict | None]], repeat: int) -> dict[str, float]:
+    """The median wall time of each command, the commands taking turns run by run after a warm-up
+    turn, so that other load on the machine falls on all of them alike."""
     walls: dict[str, list[float]] = {name: [] for name in commands}
-    for turn in range(repeat + 1):  # the first turn warms up
-        for name, command in commands.items():
-            wall = _run_once(command).wall
+    for turn in range(repeat + 1):
+        for name, (command, env) in commands.items():
+            wall = _run_once(command, env).wall
             if turn:
                 walls[name].append(wall)
-    return {"scenario": scenario, **{name: statistics.median(times) for name, times in walls.items()},
-            "runs": walls}
+    return {name: statistics.median(times) for name, times in walls.items()}
+
+
+def against_report(results: list[dict], repeat: int, other: str) -> str:
+    lines = [
+        "",
+        f"`eval -q` of the code in `{other}` against this code (median of {repeat} runs each, taking turns, after a "
+        "warm-up; whole processes):",
+        "",
+        "| scenario | before | after | after / before | same bytes |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for r in results:
+        lines.append(f"| {r['scenario'].name} | {r['before']:.2f} s | {r['after']:.2f} s | "
+                     f"{r['after'] / r['before']:.2f} | {'yes' if r['same'] else 'NO'} |")
+    return "\n".join(lines) + "\n"
 
 
 def ties_report(results: list[dict], repeat: int, ties: str) -> str:
@@ -210,7 +248,19 @@ def main() -> None:
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--ties", choices=["expected", "range"],
                         help="Also time eval -q --ties TIES against eval -q, taking turns.")
+    parser.add_argument("--against", metavar="DIR",
+                        help="Time eval -q of the prefeval code in DIR against this code instead, taking turns.")
     args = parser.parse_args()
+    if args.against:
+        paired = []
+        for scenario in scenarios(args.scenario):
+            paired.append(run_against(scenario, args.repeat, args.against))
+            print(against_report(paired[-1:], args.repeat, args.against).splitlines()[-1], file=sys.stderr, flush=True)
+        text = against_report(paired, args.repeat, args.against)
+        with open(args.output, "w") as handle:
+            handle.write(text)
+        print(text)
+        return
     command = "python benchmarks/run.py" + "".join(f" --scenario {s}" for s in args.scenario) + (
         f" --repeat {args.repeat}" if args.repeat != 5 else "") + (f" --ties {args.ties}" if args.ties else "")
     results, tied = [], []
