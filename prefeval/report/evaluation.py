@@ -120,7 +120,8 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
     header += preferences
     if evaluation.ties == RANGE:
         header += [key for name in metrics + preferences for key in bound_keys(name)]
-    notes = _notes(metrics, preferences, baseline, len(runs)) + TIE_NOTES.get(evaluation.ties, [])
+    notes = _notes(metrics, preferences, baseline, len(runs), evaluation.metric_measures) + TIE_NOTES.get(
+        evaluation.ties, [])
     if metrics and statistics != (MEAN,):
         notes[0] = "Metrics: " + "; ".join(f"{statistic_key('METRIC', s)}: {STATISTICS[s].description}"
                                            for s in statistics) + "."
@@ -184,10 +185,15 @@ def _markers(against: BaselinePairs, values: np.ndarray, num_runs: int) -> np.nd
     return marker
 
 
-def _notes(metrics: list[str], preferences: list[str], baseline: str | None, num_runs: int) -> list[str]:
+def _notes(metrics: list[str], preferences: list[str], baseline: str | None, num_runs: int,
+           measures: list | None = None) -> list[str]:
     notes = []
     if metrics:
-        notes.append("Metrics: mean over queries.")
+        kinds = {m.name: m.summary_kind for m in measures or []}
+        summed = [name for name in metrics if kinds.get(name) == "sum"]
+        geometric = [name for name in metrics if kinds.get(name) == "geometric"]
+        notes.append("Metrics: mean over queries" + (f"; {', '.join(summed)}: sum" if summed else "")
+                     + (f"; {', '.join(geometric)}: geometric mean" if geometric else "") + ".")
     if preferences and baseline is None:
         notes.append("Preferences: the run's mean preference over the other runs.")
     if baseline is not None:
