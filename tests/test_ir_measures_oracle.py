@@ -69,9 +69,14 @@ computed on their own here."""
 
 
 def theirs(qrels, run, names):
-    """{name: {qid: value}} from ir_measures' default pipeline."""
+    """{name: {qid: value}} from ir_measures' default pipeline. A measure with ``gains=`` is computed
+    in a call of its own: ir_measures 0.4.3 mixes up the results of ``nDCG`` and ``nDCG(gains=...)``
+    computed in one call (which one gets which depends on Python's hash seed)."""
     found: dict[str, dict[str, float]] = {name: {} for name in names}
-    for group in ([name for name in names if name not in UNPLACED], [name for name in names if name in UNPLACED]):
+    with_gains = [[name] for name in names if "gains=" in name]
+    plain = [name for name in names if "gains=" not in name]
+    for group in ([name for name in plain if name not in UNPLACED], [name for name in plain if name in UNPLACED],
+                  *with_gains):
         measures: dict = {}
         for name in group:  # several names may be one measure (RR, MRR)
             measures.setdefault(ir_measures.parse_measure(name), []).append(name)
