@@ -62,8 +62,10 @@ def test_gini_hand_computed_and_its_edge_cases():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=12))
+@given(st.lists(st.floats(0.0, 1.0, allow_subnormal=False), min_size=1, max_size=12))
 def test_gini_is_the_mean_absolute_difference_over_twice_the_mean(values):
+    """(Subnormal values are left out: the brute-force formula's 2 n² mean underflows to 0 there, and
+    gives inf, where prefeval's value, computed without that product, is right.)"""
     x = np.array(values)
     expected = 0.0 if x.sum() == 0 else np.abs(x[:, None] - x[None, :]).sum() / (2 * len(x) ** 2 * x.mean())
     assert one("gini", values) == pytest.approx(expected, abs=1e-12)
