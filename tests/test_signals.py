@@ -36,6 +36,22 @@ def command(collection: Collection, output: Path) -> list[str]:
             "-o", str(output)]
 
 
+def _use_default_handlers() -> None:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@pytest.fixture(autouse=True)
+def _default_handlers():
+    """Each test here starts, and leaves this process, with Python's own handlers, whatever ran before
+    it. (In the whole suite under CI=true, SIGINT has been found ignored by the time the in-process
+    tests below ran, though no test left it so at its end and no garbage collection set it: a cause
+    not pinned down yet, so these tests do not depend on it.)"""
+    _use_default_handlers()
+    yield
+    _use_default_handlers()
+
+
 @pytest.fixture(scope="module")
 def collection(tmp_path_factory) -> Collection:
     """Twelve runs of 200 queries × 300 documents: about a second of work with two processes."""
