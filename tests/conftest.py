@@ -104,3 +104,22 @@ def table_from_positions(runs: list[list[list[float]]], grades: list[list[float]
 @pytest.fixture
 def examples() -> Path:
     return EXAMPLES
+
+
+def random_runs(rng: np.random.Generator, queries: list[str], max_depth: int, candidates: int, scored) -> list[dict]:
+    """1 to 3 random runs ``{qid: {docid: score}}`` over ``queries`` and a query ``999`` that no qrels
+    have, each query missing from a run with probability 0.15: up to ``max_depth - 1`` distinct
+    documents ``D{qid}-{d}`` of ``candidates`` (those the qrels lack are unjudged), scored by
+    ``scored(rng, docs) -> (docs, scores)`` (which may reorder them)."""
+    runs = []
+    for _ in range(int(rng.integers(1, 4))):
+        run = {}
+        for qid in list(queries) + ["999"]:
+            if rng.random() < 0.15:
+                continue  # query missing from this run
+            depth = int(rng.integers(1, max_depth))
+            docs = rng.choice([f"D{qid}-{d}" for d in range(candidates)], size=min(depth, candidates), replace=False)
+            docs, scores = scored(rng, docs)
+            run[qid] = {str(d): float(s) for d, s in zip(docs, scores)}
+        runs.append(run)
+    return runs

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import robust03_or_skip, write_qrels, write_run
+from conftest import random_runs, robust03_or_skip, write_qrels, write_run
 
 import prefeval
 import prefeval.measures.judged  # noqa: F401  (registers the measures until the package imports them)
@@ -168,7 +168,7 @@ def random_collection(seed: int, ties: bool = False):
     """Qrels with grades -2..3 (some queries without a relevant document, every query with a grade >= 0),
     and 1-3 runs with distinct positive scores (or many ties), some queries missing."""
     rng = np.random.default_rng(seed)
-    qrels, runs = {}, []
+    qrels = {}
     queries = [f"{100 + q}" for q in range(int(rng.integers(4, 12)))]
     for number, qid in enumerate(queries):
         pool = int(rng.integers(1, 40))
@@ -177,20 +177,13 @@ def random_collection(seed: int, ties: bool = False):
         if (grades < 0).all():  # trec_eval refuses (pytrec_eval crashes on) a query judged only so
             grades[0] = 0
         qrels[qid] = {f"D{qid}-{d}": int(g) for d, g in enumerate(grades)}
-    for _ in range(int(rng.integers(1, 4))):
-        run = {}
-        for qid in queries + ["999"]:
-            if rng.random() < 0.15:
-                continue  # query missing from this run
-            depth = int(rng.integers(1, 50))
-            candidates = [f"D{qid}-{d}" for d in range(60)]  # some outside the qrels
-            docs = rng.choice(candidates, size=depth, replace=False)
-            if ties:
-                scores = rng.integers(0, 5, size=depth).astype(float)
-            else:
-                scores = rng.permutation(depth) + 1.0 + rng.random()
-            run[qid] = {str(d): float(s) for d, s in zip(docs, scores)}
-        runs.append(run)
+
+    def scored(rng, docs):
+        if ties:
+            return docs, rng.integers(0, 5, size=len(docs)).astype(float)
+        return docs, rng.permutation(len(docs)) + 1.0 + rng.random()
+
+    runs = random_runs(rng, queries, 50, 60, scored)
     return qrels, runs
 
 

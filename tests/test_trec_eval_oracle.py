@@ -37,7 +37,16 @@ import pytest
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-from conftest import ROBUST03, ROOT, robust03_or_skip, run_cli, write_qrels, write_run, write_text  # noqa: E402
+from conftest import (  # noqa: E402
+    ROBUST03,
+    ROOT,
+    random_runs,
+    robust03_or_skip,
+    run_cli,
+    write_qrels,
+    write_run,
+    write_text,
+)
 
 import prefeval  # noqa: E402
 from prefeval.evaluation import Summary  # noqa: E402
@@ -51,31 +60,27 @@ for k in CUTOFFS:
                               f"r@{k}": f"recall_{k}"})
 
 
+def _random_scores(rng, docs):
+    """Many ties or rounded normal scores; half of the runs list documents already in ranking order."""
+    if rng.random() < 0.5:
+        scores = rng.integers(0, 6, size=len(docs)).astype(float)  # many ties
+    else:
+        scores = np.round(rng.normal(size=len(docs)), 3)
+    if rng.random() < 0.5:
+        order = sorted(range(len(docs)), key=lambda i: (-scores[i], [-ord(c) for c in docs[i]]))
+        docs, scores = docs[order], scores[order]
+    return docs, scores
+
+
 def random_collection(seed: int):
     rng = np.random.default_rng(seed)
-    qrels, runs = {}, []
+    qrels = {}
     queries = [f"{100 + q}" for q in range(int(rng.integers(3, 12)))]
     for qid in queries:
         pool = int(rng.integers(5, 60))
         grades = rng.choice([0, 0, 0, 1, 1, 2, 3], size=pool)
         qrels[qid] = {f"D{qid}-{d}": int(g) for d, g in enumerate(grades)}
-    for _ in range(int(rng.integers(1, 4))):
-        run = {}
-        for qid in queries + ["999"]:
-            if rng.random() < 0.15:
-                continue  # query missing from this run
-            depth = int(rng.integers(1, 120))
-            candidates = [f"D{qid}-{d}" for d in range(80)]  # some never judged
-            docs = rng.choice(candidates, size=min(depth, len(candidates)), replace=False)
-            if rng.random() < 0.5:
-                scores = rng.integers(0, 6, size=len(docs)).astype(float)  # many ties
-            else:
-                scores = np.round(rng.normal(size=len(docs)), 3)
-            if rng.random() < 0.5:  # half of the runs list documents already in ranking order
-                order = sorted(range(len(docs)), key=lambda i: (-scores[i], [-ord(c) for c in docs[i]]))
-                docs, scores = docs[order], scores[order]
-            run[qid] = {str(d): float(s) for d, s in zip(docs, scores)}
-        runs.append(run)
+    runs = random_runs(rng, queries, 120, 80, _random_scores)
     return qrels, runs
 
 

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import robust03_or_skip, write_qrels, write_run
+from conftest import random_runs, robust03_or_skip, write_qrels, write_run
 
 import prefeval
 from prefeval.measures import counts, interpolated, parse_measure, set_based  # noqa: F401  (registers them)
@@ -181,23 +181,14 @@ def random_collection(seed: int):
     """Graded qrels with judged non-relevant documents, some queries without a relevant document;
     runs with unjudged documents, score ties, queries missing, a query not in the qrels, short lists."""
     rng = np.random.default_rng(seed)
-    qrels, runs = {}, []
+    qrels = {}
     queries = [f"{100 + q}" for q in range(int(rng.integers(3, 10)))]
     for qid in queries:
         pool = int(rng.integers(1, 40))
         grades = rng.choice([0, 0, 0, 1, 1, 2, 3] if rng.random() < 0.8 else [0], size=pool)
         qrels[qid] = {f"D{qid}-{d}": int(g) for d, g in enumerate(grades)}
-    for _ in range(int(rng.integers(1, 4))):
-        run = {}
-        for qid in queries + ["999"]:
-            if rng.random() < 0.15:
-                continue
-            depth = int(rng.integers(1, 61))
-            docs = rng.choice([f"D{qid}-{d}" for d in range(60)], size=depth, replace=False)
-            scores = (rng.integers(0, 5, size=depth).astype(float) if rng.random() < 0.5
-                      else np.round(rng.normal(size=depth), 3))
-            run[qid] = {str(d): float(s) for d, s in zip(docs, scores)}
-        runs.append(run)
+    runs = random_runs(rng, queries, 61, 60, lambda rng, docs: (docs, rng.integers(0, 5, size=len(docs)).astype(
+        float) if rng.random() < 0.5 else np.round(rng.normal(size=len(docs)), 3)))
     return qrels, runs
 
 
