@@ -157,6 +157,11 @@ class JudgedList:
         """Σ of ``values`` over each element and those before it in its query: (R, M)."""
         return _running_sum(values, self.start, self.length)
 
+    def discounted(self) -> np.ndarray:
+        """Each document's gain / log2(rank + 1), 0 for those not retrieved: (R, M)."""
+        retrieved = np.isfinite(self.ranks)
+        return np.where(retrieved, self.gains / np.log2(np.where(retrieved, self.ranks, 1.0) + 1.0), 0.0)
+
 
 def judged_list(positions: Positions, segment_gains: np.ndarray, zero_gain) -> JudgedList:
     """The judged list of every run (see :class:`JudgedList`): the segment's documents with their
@@ -290,6 +295,11 @@ class GainMapped(Metric):
     def gains(self) -> GainMap:
         return gain_map(self)
 
+    def lists(self, positions: Positions) -> tuple[JudgedList, IdealList]:
+        """The run's judged documents with their mapped gains, and the ideal list, per query."""
+        gains = self.gains
+        return judged_list(positions, gains.gain(positions.grades), gains.zero_gain), ideal_list(positions, gains)
+
 
 # ---------------------------------------------------------------------------------------------- families
 
@@ -313,11 +323,9 @@ class NDCGOverRelevant(GainMapped):
     cite = TREC_EVAL_EXPERIMENTAL
 
     def compute(self, positions: Positions) -> np.ndarray:
-        gains = self.gains
-        judged = judged_list(positions, gains.gain(positions.grades), gains.zero_gain)
-        ideal = ideal_list(positions, gains)
+        judged, ideal = self.lists(positions)
         retrieved = np.isfinite(judged.ranks)
-        discounted = np.where(retrieved, judged.gains / np.log2(judged.ranks + 1.0), 0.0)
+        discounted = judged.discounted()
         dcg_so_far = judged.running_sum(discounted)
         query = _query_of(judged.start, judged.length)
         running_ideal = ideal.running(ideal.dcg())
@@ -359,9 +367,7 @@ class RNDCG(GainMapped):
     cite = TREC_EVAL_EXPERIMENTAL
 
     def compute(self, positions: Positions) -> np.ndarray:
-        gains = self.gains
-        judged = judged_list(positions, gains.gain(positions.grades), gains.zero_gain)
-        ideal = ideal_list(positions, gains)
+        judged, ideal = self.lists(positions)
         num_runs, num_queries = positions.num_runs, positions.num_queries
         # the places where the ideal gain changes (the last of each run of equal gains)
         last = np.ones(len(ideal.gains), dtype=bool)
@@ -371,7 +377,7 @@ class RNDCG(GainMapped):
         place_query = _query_of(ideal.start, ideal.length)[last]
         # the run's DCG within each such place: how many of its judged documents rank within it
         retrieved = np.isfinite(judged.ranks)
-        discounted = np.where(retrieved, judged.gains / np.log2(judged.ranks + 1.0), 0.0)
+        discounted = judged.discounted()
         running = np.concatenate([np.zeros((num_runs, 1)), np.cumsum(discounted, axis=1)], axis=1)
         width = max(float(judged.ranks[retrieved].max(initial=0.0)), float(place.max(initial=0.0))) + 2.0
         judged_query = _query_of(judged.start, judged.length)
@@ -415,9 +421,7 @@ class GainShortfall(GainMapped):
     cite = TREC_EVAL_EXPERIMENTAL
 
     def compute(self, positions: Positions) -> np.ndarray:
-        gains = self.gains
-        judged = judged_list(positions, gains.gain(positions.grades), gains.zero_gain)
-        ideal = ideal_list(positions, gains)
+        judged, ideal = self.lists(positions)
         retrieved = np.isfinite(judged.ranks)
         gained = judged.running_sum(np.where(retrieved, judged.gains, 0.0))
         query = _query_of(judged.start, judged.length)
