@@ -3,8 +3,14 @@
 :class:`Evaluation` parses the qrels and each run once into a :class:`~prefeval.ranking.ranktable.RankTable`,
 then, for every sample (a choice of queries and relevance labels, see :mod:`prefeval.ranking.subsampling`),
 computes every metric for all runs × queries and every preference for all pairs × queries with numpy.
-Results stream as :class:`Block` (one sample, a block of consecutive queries) and :class:`Summary`
-(one sample's means), in output order, so memory stays bounded however many pairs there are.
+Results stream as :class:`~prefeval.results.Block` (one sample, a block of consecutive queries) and
+:class:`~prefeval.results.Summary` (one sample's means), in output order, so memory stays bounded
+however many pairs there are.
+
+A streamed evaluation (``stream``, :mod:`prefeval.ranking.streaming`) has no whole table: its
+collection hands over one RankTable per chunk of consecutive queries, read from the files as they
+are needed, and each chunk is evaluated as the whole sample's queries would be; the summary adds
+every chunk's values in query order (:mod:`prefeval.results`), so the output is the same bytes.
 """
 
 from __future__ import annotations
@@ -13,13 +19,13 @@ import dataclasses
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.measures import Measure, Metric, Preference, select_measures
-from prefeval.measures.summaries import MEAN, check_statistics, statistic_key, summarise, summarise_over_queries
+from prefeval.measures.summaries import MEAN, check_statistics
 from prefeval.measures.ties import (
     DEFAULT_DRAWS,
     DOCID,
@@ -46,9 +52,15 @@ from prefeval.ranking.options import (
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import SubsamplingOptions, draw_selection
+from prefeval.results import Block, RunningSummary, Summary
 from prefeval.runtime.parallel import check_jobs, default_jobs, fork_map
 from prefeval.runtime.progress import Progress
 from prefeval.runtime.seeds import resolve_seed
+
+if TYPE_CHECKING:
+    from prefeval.ranking.streaming import StreamedCollection
+
+__all__ = ["Block", "Evaluation", "SampleEvaluation", "Summary", "resolve_measures"]
 
 T = TypeVar("T")
 
@@ -60,45 +72,6 @@ MIN_BLOCKS = 8
 
 TIE_STREAM = 1
 """The first spawn key of the random streams of tie orders (the subsampling uses the seed itself)."""
-
-
-@dataclass(frozen=True)
-class Block:
-    """The values of one sample on a block of consecutive queries.
-
-    ``metrics[name]`` is (R, Qb); ``preferences[name]`` is (P, Qb) for every measure, metrics
-    included as deltas metric(runi) − metric(runj), pairs in the order of :attr:`Evaluation.pairs`.
-    Under ``ties`` (:mod:`prefeval.measures.ties`): ``metric_extras[key]`` (R, Qb), more keys of the
-    metric lines (``ap_ties_min``, ``ap_ties_max``); ``pair_extras[key]`` (P, Qb), pair values that
-    only the summary uses (the bounds of each pair value, the variances of Monte Carlo estimates).
-    """
-
-    sample: int
-    qids: list[str]
-    metrics: dict[str, np.ndarray]
-    preferences: dict[str, np.ndarray]
-    metric_extras: dict[str, np.ndarray] = field(default_factory=dict)
-    pair_extras: dict[str, np.ndarray] = field(default_factory=dict)
-    metric_reported: np.ndarray | None = None
-    """(R, Qb) under ``missing_queries="skip"``: whether a run's line for a query is written (the run
-    has the query); None: every line is."""
-    pair_reported: np.ndarray | None = None
-    """(P, Qb) likewise for pair lines (both runs have the query)."""
-
-
-@dataclass(frozen=True)
-class Summary:
-    """One sample's means over its queries: ``metrics[name]`` (R,), ``preferences[name]`` (P,); and
-    ``statistics[key]`` (R,), the other summary statistics asked for (``ap:median``,
-    :mod:`prefeval.measures.summaries`), statistic by statistic in the order asked, metrics in order."""
-
-    sample: int
-    num_queries: int
-    metrics: dict[str, np.ndarray]
-    preferences: dict[str, np.ndarray]
-    statistics: dict[str, np.ndarray] = field(default_factory=dict)
-    metric_extras: dict[str, np.ndarray] = field(default_factory=dict)
-    pair_extras: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass
@@ -138,7 +111,7 @@ class Evaluation:
     last bit (:attr:`~prefeval.ranking.positions.Positions.sequential`).
     """
 
-    table: RankTable
+    table: RankTable | None
     measures: list[Measure]
     subsampling: SubsamplingOptions = SubsamplingOptions()
     relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS
@@ -150,23 +123,30 @@ class Evaluation:
     missing_queries: str = WORST
     compare: bool = True
     sequential_sums: bool = False
+    stream: StreamedCollection | None = None
+    """The collection read chunk by chunk (then ``table`` is None), :mod:`prefeval.ranking.streaming`."""
     seed: int | None = field(init=False, default=None)
 
     def __post_init__(self):
         check_jobs(self.jobs)
         check_conventions(DROP, self.missing_queries)
         check_judged(self.ties, self.relevance)
-        wants_others = self.relevance.judged_only or any(m.reads_judged or m.judged_only for m in self.measures)
-        if wants_others and self.table.other_ranks is None:
+        if (self.table is None) == (self.stream is None):
+            raise UsageError("an evaluation reads either a whole table or a streamed collection")
+        if self.stream is not None and (self.subsampling.samples > 1 or self.subsampling.draws_at_random):
+            raise UsageError("a streamed evaluation has one sample of every query and label: subsampling draws "
+                             "from the whole collection, which needs it in memory")
+        wants_others = self.relevance.judged_only or self.needs_others
+        if wants_others and self.table is not None and self.table.other_ranks is None:
             raise UsageError("these measures read the judged documents that are not relevant: load the table "
                              "with others=True (Evaluation.from_files does)")
         self._judged_table: RankTable | None = None
-        if self.relevance.judged_only:
+        if self.relevance.judged_only and self.table is not None:
             self.table = self.judged_table()
         check_policy(self.ties, self.draws)
         check_measures(self.ties, self.measures)
         self.summary_statistics = check_statistics(self.summary_statistics)
-        if self.table.num_runs < 2 and self.preference_measures and not self.metric_measures:
+        if self.num_runs < 2 and self.preference_measures and not self.metric_measures:
             raise UsageError("preference measures need two or more runs, and no metric was asked for")
         if self.subsampling.draws_at_random:
             self.seed = resolve_seed(self.subsampling.seed)
@@ -226,7 +206,11 @@ class Evaluation:
 
     @property
     def run_ids(self) -> list[str]:
-        return self.table.run_ids
+        return self.table.run_ids if self.table is not None else self.stream.run_ids
+
+    @property
+    def num_runs(self) -> int:
+        return len(self.run_ids)
 
     @property
     def needs_others(self) -> bool:
@@ -242,7 +226,7 @@ class Evaluation:
     @property
     def pairs(self) -> list[tuple[int, int]]:
         """Every pair of runs (i, j), i < j, in command-line order."""
-        count = self.table.num_runs
+        count = self.num_runs
         return [(i, j) for i in range(count) for j in range(i + 1, count)]
 
     @property
@@ -257,7 +241,7 @@ class Evaluation:
     def pair_measures(self) -> list[Measure]:
         """What pair lines carry: every measure (metrics as deltas); none with fewer than two runs, or
         when the runs are not compared (``compare=False``: trec_eval's layout shows runs one by one)."""
-        return self.measures if self.table.num_runs > 1 and self.compare else []
+        return self.measures if self.num_runs > 1 and self.compare else []
 
     def resolved_seed(self) -> int:
         """The seed, resolved (:func:`~prefeval.runtime.seeds.resolve_seed`) the first time it is needed."""
@@ -273,11 +257,22 @@ class Evaluation:
                                                                                               query)))
 
     def draw_samples(self) -> Iterator[SampleEvaluation]:
-        """Each sample in turn: its selection of queries and labels is drawn when it is reached, so
-        the same seed gives the same samples."""
+        """Each sample of the whole table in turn: its selection of queries and labels is drawn when
+        it is reached, so the same seed gives the same samples."""
         rng = np.random.default_rng(self.seed) if self.seed is not None else None
         for number in range(self.subsampling.samples):
             yield SampleEvaluation(self, number, draw_selection(self.table, rng, self.subsampling))
+
+    def sample_parts(self) -> Iterator[tuple[int, int, Iterator[SampleEvaluation]]]:
+        """Per sample: its number, its number of queries, and its parts in query order: the whole
+        sample of a table; one part per chunk of a streamed collection (read when it is reached)."""
+        if self.stream is None:
+            for sample in self.draw_samples():
+                yield sample.number, len(sample.qids), iter([sample])
+            return
+        parts = (SampleEvaluation(self, 0, Selection.everything(table), table, offset)
+                 for offset, table in self.stream.tables())
+        yield 0, self.stream.num_queries, parts
 
     def results(self) -> Iterator[Block | Summary]:
         """For each sample, its :class:`Block` s in query order, then its :class:`Summary`."""
@@ -286,27 +281,33 @@ class Evaluation:
     def rendered(self, render: Callable[[Block], T]) -> Iterator[T | Summary]:
         """For each sample, ``render(block)`` for its blocks in query order, then its :class:`Summary`.
 
-        With :attr:`jobs` > 1, blocks are computed and rendered in that many forked processes (only
-        the rendering and each block's pair sums come back).
+        With :attr:`jobs` > 1, blocks are computed and rendered in that many forked processes (the
+        rendering and the block's values come back; the summary adds them up in query order).
         """
-        for sample in self.draw_samples():
-            self.progress.start(f"evaluating sample {sample.number}: queries", len(sample.qids))
+        kinds = {m.name: m.summary_kind for m in self.metric_measures}
+        for number, num_queries, parts in self.sample_parts():
+            self.progress.start(f"evaluating sample {number}: queries", num_queries)
             try:
-                blocks = sample.query_blocks()
-                work = functools.partial(_rendered_block, sample, render)
-                totals: dict[str, np.ndarray] = {}
-                for (start, stop), (output, block_totals) in zip(blocks, fork_map(work, blocks, self.jobs)):
-                    for name, values in block_totals.items():
-                        totals[name] = totals.get(name, 0.0) + values
-                    self.progress.advance(stop - start)
-                    yield output
-                yield sample.summary(totals)
+                running = RunningSummary(number, kinds, self.summary_statistics, self.num_runs, len(self.pairs))
+                for part in parts:
+                    blocks = part.query_blocks()
+                    work = functools.partial(_rendered_block, part, render)
+                    for (start, stop), (output, block) in zip(blocks, fork_map(work, blocks, self.jobs)):
+                        running.add(block)
+                        self.progress.advance(stop - start)
+                        yield output
+                yield running.summary(list(kinds), [m.name for m in self.pair_measures], summary_extras)
             finally:
                 self.progress.finish()
 
 
 class SampleEvaluation:
-    """One sample: its queries and labels, their position vectors and the metrics of every run.
+    """One sample (or one chunk of a sample's queries): its queries and labels, their position
+    vectors and the metrics of every run.
+
+    ``table`` is the evaluation's table unless given (a chunk of a streamed collection, whose first
+    query is query ``query_offset`` of the whole collection: the random streams of tie orders are
+    keyed by that number, so that they do not depend on the chunks).
 
     Preferences are computed by :meth:`block`, for a block of consecutive queries at a time (see
     :meth:`query_blocks`), and blocks are independent of each other. A query on which a preference
@@ -314,8 +315,15 @@ class SampleEvaluation:
     level) is a tie: 0, neither run preferred.
     """
 
-    def __init__(self, evaluation: Evaluation, number: int, selection: Selection):
-        table = evaluation.table
+    def __init__(self, evaluation: Evaluation, number: int, selection: Selection, table: RankTable | None = None,
+                 query_offset: int = 0):
+        self._judged_table: RankTable | None = None
+        if table is None:
+            table = evaluation.table
+        elif evaluation.relevance.judged_only:
+            table = self._judged_table = table.judged_only()
+        self.table = table
+        self.query_offset = query_offset
         self.evaluation = evaluation
         self.number = number
         self.selection = selection
@@ -359,7 +367,7 @@ class SampleEvaluation:
         level = None if reads_grades else (level if level is not None else evaluation.relevance.relevance_level)
         key = (level, judged_only)  # every positive grade and no level select the same documents
         if key not in self._positions:
-            table = evaluation.judged_table() if judged_only else evaluation.table
+            table = self.judged_table() if judged_only else self.table
             positions = binary_positions(table, self.selection.at_relevance_level(table, level),
                                          evaluation.ties != DOCID, evaluation.needs_others, evaluation.sequential_sums)
             if reads_grades and evaluation.relevance.relevance_level is not None:
@@ -367,6 +375,14 @@ class SampleEvaluation:
                 positions = dataclasses.replace(positions, num_at_level=at_level.length)
             self._positions[key] = positions
         return self._positions[key]
+
+    def judged_table(self) -> RankTable:
+        """This part's table with the documents that are not judged removed, made once."""
+        if self.table is self.evaluation.table:
+            return self.evaluation.judged_table()
+        if self._judged_table is None:
+            self._judged_table = self.table.judged_only()
+        return self._judged_table
 
     def positions_for(self, measure: Metric) -> Positions:
         """The positions ``measure`` is computed on (its grades, its ``rel=``, its ``judged_only``)."""
@@ -398,7 +414,8 @@ class SampleEvaluation:
                 evaluation.ties, measures, positions.query_block(int(first), int(stop_at)), self.first, self.second,
                 evaluation.draws,
                 lambda q, first=first, columns=columns: evaluation.tie_generator(
-                    self.number, int(self.table_queries[(first + q) if columns is None else columns[first + q]])))
+                    self.number, self.query_offset
+                    + int(self.table_queries[(first + q) if columns is None else columns[first + q]])))
             if columns is not None:  # queries without a relevant document: ties
                 placed = columns[first:stop_at] - start
                 values = {name: _scattered(v, placed, stop - start) for name, v in values.items()}
@@ -429,30 +446,6 @@ class SampleEvaluation:
             pair_reported=self.pair_reported[:, start:stop] if self.pair_reported is not None else None,
         )
 
-    def summary(self, pair_totals: dict[str, np.ndarray]) -> Summary:
-        """The summary over this sample's queries (each metric aggregated as its
-        :attr:`~prefeval.measures.base.Measure.summary_kind` says: mean, sum or geometric mean),
-        given the sums of every block's pair values (and of the pair values kept for the summary,
-        :attr:`Block.pair_extras`). Under ``missing_queries="skip"`` a run's summary holds its own
-        queries, a pair's the queries both runs have."""
-        names = [m.name for m in self.evaluation.pair_measures]
-        reported = self.metric_reported
-        pair_count = (self.pair_reported.sum(axis=1) if self.pair_reported is not None
-                      else np.full(len(self.first), len(self.qids)))
-        return Summary(
-            sample=self.number,
-            num_queries=len(self.qids),
-            metrics={m.name: summarise_over_queries(m.summary_kind, self.metric_values[m.name], reported)
-                     for m in self.evaluation.metric_measures},
-            preferences={name: _mean_of_total(pair_totals[name], pair_count) for name in names if name in pair_totals},
-            metric_extras={key: summarise_over_queries("mean", values, reported)
-                           for key, values in self.metric_extras.items()},
-            pair_extras=summary_extras(names, pair_totals, np.maximum(pair_count, 1)),
-            statistics={statistic_key(name, statistic): summarise(statistic, values.T)
-                        for statistic in self.evaluation.summary_statistics if statistic != MEAN
-                        for name, values in self.metric_values.items()},
-        )
-
 
 def _with_relevant(table: RankTable, selection: Selection, positions: Positions, levels: bool,
                    tied: bool) -> tuple[Positions, np.ndarray | None]:
@@ -472,11 +465,6 @@ def _scattered(values: np.ndarray, columns: np.ndarray, width: int) -> np.ndarra
     out = np.zeros(values.shape[:-1] + (width,), dtype=values.dtype)
     out[..., columns] = values
     return out
-
-
-def _mean_of_total(total: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """total / count, 0 where nothing was counted (a pair with no query in common)."""
-    return np.divide(total, count, out=np.zeros(np.shape(total)), where=count > 0)
 
 
 def check_judged(ties: str, relevance: RelevanceOptions) -> None:
@@ -507,18 +495,10 @@ def _metrics_of_block(ties: str, measures: list[Metric], positions: Positions,
 
 
 def _rendered_block(sample: SampleEvaluation, render: Callable[[Block], T],
-                    block_range: tuple[int, int]) -> tuple[T, dict[str, np.ndarray]]:
-    """One block of queries, rendered, and its pair sums (what a worker sends back)."""
+                    block_range: tuple[int, int]) -> tuple[T, Block]:
+    """One block of queries, rendered, and the block itself (what a worker sends back)."""
     block = sample.block(*block_range)
-    return render(block), pair_totals(block)
-
-
-def pair_totals(block: Block) -> dict[str, np.ndarray]:
-    """Per pair, the sum over the block's (reported) queries of every pair value and of every pair
-    value kept for the summary (for the summary means)."""
-    mask = block.pair_reported
-    return {name: (values if mask is None else np.where(mask, values, 0.0)).sum(axis=1)
-            for name, values in (block.preferences | block.pair_extras).items()}
+    return render(block), block
 
 
 def resolve_measures(measures: str | Sequence[str | Measure] | None, measure_set: str = "none") -> list[Measure]:
