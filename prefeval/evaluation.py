@@ -15,6 +15,7 @@ every chunk's values in query order (:mod:`prefeval.results`), so the output is 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 from collections.abc import Callable, Iterator, Sequence
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 
 from prefeval.errors import UsageError
+from prefeval.io.inputs import named_runs
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.summaries import MEAN, check_statistics
 from prefeval.measures.ties import (
@@ -59,8 +61,9 @@ from prefeval.runtime.seeds import resolve_seed
 
 if TYPE_CHECKING:
     from prefeval.ranking.streaming import StreamedCollection
+    from prefeval.runtime.distributed import Distributor
 
-__all__ = ["Block", "Evaluation", "SampleEvaluation", "Summary", "resolve_measures"]
+__all__ = ["Block", "Chunk", "Evaluation", "SampleEvaluation", "Summary", "resolve_measures"]
 
 T = TypeVar("T")
 
@@ -125,6 +128,9 @@ class Evaluation:
     sequential_sums: bool = False
     stream: StreamedCollection | None = None
     """The collection read chunk by chunk (then ``table`` is None), :mod:`prefeval.ranking.streaming`."""
+    distributor: Distributor | None = None
+    """Evaluates the chunks elsewhere (:mod:`prefeval.runtime.distributed`); None: here, in
+    :attr:`jobs` forked processes."""
     seed: int | None = field(init=False, default=None)
 
     def __post_init__(self):
@@ -133,6 +139,7 @@ class Evaluation:
         check_judged(self.ties, self.relevance)
         if (self.table is None) == (self.stream is None):
             raise UsageError("an evaluation reads either a whole table or a streamed collection")
+        self._run_ids = list(self.table.run_ids if self.table is not None else self.stream.run_ids)
         if self.stream is not None and (self.subsampling.samples > 1 or self.subsampling.draws_at_random):
             raise UsageError("a streamed evaluation has one sample of every query and label: subsampling draws "
                              "from the whole collection, which needs it in memory")
@@ -180,6 +187,7 @@ class Evaluation:
         compare: bool = True,
         others: bool = False,
         sequential_sums: bool = False,
+        stream: bool = False,
     ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
         eval`` under the same names (its option groups are bundled here, once).
@@ -187,6 +195,10 @@ class Evaluation:
         Inputs may be paths (``-`` for stdin), DataFrames or dicts (see
         :func:`prefeval.ranking.loading.load_collection`); ``measures`` one name or a list of names
         (or measure objects). Work is shared among ``jobs`` processes (default: one per processor).
+
+        ``stream``: read the files chunk by chunk as they are evaluated
+        (:mod:`prefeval.ranking.streaming`; :mod:`prefeval.engines` says when it applies), unless
+        the qrels are not grouped by query: then in memory.
         """
         chosen = resolve_measures(measures, measure_set)
         check_conventions(empty_queries, missing_queries)
@@ -199,14 +211,24 @@ class Evaluation:
         check_measures(ties, chosen)
         check_judged(ties, relevance)
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
+        settings = dict(ties=ties, draws=draws, missing_queries=missing_queries, compare=compare,
+                        sequential_sums=sequential_sums)
+        if stream:
+            from prefeval.ranking.streaming import StreamedCollection
+
+            named = named_runs(runs)
+            collection = StreamedCollection.open(qrels, [run for _, run in named], relevance, others,
+                                                 missing_queries == SKIP, [name for name, _ in named])
+            if collection is not None:
+                return cls(None, chosen, subsampling, relevance, jobs, progress, statistics, stream=collection,
+                           **settings)
         table = load_collection(qrels, runs, relevance, jobs, progress, others=others,
                                 skip_missing=missing_queries == SKIP)
-        return cls(table, chosen, subsampling, relevance, jobs, progress, statistics, ties=ties, draws=draws,
-                   missing_queries=missing_queries, compare=compare, sequential_sums=sequential_sums)
+        return cls(table, chosen, subsampling, relevance, jobs, progress, statistics, **settings)
 
     @property
     def run_ids(self) -> list[str]:
-        return self.table.run_ids if self.table is not None else self.stream.run_ids
+        return self._run_ids
 
     @property
     def num_runs(self) -> int:
@@ -263,16 +285,32 @@ class Evaluation:
         for number in range(self.subsampling.samples):
             yield SampleEvaluation(self, number, draw_selection(self.table, rng, self.subsampling))
 
-    def sample_parts(self) -> Iterator[tuple[int, int, Iterator[SampleEvaluation]]]:
-        """Per sample: its number, its number of queries, and its parts in query order: the whole
-        sample of a table; one part per chunk of a streamed collection (read when it is reached)."""
+    def sample_chunks(self) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
+        """Per sample: its number, its number of queries, and its chunks in query order: the whole
+        sample of the table; or one chunk per RankTable of a streamed collection (read when it is
+        reached)."""
         if self.stream is None:
-            for sample in self.draw_samples():
-                yield sample.number, len(sample.qids), iter([sample])
+            rng = np.random.default_rng(self.seed) if self.seed is not None else None
+            for number in range(self.subsampling.samples):
+                selection = draw_selection(self.table, rng, self.subsampling)
+                yield number, len(selection.queries), iter([Chunk(number, selection)])
             return
-        parts = (SampleEvaluation(self, 0, Selection.everything(table), table, offset)
-                 for offset, table in self.stream.tables())
-        yield 0, self.stream.num_queries, parts
+        chunks = (Chunk(0, Selection.everything(table), table, offset) for offset, table in self.stream.tables())
+        yield 0, self.stream.num_queries, chunks
+
+    def chunk_results(self, chunk: Chunk, render: Callable[[Block], T]) -> Iterator[tuple[T, Block]]:
+        """The blocks of a chunk in query order, each rendered (in :attr:`jobs` forked processes)."""
+        part = SampleEvaluation(self, chunk.sample, chunk.selection, chunk.table, chunk.query_offset)
+        blocks = part.query_blocks()
+        return fork_map(functools.partial(_rendered_block, part, render), blocks, self.jobs)
+
+    def for_workers(self) -> Evaluation:
+        """This evaluation as a worker of another machine needs it: no collection, no progress line."""
+        shared = copy.copy(self)
+        shared.stream, shared.distributor, shared.progress, shared.jobs = None, None, Progress.silent(), 1
+        if self.stream is not None:
+            shared.table = None
+        return shared
 
     def results(self) -> Iterator[Block | Summary]:
         """For each sample, its :class:`Block` s in query order, then its :class:`Summary`."""
@@ -285,16 +323,18 @@ class Evaluation:
         rendering and the block's values come back; the summary adds them up in query order).
         """
         kinds = {m.name: m.summary_kind for m in self.metric_measures}
-        for number, num_queries, parts in self.sample_parts():
+        for number, num_queries, chunks in self.sample_chunks():
             self.progress.start(f"evaluating sample {number}: queries", num_queries)
             try:
                 running = RunningSummary(number, kinds, self.summary_statistics, self.num_runs, len(self.pairs))
-                for part in parts:
-                    blocks = part.query_blocks()
-                    work = functools.partial(_rendered_block, part, render)
-                    for (start, stop), (output, block) in zip(blocks, fork_map(work, blocks, self.jobs)):
+                if self.distributor is None:
+                    results = (self.chunk_results(chunk, render) for chunk in chunks)
+                else:
+                    results = self.distributor.map_chunks(self, chunks, render)
+                for chunk_results in results:
+                    for output, block in chunk_results:
                         running.add(block)
-                        self.progress.advance(stop - start)
+                        self.progress.advance(len(block.qids))
                         yield output
                 yield running.summary(list(kinds), [m.name for m in self.pair_measures], summary_extras)
             finally:
@@ -445,6 +485,17 @@ class SampleEvaluation:
             metric_reported=self.metric_reported[:, start:stop] if self.metric_reported is not None else None,
             pair_reported=self.pair_reported[:, start:stop] if self.pair_reported is not None else None,
         )
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """Consecutive queries of one sample, evaluated together: ``selection`` of ``table`` (None: the
+    evaluation's), whose first query is query ``query_offset`` of the whole collection."""
+
+    sample: int
+    selection: Selection
+    table: RankTable | None = None
+    query_offset: int = 0
 
 
 def _with_relevant(table: RankTable, selection: Selection, positions: Positions, levels: bool,

@@ -11,6 +11,7 @@ from prefeval.cli.common import (
     output_option,
     reported_errors,
 )
+from prefeval.engines import AUTO, DASK, ENGINES, STREAM, check_engine, streaming_obstacle, write_files_evaluation
 from prefeval.errors import UsageError
 from prefeval.evaluation import Evaluation
 from prefeval.io.jsonl import output_stream
@@ -98,12 +99,20 @@ Examples:
 @click.option("--missing-queries", "--missing_queries", type=click.Choice(MISSING_QUERIES), default=None,
               help="Queries a run lacks: worst scores them as retrieving nothing (the reference, trec_eval -c; "
                    "the default) or skip leaves them out (trec_eval without -c; the default of --format trec_eval).")
+@click.option("--engine", type=click.Choice(ENGINES), default=AUTO, show_default=True,
+              help="memory: read every run whole; stream: read and evaluate chunks of queries, in memory that "
+                   "does not grow with the collection (files only, runs in the qrels' query order, else it falls "
+                   "back to memory); dask: stream, each chunk evaluated on a Dask cluster; auto: stream where it "
+                   "applies. Every engine writes the same bytes.")
+@click.option("--scheduler", metavar="ADDRESS",
+              help="With --engine dask: the address of the Dask scheduler (tcp://host:8786); default: a local "
+                   "cluster of --jobs workers.")
 @output_option
 @click.argument("runs", nargs=-1, required=True, type=INPUT_FILE, metavar="RUN...")
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
-                 empty_queries, missing_queries):
+                 empty_queries, missing_queries, engine, scheduler):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -117,6 +126,9 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             raise UsageError("-c scores missing queries as retrieving nothing, --missing-queries skip leaves them "
                              "out: give one or the other")
         progress = Progress.for_terminal(quiet)
+        if fmt in (TREC_EVAL_FORMAT, IR_MEASURES_FORMAT) and engine in (STREAM, DASK):
+            raise UsageError(f"--format {fmt} lists every query of a run before the next run: it reads the "
+                             "collection in memory (--engine memory)")
         if fmt == TREC_EVAL_FORMAT:
             check_trec_eval_options(measure_set=measure_set, binary_relevance=binary_relevance,
                                     relevance_floor=relevance_floor, samples=samples, query_fraction=query_fraction,
@@ -147,14 +159,22 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         if num_docs is not None:
             raise UsageError("-N sets the collection size of trec_eval's utility in --format trec_eval; elsewhere "
                              "give it to the measure: utility@a,b,c,d,N")
-        evaluation = Evaluation.from_files(
-            qrels, runs, measures, measure_set,
-            binary_relevance=binary_relevance, relevance_floor=relevance_floor, relevance_level=relevance_level,
-            topk=topk, samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
-            label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=progress,
-            summary=summary_statistics, ties=ties, draws=draws, empty_queries=empty_queries or DROP,
-            missing_queries=WORST if complete else (missing_queries or WORST), judged_only=judged_only,
-        )
-        with output_stream(output) as stream:
+        engine = check_engine(engine, scheduler, streaming_obstacle(qrels, runs, samples, query_fraction,
+                                                                    label_fraction))
+
+        def make(chosen: str) -> Evaluation:
+            return Evaluation.from_files(
+                qrels, runs, measures, measure_set,
+                binary_relevance=binary_relevance, relevance_floor=relevance_floor, relevance_level=relevance_level,
+                topk=topk, samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
+                label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=progress,
+                summary=summary_statistics, ties=ties, draws=draws, empty_queries=empty_queries or DROP,
+                missing_queries=WORST if complete else (missing_queries or WORST), judged_only=judged_only,
+                stream=chosen == STREAM,
+            )
+
+        def write(evaluation: Evaluation, stream) -> None:
             write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary,
                              baseline=baseline)
+
+        write_files_evaluation(make, write, output, engine, scheduler)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import stat
 import sys
 from collections.abc import Iterable, Iterator
@@ -144,16 +145,28 @@ def _reason(error: OSError) -> str:
 
 
 @contextlib.contextmanager
-def output_stream(path: str | os.PathLike | None, inputs: Iterable = ()) -> Iterator[BinaryIO]:
+def output_stream(path: str | os.PathLike | None, inputs: Iterable = (), held: bool = False) -> Iterator[BinaryIO]:
     """Where output goes: standard output (``None`` or ``-``), or ``path`` as :func:`resolve_output`
     decides (replaced atomically only when the block completes, or written through; gzip for a
     name ending in ``.gz``).
+
+    ``held``: what is written through (standard output, a pipe, a device) is first written to an
+    anonymous temporary file and copied out only when the block completes, so that an error found
+    late (a streamed evaluation reads its inputs as it writes) leaves nothing half written there
+    either; a replaced file is held anyway.
 
     A file written through is opened for appending: a name such as ``/dev/stdout`` reopens the file
     behind the descriptor, and when a shell opened that file with ``>>`` (or has written to it
     already), the output must continue it, not truncate it; a FIFO or a device is the same either way.
     """
     target = resolve_output(path, inputs)
+    if held and (target is None or not target.replace):
+        with _held() as spool:
+            yield spool
+            spool.seek(0)
+            with output_stream(path, inputs) as stream:
+                shutil.copyfileobj(spool, stream, 1 << 20)
+        return
     if target is None:
         if sys.stdout is None:  # closed by the caller (``>&-``)
             raise UsageError("standard output is closed: name an output file with -o")
@@ -199,6 +212,15 @@ def _replaced(file: str) -> Iterator[BinaryIO]:
         if isinstance(error, OSError) and error.filename in (None, getattr(handle, "name", None)):
             raise OSError(error.errno, error.strerror, file) from None
         raise
+
+
+@contextlib.contextmanager
+def _held() -> Iterator[BinaryIO]:
+    """An anonymous temporary file (in ``$TMPDIR``), gone when closed, whatever happens."""
+    import tempfile
+
+    with tempfile.TemporaryFile("w+b") as spool:
+        yield spool
 
 
 def _mode_for(file: str) -> int:

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import sys
 import zlib
+from collections.abc import Iterator
 
 from prefeval.errors import InputError, UsageError
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 STDIN = "-"
+
+
+BLOCK_BYTES = 1 << 24
+"""How many bytes :func:`read_blocks` reads at a time (a block ends at the last line end in it)."""
 
 
 def read_bytes(path: str) -> bytes:
@@ -21,7 +27,7 @@ def read_bytes(path: str) -> bytes:
     (missing, a directory, no permission, truncated or corrupt gzip data) is an :class:`InputError`.
     """
     name = display_name(path)
-    try:
+    with _reading(name):
         if path == STDIN:
             if sys.stdin is None:  # closed by the caller (``<&-``)
                 raise InputError(name, "standard input is closed")
@@ -29,6 +35,53 @@ def read_bytes(path: str) -> bytes:
         else:
             with open(path, "rb") as handle:
                 data = handle.read()
+    if data.startswith(GZIP_MAGIC):
+        try:
+            data = gzip.decompress(data)
+        except (EOFError, OSError, zlib.error):
+            raise InputError(name, "truncated or corrupt gzip data") from None
+    return data.removeprefix(UTF8_BOM)
+
+
+def read_blocks(path: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int]]:
+    """The content of the file ``path`` as :func:`read_bytes` gives it, in blocks of whole lines:
+    (block, the 1-based number of its first line). Every block but the last ends with a line end;
+    a line longer than ``block_bytes`` makes its block longer. Memory holds one block at a time, and
+    gzip data is decompressed as it is read. The errors are those of :func:`read_bytes`. Default
+    ``block_bytes``: :data:`BLOCK_BYTES`."""
+    name = display_name(path)
+    block_bytes = block_bytes or BLOCK_BYTES
+    with _reading(name), open(path, "rb") as raw:
+        compressed = raw.read(len(GZIP_MAGIC)) == GZIP_MAGIC
+        raw.seek(0)
+        handle = gzip.GzipFile(fileobj=raw) if compressed else raw
+        rest, line, first = b"", 1, True
+        while True:
+            try:
+                data = handle.read(block_bytes)
+            except (EOFError, OSError, zlib.error):
+                if not compressed:
+                    raise
+                raise InputError(name, "truncated or corrupt gzip data") from None
+            if first:
+                data, first = data.removeprefix(UTF8_BOM), False
+            if not data:
+                if rest:
+                    yield rest, line
+                return
+            data = rest + data
+            cut = data.rfind(b"\n") + 1
+            block, rest = data[:cut], data[cut:]
+            if block:
+                yield block, line
+                line += block.count(b"\n")
+
+
+@contextlib.contextmanager
+def _reading(name: str) -> Iterator[None]:
+    """The system's refusals to read a file, as :class:`InputError` s naming it."""
+    try:
+        yield
     except FileNotFoundError:
         raise InputError(name, "no such file") from None
     except IsADirectoryError:
@@ -37,14 +90,11 @@ def read_bytes(path: str) -> bytes:
         raise InputError(name, "permission denied") from None
     except OSError as error:
         raise InputError(name, f"cannot be read ({error.strerror or error})") from None
-    if data.startswith(GZIP_MAGIC):
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error):
-            raise InputError(name, "truncated or corrupt gzip data") from None
-    if data.startswith(UTF8_BOM):
-        data = data[len(UTF8_BOM):]
-    return data
+
+
+def is_regular_file(path) -> bool:
+    """Whether ``path`` names a regular file (which can be read more than once), not ``-`` or a pipe."""
+    return isinstance(path, (str, os.PathLike)) and os.fspath(path) != STDIN and os.path.isfile(path)
 
 
 def first_line(path: str, limit: int = 1 << 16) -> bytes | None:

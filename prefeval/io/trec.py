@@ -200,6 +200,25 @@ class LineNumbers:
 
 
 @dataclass(frozen=True)
+class RowLines:
+    """The line of each row, kept explicitly (rows gathered from blocks of a file); the same
+    methods as :class:`LineNumbers`."""
+
+    numbers: np.ndarray
+
+    @classmethod
+    def of_block(cls, data: bytes, rows: int, first_line: int) -> RowLines:
+        """The lines of the ``rows`` rows read from a block whose first line is ``first_line``."""
+        return cls(LineNumbers.of_file(data, rows).of(np.arange(rows)) + (first_line - 1))
+
+    def of(self, rows) -> np.ndarray:
+        return self.numbers[np.asarray(rows, dtype=np.int64)]
+
+    def without(self, rows) -> RowLines:
+        return RowLines(np.delete(self.numbers, rows))
+
+
+@dataclass(frozen=True)
 class Qrels:
     """Relevance judgments, reduced to what evaluation needs: the relevant documents per query.
 
@@ -262,7 +281,7 @@ class RunColumns:
     qids: np.ndarray
     docids: np.ndarray
     scores: np.ndarray
-    lines: LineNumbers | None = None
+    lines: LineNumbers | RowLines | None = None
     tag: str | None = None
     """The run tag of the file's first line (its sixth field, trec_eval's ``runid``), if it has one."""
 
@@ -330,11 +349,7 @@ def qrels_from_columns(
         raise InputError(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line (the means "
                                  "over queries) has; rename the query",
                          line_of(int(named_all[0])) if line_of is not None else None)
-    unjudged = grades < 0  # in the pool, not judged: -b and -f leave them so
-    if binary_relevance is not None:
-        grades = np.where(unjudged, grades, (grades >= binary_relevance).astype(np.float64))
-    if relevance_floor is not None:
-        grades = np.where(unjudged | (grades >= relevance_floor), grades, 0.0)
+    grades = mapped_grades(grades, binary_relevance, relevance_floor)
     query_codes, qids = pd.factorize(qids)
     judgments = pd.DataFrame({"query": query_codes, "docid": docids, "grade": grades})
     best = judgments.groupby(["query", "docid"], sort=False)["grade"].max().reset_index()
@@ -367,6 +382,18 @@ def qrels_from_columns(
     )
 
 
+def mapped_grades(grades: np.ndarray, binary_relevance: float | None = None,
+                  relevance_floor: float | None = None) -> np.ndarray:
+    """The grades after ``-b`` and ``-f`` (:func:`qrels_from_columns`); a negative grade (in the pool,
+    not judged) is left as it is."""
+    unjudged = grades < 0
+    if binary_relevance is not None:
+        grades = np.where(unjudged, grades, (grades >= binary_relevance).astype(np.float64))
+    if relevance_floor is not None:
+        grades = np.where(unjudged | (grades >= relevance_floor), grades, 0.0)
+    return grades
+
+
 def read_run(path: str) -> RunColumns:
     """Read a run file into its qid, docid and score columns (lines scored ``nan`` dropped)."""
     source = display_name(path)
@@ -384,11 +411,11 @@ def read_run(path: str) -> RunColumns:
         docids=columns["docid"],
         scores=columns["score"],
         lines=lines,
-        tag=_first_tag(data),
+        tag=first_tag(data),
     )
 
 
-def _first_tag(data: bytes) -> str | None:
+def first_tag(data: bytes) -> str | None:
     """The sixth field of the first line that has one, as trec_eval's ``runid`` reads it."""
     for line in data[:65536].split(b"\n", 64):
         fields = line.split()
@@ -411,6 +438,19 @@ def read_columns(data: bytes, source: str, fmt: LineFormat) -> dict[str, np.ndar
     if len(columns[fmt.number_field[0]]) == 0:
         raise InputError(source, f"no {fmt.kind} lines ({fmt.layout}) in the file")
     return columns
+
+
+def read_block_columns(data: bytes, source: str, fmt: LineFormat, first_line: int) -> dict[str, np.ndarray]:
+    """:func:`read_columns` for a block of a file whose first line is line ``first_line``
+    (:func:`~prefeval.io.source.read_blocks`): an error names the line of the file; a block without
+    any line gives empty columns (whether the file has none is for its reader to say)."""
+    columns = _read_columns_fast(data, fmt)
+    if columns is not None:
+        return columns
+    try:
+        return scan_lines(data, source, fmt, strict=True).columns
+    except InputError as error:
+        raise InputError(error.source, error.message, error.line + first_line - 1) from None
 
 
 def read_columns_leniently(data: bytes, source: str, fmt: LineFormat, shown: int) -> Scan:

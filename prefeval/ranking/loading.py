@@ -60,9 +60,35 @@ def load_collection(
 def load_judgments(qrels: Judgments, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> Qrels:
     """Read the qrels alone, noting the queries dropped for want of a relevant document."""
     judgments = load_qrels(qrels, relevance.binary_relevance, relevance.relevance_floor, relevance.keep_empty)
-    if judgments.dropped_qids:
-        note(f"{judgments.source}: dropped {_queries(judgments.dropped_qids)} without relevant documents")
+    note_dropped(judgments.source, judgments.dropped_qids)
     return judgments
+
+
+def note_dropped(source: str, dropped_qids: Sequence[str], count: int | None = None) -> None:
+    """The note on the queries of the qrels dropped for want of a relevant document (``count`` of
+    them, ``dropped_qids`` the first few when not all are given)."""
+    if dropped_qids:
+        note(f"{source}: dropped {queries_text(dropped_qids, count)} without relevant documents")
+
+
+def note_below_level(source: str, qids: Sequence[str], count: int, level: float) -> None:
+    """The note on the queries without a document at the relevance level (``count``; the first few)."""
+    if count:
+        note(f"{source}: {queries_text(qids, count)} without a document of grade >= {level:g}: "
+             "the binary measures score 0 on them")
+
+
+def note_run(run_id: str, scored_lines: int, missing: int, num_queries: int, foreign_qids: Sequence[str],
+             foreign_count: int | None = None, skip_missing: bool = False) -> None:
+    """The notes on one run: every line scored nan, the queries of the qrels it lacks, and those it
+    has that the qrels lack (``foreign_count``; ``foreign_qids`` the first few)."""
+    if scored_lines == 0:
+        note(f"run {run_id}: every line is scored nan; it is evaluated as retrieving nothing")
+    elif missing:
+        note(f"run {run_id}: {missing} of {num_queries} queries missing, "
+             + ("left out of its lines and means" if skip_missing else "scored as retrieving nothing"))
+    if foreign_qids:
+        note(f"run {run_id}: {queries_text(foreign_qids, foreign_count)} not in the qrels, ignored")
 
 
 def _rank_runs(qrels: Qrels, runs: Sequence[tuple[str | None, Judgments]], topk: int | None, jobs: int,
@@ -93,29 +119,27 @@ def _rank_runs(qrels: Qrels, runs: Sequence[tuple[str | None, Judgments]], topk:
 def _note_levels(table: RankTable, level: float | None) -> None:
     if level is None:
         return
+    below = below_level(table, level)
+    note_below_level(table.qrels.source, [table.qids[q] for q in below[:SHOWN + 1]], len(below), level)
+
+
+def below_level(table: RankTable, level: float) -> np.ndarray:
+    """The queries of ``table`` with a relevant document but none of grade >= ``level``."""
     everything = Selection.everything(table)
     at_level = everything.at_relevance_level(table, level)
     has_one = np.bincount(table.qrels.query_of_document[at_level.documents], minlength=table.num_queries) > 0
-    below = np.setdiff1d(np.flatnonzero(np.diff(table.qrels.offsets) > 0), np.flatnonzero(has_one))
-    if len(below):
-        qids = [table.qids[q] for q in below]
-        note(f"{table.qrels.source}: {_queries(qids)} without a document of grade >= {level:g}: "
-             "the binary measures score 0 on them")
+    return np.setdiff1d(np.flatnonzero(np.diff(table.qrels.offsets) > 0), np.flatnonzero(has_one))
 
 
 def _note_runs(table: RankTable, ranked: list[RankedRun], skip_missing: bool = False) -> None:
     for run, in_run in zip(ranked, table.in_run):
-        missing = int((~in_run).sum())
-        if run.scored_lines == 0:
-            note(f"run {run.run_id}: every line is scored nan; it is evaluated as retrieving nothing")
-        elif missing:
-            note(f"run {run.run_id}: {missing} of {table.num_queries} queries missing, "
-                 + ("left out of its lines and means" if skip_missing else "scored as retrieving nothing"))
-        if run.foreign_queries:
-            note(f"run {run.run_id}: {_queries(run.foreign_queries)} not in the qrels, ignored")
+        note_run(run.run_id, run.scored_lines, int((~in_run).sum()), table.num_queries, run.foreign_queries,
+                 skip_missing=skip_missing)
 
 
-def _queries(qids: Sequence[str]) -> str:
-    """``3 queries (a, b, c)``, ``1 query (a)``, the ids cut after :data:`SHOWN`."""
-    shown = ", ".join(qids[:SHOWN]) + (", ..." if len(qids) > SHOWN else "")
-    return f"{len(qids)} {'query' if len(qids) == 1 else 'queries'} ({shown})"
+def queries_text(qids: Sequence[str], count: int | None = None) -> str:
+    """``3 queries (a, b, c)``, ``1 query (a)``: ``count`` queries (default: as many as ``qids``),
+    the ids cut after :data:`SHOWN`."""
+    count = len(qids) if count is None else count
+    shown = ", ".join(qids[:SHOWN]) + (", ..." if count > SHOWN else "")
+    return f"{count} {'query' if count == 1 else 'queries'} ({shown})"

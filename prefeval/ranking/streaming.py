@@ -1,0 +1,385 @@
+"""Streaming a collection: RankTables for consecutive chunks of queries, read from the files as
+they are needed, so that memory depends on the chunk, not on the collection.
+
+Two passes over the qrels, one over each run:
+
+1. :func:`index_qrels` reads the qrels in blocks and keeps, per query, a 64-bit hash of its id
+   (pandas' ``hash_array``) and its number among the kept queries (those with a relevant document,
+   or all with ``keep_empty``): 16 bytes a query. It checks that the qrels are **grouped by query**
+   (the lines of a query one after the other); when they are not it returns None, and the collection
+   is read in memory instead (:mod:`prefeval.ranking.loading`), before anything is written.
+2. :class:`StreamedCollection` then reads the qrels again and every run in step, block by block
+   (:func:`~prefeval.io.source.read_blocks`), gives each line the number of its query, and hands
+   over a chunk of queries as soon as every file has been read past it: each chunk is ranked as
+   the whole collection would be (:func:`~prefeval.ranking.ranktable.rank_relevant`) into a
+   RankTable of its own queries. Lines of queries the qrels lack are dropped (and noted, as in
+   memory), lines of the queries the qrels dropped are ignored.
+
+Streaming needs each run to list its queries **in the order of the qrels**, each query's lines
+together (any query may be missing, and lines of queries the qrels lack may come anywhere): what
+recommenders write, and TREC runs sorted as their qrels are. A run that does not raises
+:class:`OutOfOrder` when its first line out of order is read; the caller then evaluates in memory
+(``prefeval eval`` does so by itself, having held its output back: :mod:`prefeval.engines`).
+
+Hash collisions: two qrels ids with one hash read as a repeated query (so the qrels are read in
+memory); a run's id that collides with a qrels id is told apart when its chunk is built (its text
+is compared) and dropped with the foreign lines. The chance is about n² / 2⁶⁵ for n ids.
+
+The notes on the data are those of the in-memory path, word for word; the notes on the runs and the
+relevance level are made when the last chunk has been read (:meth:`StreamedCollection.note_data`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from prefeval.errors import InputError
+from prefeval.io.keys import SUMMARY_QID
+from prefeval.io.source import display_name, read_blocks
+from prefeval.io.trec import (
+    QRELS_FORMAT,
+    RUN_FORMAT,
+    LineFormat,
+    RowLines,
+    RunColumns,
+    first_tag,
+    mapped_grades,
+    qrels_from_columns,
+    read_block_columns,
+    run_id_from_path,
+)
+from prefeval.ranking.loading import SHOWN, below_level, note_below_level, note_dropped, note_run
+from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
+from prefeval.ranking.ranktable import RankTable, RelevantLookup, query_id_hint, rank_relevant
+
+FOREIGN = -1
+"""The query number of a line whose query the qrels do not have."""
+DROPPED = -2
+"""The query number of a line whose query the qrels have but dropped (no relevant document)."""
+HINT_QIDS = 1000
+"""How many of the qrels' ids are kept for the hint of a run none of whose ids is in the qrels."""
+
+
+class OutOfOrder(Exception):
+    """A run whose queries are not in the order of the qrels (or not grouped): it cannot be streamed."""
+
+    def __init__(self, source: str, line: int, qid: str):
+        super().__init__(f"{source}:{line}: query {qid!r} comes after a query that follows it in the qrels")
+        self.source, self.line, self.qid = source, line, qid
+
+
+def hash_ids(ids: np.ndarray) -> np.ndarray:
+    """64-bit hashes of text ids (the same in every process and on every machine). An id that is
+    not UTF-8 (read with surrogate escapes) is hashed as its bytes in hexadecimal after a NUL, which
+    no id read from a file holds, so that it is told apart from every other id."""
+    ids = np.asarray(ids, dtype=object)
+    try:
+        return pd.util.hash_array(ids)
+    except UnicodeEncodeError:
+        return pd.util.hash_array(np.array([_encodable(text) for text in ids], dtype=object))
+
+
+def _encodable(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "\x00" + text.encode("utf-8", "surrogateescape").hex()
+    return text
+
+
+@dataclass(frozen=True)
+class QueryIndex:
+    """The qrels' queries, by the hash of their ids (:func:`hash_ids`): ``numbers[i]`` is the number,
+    among the kept queries, of the query whose hash is ``sorted_hashes[i]``, or :data:`DROPPED`."""
+
+    source: str
+    sorted_hashes: np.ndarray
+    numbers: np.ndarray
+    num_queries: int
+    dropped_shown: list[str]
+    dropped_count: int
+    first_qids: list[str]
+    """The first :data:`HINT_QIDS` kept ids (for :func:`~prefeval.ranking.ranktable.query_id_hint`)."""
+
+    def numbers_of(self, qids: np.ndarray) -> np.ndarray:
+        """The number of each id's query, :data:`DROPPED` or :data:`FOREIGN`."""
+        hashes = hash_ids(qids)
+        found = np.minimum(np.searchsorted(self.sorted_hashes, hashes), len(self.sorted_hashes) - 1)
+        return np.where(self.sorted_hashes[found] == hashes, self.numbers[found], FOREIGN)
+
+
+def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> QueryIndex | None:
+    """The :class:`QueryIndex` of the qrels file ``path``, every line checked as the in-memory reader
+    checks it; None when the qrels are not grouped by query. Raises the in-memory reader's errors: no
+    line, a query named ``all``, no query with a relevant document."""
+    source = display_name(path)
+    hashes: list[np.ndarray] = []  # per block, the hashes of its new queries in order
+    relevant: list[np.ndarray] = []
+    seen: list[np.ndarray] = []  # per block, the same hashes sorted
+    texts: list[str] = []  # the ids of the first queries, for notes and hints
+    rows, last = 0, None
+    for block, first_line in read_blocks(path):
+        columns = read_block_columns(block, source, QRELS_FORMAT, first_line)
+        qids = columns["qid"]
+        if not len(qids):
+            continue
+        rows += len(qids)
+        named_all = np.flatnonzero(qids == SUMMARY_QID)
+        if len(named_all):
+            line = RowLines.of_block(block, len(qids), first_line).of([named_all[0]])[0]
+            raise InputError(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line (the "
+                                     "means over queries) has; rename the query", int(line))
+        codes, uniques = pd.factorize(qids)
+        if len(codes) > 1 and (np.diff(codes) < 0).any():
+            return None
+        block_hashes = hash_ids(uniques)
+        grades = mapped_grades(columns["grade"], relevance.binary_relevance, relevance.relevance_floor)
+        has_relevant = np.bincount(codes, weights=grades > 0, minlength=len(uniques)) > 0
+        if last is not None and block_hashes[0] == last:  # the previous block's last query goes on
+            relevant[-1][-1] |= has_relevant[0]
+            block_hashes, has_relevant, uniques = block_hashes[1:], has_relevant[1:], uniques[1:]
+        if any(_contains(earlier, block_hashes).any() for earlier in seen):
+            return None
+        if len(block_hashes):
+            hashes.append(block_hashes)
+            relevant.append(has_relevant)
+            seen.append(np.sort(block_hashes))
+            last = block_hashes[-1]
+            if len(texts) < HINT_QIDS + SHOWN:
+                texts.extend(str(qid) for qid in uniques[:HINT_QIDS + SHOWN])
+    if rows == 0:
+        raise InputError(source, f"no qrels lines ({QRELS_FORMAT.layout}) in the file")
+    all_hashes = np.concatenate(hashes)
+    kept = np.concatenate(relevant)
+    if not kept.any() and not relevance.keep_empty:
+        raise InputError(source, "no query has a relevant document (a grade > 0 after -b/-f)")
+    if relevance.keep_empty:
+        kept[:] = True
+    numbers = np.where(kept, np.cumsum(kept) - 1, DROPPED)
+    order = np.argsort(all_hashes, kind="stable")
+    shown = np.flatnonzero(~kept[:len(texts)])
+    return QueryIndex(
+        source=source,
+        sorted_hashes=all_hashes[order],
+        numbers=numbers[order],
+        num_queries=int(kept.sum()),
+        dropped_shown=[texts[i] for i in shown[:SHOWN + 1]],
+        dropped_count=int((~kept).sum()),
+        first_qids=[texts[i] for i in np.flatnonzero(kept[:len(texts)])[:HINT_QIDS]],
+    )
+
+
+def _contains(sorted_hashes: np.ndarray, hashes: np.ndarray) -> np.ndarray:
+    found = np.minimum(np.searchsorted(sorted_hashes, hashes), len(sorted_hashes) - 1)
+    return sorted_hashes[found] == hashes
+
+
+@dataclass
+class _Rows:
+    """Parsed lines waiting for their chunk: the text columns, the number, the query numbers, the lines."""
+
+    qids: np.ndarray
+    docids: np.ndarray
+    values: np.ndarray
+    queries: np.ndarray
+    lines: np.ndarray
+
+    @classmethod
+    def empty(cls) -> _Rows:
+        text = np.empty(0, dtype=object)
+        return cls(text, text, np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+
+    def split(self, stop: int) -> tuple[_Rows, _Rows]:
+        """(the rows of the queries before ``stop``, the others); the rows are in query order."""
+        cut = int(np.searchsorted(self.queries, stop))
+        return (_Rows(*(column[:cut] for column in self._columns())),
+                _Rows(*(column[cut:] for column in self._columns())))
+
+    def _columns(self):
+        return self.qids, self.docids, self.values, self.queries, self.lines
+
+    @staticmethod
+    def joined(parts: Sequence[_Rows]) -> _Rows:
+        if len(parts) == 1:
+            return parts[0]
+        return _Rows(*(np.concatenate(columns) for columns in zip(*(part._columns() for part in parts))))
+
+
+@dataclass
+class _FileStream:
+    """One file read block by block: its lines numbered by query, kept until their chunk is taken.
+
+    ``frontier``: every query numbered below it has all its lines read (the file lists its queries
+    in order); the number of queries at the end of the file."""
+
+    path: str
+    fmt: LineFormat
+    index: QueryIndex
+    source: str = ""
+    frontier: int = 0
+    done: bool = False
+    waiting: list[_Rows] = field(default_factory=list)
+    rows_read: int = 0
+    scored: int = 0
+    judged_queries: int = 0
+    foreign_shown: list[str] = field(default_factory=list)
+    foreign_hashes: list[np.ndarray] = field(default_factory=list)
+    dropped_rows: int = 0
+    tag: str | None = None
+    _last_query: int = -1
+
+    def __post_init__(self):
+        self.source = display_name(self.path)
+        self._blocks = read_blocks(self.path)
+
+    def read(self) -> None:
+        """Read the next block (the end of the file sets :attr:`frontier` to every query)."""
+        try:
+            block, first_line = next(self._blocks)
+        except StopIteration:
+            self.done, self.frontier = True, self.index.num_queries
+            return
+        if self.rows_read == 0 and self.tag is None and self.fmt is RUN_FORMAT:
+            self.tag = first_tag(block)
+        columns = read_block_columns(block, self.source, self.fmt, first_line)
+        number_name = self.fmt.number_field[0]
+        values = columns[number_name]
+        if not len(values):
+            return
+        lines = RowLines.of_block(block, len(values), first_line).numbers
+        self.rows_read += len(values)
+        kept = ~np.isnan(values) if self.fmt.nan_allowed else slice(None)
+        qids, docids, values, lines = columns["qid"][kept], columns["docid"][kept], values[kept], lines[kept]
+        self.scored += len(values)
+        queries = self.index.numbers_of(qids)
+        self._note_foreign(qids[queries == FOREIGN])
+        judged = queries >= 0
+        self.dropped_rows += int((queries == DROPPED).sum())
+        if not judged.all():
+            qids, docids, values, lines, queries = (column[judged] for column in (qids, docids, values, lines,
+                                                                                   queries))
+        if not len(queries):
+            return
+        steps = np.diff(queries, prepend=self._last_query)
+        if (steps < 0).any():
+            row = int(np.flatnonzero(steps < 0)[0])
+            raise OutOfOrder(self.source, int(lines[row]), str(qids[row]))
+        self.judged_queries += int((steps > 0).sum())
+        self._last_query = int(queries[-1])
+        self.frontier = self._last_query
+        self.waiting.append(_Rows(qids, docids, values, queries, lines))
+
+    def _note_foreign(self, qids: np.ndarray) -> None:
+        if not len(qids):
+            return
+        uniques = pd.unique(qids)
+        hashes = np.sort(hash_ids(uniques))
+        new = ~np.any([_contains(earlier, hashes) for earlier in self.foreign_hashes], axis=0) \
+            if self.foreign_hashes else np.ones(len(hashes), dtype=bool)
+        if new.any():
+            self.foreign_hashes.append(hashes[new])
+        if len(self.foreign_shown) <= SHOWN:
+            known = set(self.foreign_shown)
+            self.foreign_shown.extend(qid for qid in map(str, uniques) if qid not in known)
+            del self.foreign_shown[SHOWN + 1:]
+
+    @property
+    def foreign_count(self) -> int:
+        return sum(len(hashes) for hashes in self.foreign_hashes)
+
+    def take(self, stop: int) -> _Rows:
+        """The waiting rows of the queries numbered below ``stop`` (all read: ``stop <= frontier``)."""
+        rows = _Rows.joined(self.waiting) if self.waiting else _Rows.empty()
+        taken, rest = rows.split(stop)
+        self.waiting = [rest] if len(rest.queries) else []
+        return taken
+
+
+class StreamedCollection:
+    """The qrels and runs of files, handed over as RankTables of consecutive chunks of queries
+    (:meth:`tables`); see the module docstring. Construct with :meth:`open`."""
+
+    def __init__(self, index: QueryIndex, qrels: str, runs: Sequence[str], names: Sequence[str | None],
+                 relevance: RelevanceOptions, others: bool, skip_missing: bool):
+        self.index = index
+        self.qrels_path = qrels
+        self.run_paths = list(runs)
+        self.run_ids = [name if name is not None else run_id_from_path(path) for name, path in zip(names, runs)]
+        self.relevance = relevance
+        self.others = others
+        self.skip_missing = skip_missing
+        self.run_tags: list[str | None] = [None] * len(self.run_paths)
+        self._below_level: list[str] = []
+        self._below_count = 0
+
+    @classmethod
+    def open(cls, qrels: str, runs: Sequence[str], relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
+             others: bool = False, skip_missing: bool = False,
+             names: Sequence[str | None] | None = None) -> StreamedCollection | None:
+        """Index the qrels (noting the queries dropped); None when they are not grouped by query."""
+        index = index_qrels(qrels, relevance)
+        if index is None:
+            return None
+        note_dropped(index.source, index.dropped_shown, index.dropped_count)
+        return cls(index, qrels, runs, names or [None] * len(runs), relevance, others, skip_missing)
+
+    @property
+    def num_queries(self) -> int:
+        return self.index.num_queries
+
+    def tables(self) -> Iterator[tuple[int, RankTable]]:
+        """(the number of its first query, the RankTable) of every chunk, in query order; then the
+        notes on the data. Raises :class:`OutOfOrder` for a run that is not in the qrels' order."""
+        qrels = _FileStream(self.qrels_path, QRELS_FORMAT, self.index)
+        runs = [_FileStream(path, RUN_FORMAT, self.index) for path in self.run_paths]
+        streams = [qrels, *runs]
+        start = 0
+        while start < self.num_queries:
+            for stream in streams:
+                while stream.frontier <= start and not stream.done:
+                    stream.read()
+            stop = min(stream.frontier for stream in streams)
+            yield start, self._table(qrels.take(stop), [run.take(stop) for run in runs], runs)
+            start = stop
+        for run in runs:  # the last chunk needs no more than its queries: read what follows
+            while not run.done:
+                run.read()
+        self.run_tags = [run.tag for run in runs]
+        self._note_data(runs)
+
+    def _table(self, judgments: _Rows, runs: list[_Rows], streams: list[_FileStream]) -> RankTable:
+        relevance = self.relevance
+        qrels = qrels_from_columns(self.index.source, judgments.qids, judgments.docids, judgments.values,
+                                   relevance.binary_relevance, relevance.relevance_floor, keep_empty=True)
+        lookup = RelevantLookup(qrels, self.others)
+        ranked = []
+        for run_id, rows, stream in zip(self.run_ids, runs, streams):
+            numbers = lookup.query_numbers(rows.qids)
+            if (numbers < 0).any():  # an id whose hash is a qrels id's: foreign after all
+                stream._note_foreign(rows.qids[numbers < 0])
+                rows = _Rows(*(column[numbers >= 0] for column in rows._columns()))
+            columns = RunColumns(stream.source, run_id, rows.qids, rows.docids, rows.values, RowLines(rows.lines),
+                                 stream.tag)
+            ranked.append(rank_relevant(columns, lookup, relevance.topk))
+        table = RankTable.from_ranked(qrels, ranked)
+        if relevance.relevance_level is not None:
+            below = below_level(table, relevance.relevance_level)
+            self._below_count += len(below)
+            self._below_level.extend(table.qids[q] for q in below[:max(SHOWN + 1 - len(self._below_level), 0)])
+        return table
+
+    def _note_data(self, runs: list[_FileStream]) -> None:
+        if self.relevance.relevance_level is not None:
+            note_below_level(self.index.source, self._below_level, self._below_count, self.relevance.relevance_level)
+        for run_id, run in zip(self.run_ids, runs):
+            if run.rows_read == 0:
+                raise InputError(run.source, f"no run lines ({RUN_FORMAT.layout}) in the file")
+            if run.judged_queries == 0 and run.dropped_rows == 0 and run.foreign_count:
+                raise InputError(run.source, "no query id of this run is in the qrels"
+                                 + query_id_hint(run.foreign_shown, self.index.first_qids))
+            note_run(run_id, run.scored, self.num_queries - run.judged_queries, self.num_queries, run.foreign_shown,
+                     run.foreign_count, self.skip_missing)

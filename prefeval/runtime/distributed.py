@@ -1,0 +1,91 @@
+"""Evaluating the chunks of a streamed collection on a Dask cluster (``eval --engine dask``).
+
+The process that runs ``prefeval eval`` (the client) reads the qrels and runs chunk by chunk
+(:mod:`prefeval.ranking.streaming`) and reduces each chunk to its RankTable: the ranks of the
+relevant documents, kilobytes to megabytes. Each chunk is then a Dask task, run by a worker:
+the same kernel as on one machine (:meth:`prefeval.evaluation.Evaluation.chunk_results`), which
+computes every measure on the chunk's queries and writes their lines. The client takes the
+results back in query order, adds them to the summary (in its fixed order, :mod:`prefeval.results`)
+and writes them out: the bytes are those of the default engine.
+
+So the inputs are read where the client runs (a local disk is enough: workers never open a file),
+and workers need only prefeval installed, the same version as the client's. At most
+:data:`IN_FLIGHT_PER_WORKER` chunks per worker are submitted ahead of the one being written, so the
+client's memory stays bounded.
+
+The cluster is dask.distributed's: a scheduler at ``scheduler`` (``tcp://host:8786``, as
+``dask scheduler`` prints it), or, when none is given, a ``LocalCluster`` of ``jobs`` single-threaded
+worker processes started for the evaluation and stopped after it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from prefeval.errors import UsageError
+
+if TYPE_CHECKING:
+    from prefeval.evaluation import Chunk, Evaluation
+
+IN_FLIGHT_PER_WORKER = 2
+
+
+class Distributor(Protocol):
+    """Where the chunks of an evaluation are evaluated: what :class:`Evaluation` calls."""
+
+    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk], render: Callable) -> Iterator[list]:
+        """Per chunk, in order, the list of (rendered block, block) of
+        :meth:`~prefeval.evaluation.Evaluation.chunk_results`."""
+
+
+def _chunk_kernel(evaluation: Evaluation, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
+    """What a worker runs: the rendered blocks of one chunk, with the blocks' values."""
+    return list(evaluation.chunk_results(chunk, render))
+
+
+class DaskDistributor(Distributor):
+    """Chunks as tasks of a dask.distributed ``Client`` (module docstring)."""
+
+    def __init__(self, client, workers: int):
+        self.client = client
+        self.workers = max(workers, 1)
+
+    @classmethod
+    @contextlib.contextmanager
+    def connect(cls, scheduler: str | None, jobs: int) -> Iterator[DaskDistributor]:
+        """A distributor on the scheduler at ``scheduler``, or on a local cluster of ``jobs`` workers."""
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise UsageError("--engine dask needs dask.distributed: pip install 'prefeval[dask]'") from None
+        with contextlib.ExitStack() as stack:
+            if scheduler is None:
+                cluster = stack.enter_context(LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                                           dashboard_address=None, silence_logs=50))
+                client = stack.enter_context(Client(cluster))
+            else:
+                try:
+                    client = stack.enter_context(Client(scheduler, timeout="30s"))
+                except OSError as error:
+                    raise UsageError(f"--scheduler {scheduler}: cannot connect ({error})") from None
+            workers = len(client.scheduler_info().get("workers", {})) or jobs
+            yield cls(client, workers)
+
+    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk], render: Callable) -> Iterator[list]:
+        """The results of every chunk in order, computed by the cluster's workers."""
+        [shared] = self.client.scatter([evaluation.for_workers()], broadcast=True)
+        waiting: deque = deque()
+        limit = IN_FLIGHT_PER_WORKER * self.workers
+        try:
+            for chunk in chunks:
+                waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, pure=False))
+                if len(waiting) >= limit:
+                    yield waiting.popleft().result()
+            while waiting:
+                yield waiting.popleft().result()
+        finally:
+            for future in waiting:
+                future.cancel()
