@@ -227,14 +227,16 @@ def query_id_hint(run_qids, qrels_qids) -> str:
     return f"; the ids differ in zero-padding ({run_qid!r} in the run, {qrels_qid!r} in the qrels)"
 
 
-def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None) -> RankedRun:
+def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None,
+                  queries: np.ndarray | None = None) -> RankedRun:
     """Reduce one run to its RankTable row: ranks of the relevant documents, documents per query.
 
     A run none of whose query ids is in the qrels file at all is an error (a wrong file, or ids
     written differently), with a hint; a run whose queries are in the qrels file but were all dropped
-    (no relevant document) retrieves nothing that counts."""
+    (no relevant document) retrieves nothing that counts. ``queries``: the qrels' number of each
+    row's query when the caller knows them already (every row's query in the qrels)."""
     qrels = lookup.qrels
-    queries = lookup.query_numbers(run.qids)
+    queries = lookup.query_numbers(run.qids) if queries is None else queries
     judged = queries >= 0
     foreign: list[str] = []
     if not judged.all():

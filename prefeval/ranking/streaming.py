@@ -106,10 +106,20 @@ class QueryIndex:
     """The first :data:`HINT_QIDS` kept ids (for :func:`~prefeval.ranking.ranktable.query_id_hint`)."""
 
     def numbers_of(self, qids: np.ndarray) -> np.ndarray:
-        """The number of each id's query, :data:`DROPPED` or :data:`FOREIGN`."""
-        hashes = hash_ids(qids)
+        """The number of each id's query, :data:`DROPPED` or :data:`FOREIGN`. Each id of a stretch
+        of equal ids (the lines of a query) is looked up once."""
+        heads = stretch_starts(qids)
+        hashes = hash_ids(qids[heads])
         found = np.minimum(np.searchsorted(self.sorted_hashes, hashes), len(self.sorted_hashes) - 1)
-        return np.where(self.sorted_hashes[found] == hashes, self.numbers[found], FOREIGN)
+        numbers = np.where(self.sorted_hashes[found] == hashes, self.numbers[found], FOREIGN)
+        return np.repeat(numbers, np.diff(np.append(heads, len(qids))))
+
+
+def stretch_starts(ids: np.ndarray) -> np.ndarray:
+    """The rows where a stretch of equal consecutive ids starts (row 0 first, when there are rows)."""
+    if not len(ids):
+        return np.empty(0, dtype=np.int64)
+    return np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
 
 
 def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> QueryIndex | None:
@@ -343,7 +353,7 @@ class StreamedCollection:
                 while stream.frontier <= start and not stream.done:
                     stream.read()
             stop = min(stream.frontier for stream in streams)
-            yield start, self._table(qrels.take(stop), [run.take(stop) for run in runs], runs)
+            yield start, self._table(start, qrels.take(stop), [run.take(stop) for run in runs], runs)
             start = stop
         for run in runs:  # the last chunk needs no more than its queries: read what follows
             while not run.done:
@@ -351,20 +361,23 @@ class StreamedCollection:
         self.run_tags = [run.tag for run in runs]
         self._note_data(runs)
 
-    def _table(self, judgments: _Rows, runs: list[_Rows], streams: list[_FileStream]) -> RankTable:
+    def _table(self, start: int, judgments: _Rows, runs: list[_Rows], streams: list[_FileStream]) -> RankTable:
         relevance = self.relevance
         qrels = qrels_from_columns(self.index.source, judgments.qids, judgments.docids, judgments.values,
                                    relevance.binary_relevance, relevance.relevance_floor, keep_empty=True)
         lookup = RelevantLookup(qrels, self.others)
         ranked = []
+        chunk_qids = np.array(qrels.qids, dtype=object)
         for run_id, rows, stream in zip(self.run_ids, runs, streams):
-            numbers = lookup.query_numbers(rows.qids)
-            if (numbers < 0).any():  # an id whose hash is a qrels id's: foreign after all
-                stream._note_foreign(rows.qids[numbers < 0])
-                rows = _Rows(*(column[numbers >= 0] for column in rows._columns()))
+            numbers = rows.queries - start
+            collided = chunk_qids[numbers] != rows.qids
+            if collided.any():  # an id whose hash is a qrels id's: foreign after all
+                stream._note_foreign(rows.qids[collided])
+                rows = _Rows(*(column[~collided] for column in rows._columns()))
+                numbers = numbers[~collided]
             columns = RunColumns(stream.source, run_id, rows.qids, rows.docids, rows.values, RowLines(rows.lines),
                                  stream.tag)
-            ranked.append(rank_relevant(columns, lookup, relevance.topk))
+            ranked.append(rank_relevant(columns, lookup, relevance.topk, numbers))
         table = RankTable.from_ranked(qrels, ranked)
         if relevance.relevance_level is not None:
             below = below_level(table, relevance.relevance_level)

@@ -92,81 +92,94 @@ def _line_order(num_runs: int, pairs: tuple[tuple[int, int], ...]) -> np.ndarray
     return np.array(order, dtype=np.int64).reshape(-1, 2)
 
 
-def _pair_labels(run_ids: list, pairs: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
-    runs = np.array(run_ids, dtype=object)
+def _pair_labels(runs: np.ndarray, pairs: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+    """The labels (``runs``, one per run) of the first and of the second run of every pair."""
     first, second = (np.array(side, dtype=np.int64) for side in zip(*pairs)) if pairs else ([], [])
     return runs[first], runs[second]
 
 
 # --- as JSON text ------------------------------------------------------------------------------------
+#
+# A block's lines are built as a byte matrix, a row per line: each piece of a line (a constant such
+# as ``,"ap":``, or a column of numbers or ids as JSON text) fills columns of its own, the text of a
+# column's values padded with NUL bytes to its longest; the NULs are then deleted from the whole
+# matrix at once (``bytes.translate``). JSON text never holds a NUL byte (orjson writes U+0000 as
+# ``\u0000``), so deleting them leaves exactly the lines. No Python object is made per value.
 
 def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, int]]) -> bytes:
     num_queries, num_runs, num_pairs = len(block.qids), len(run_ids), len(pairs)
-    qids = np.array([_json(qid) for qid in block.qids], dtype=object)
-    runs = np.array(run_ids, dtype=object)
+    qids = _json_texts([_json(qid) for qid in block.qids])
+    runs = _json_texts(run_ids)
     sample = _json(block.sample)
     rows = []
     if block.preferences:
-        firsts, seconds = _pair_labels(run_ids, pairs)
-        rows.append(_cells(
+        firsts, seconds = _pair_labels(runs, pairs)
+        rows.append(_line_matrix(
             [_open(QID), np.repeat(qids, num_pairs), _key(RUNI), np.tile(firsts, num_queries),
              _key(RUNJ), np.tile(seconds, num_queries), _key(SAMPLE) + sample + _key(TYPE) + _json(PREFERENCE)],
             {name: values.T for name, values in block.preferences.items()},
         ))
     if block.metrics:
-        rows.append(_cells(
+        rows.append(_line_matrix(
             [_open(QID), np.repeat(qids, num_runs), _key(RUN), np.tile(runs, num_queries),
              _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
             {name: values.T for name, values in (block.metrics | block.metric_extras).items()},
         ))
     if len(rows) == 2:  # pair and metric lines interleaved: per query, each run's pairs, then its metrics
         rows = [_stack_rows(rows)[_query_order(num_queries, num_runs, pairs)]]
-    return b"".join(rows[0].ravel().tolist()) if rows else b""
+    return _text(rows[0]) if rows else b""
 
 
 def _summary_lines(summary: Summary, run_ids: list[bytes], pairs: list[tuple[int, int]],
                    write_means: bool = True) -> bytes:
-    runs = np.array(run_ids, dtype=object)
+    runs = _json_texts(run_ids)
     sample = _json(summary.sample)
     qid = _open(QID) + _json(SUMMARY_QID)
     rows = []
     if summary.preferences:
-        firsts, seconds = _pair_labels(run_ids, pairs)
-        rows.append(_cells([qid + _key(RUNI), firsts, _key(RUNJ), seconds, _key(SAMPLE) + sample],
-                           summary.preferences | summary.pair_extras))
+        firsts, seconds = _pair_labels(runs, pairs)
+        rows.append(_line_matrix([qid + _key(RUNI), firsts, _key(RUNJ), seconds, _key(SAMPLE) + sample],
+                                 summary.preferences | summary.pair_extras))
     if summary.metrics and write_means:
-        rows.append(_cells([qid + _key(RUN), runs, _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
-                           summary.metrics | summary.metric_extras))
+        rows.append(_line_matrix([qid + _key(RUN), runs, _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
+                                 summary.metrics | summary.metric_extras))
     if summary.statistics:
-        rows.append(_cells([qid + _key(RUN), runs, _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
-                           summary.statistics))
-    return b"".join(_stack_rows(rows).ravel().tolist()) if rows else b""
+        rows.append(_line_matrix([qid + _key(RUN), runs, _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
+                                 summary.statistics))
+    return _text(_stack_rows(rows)) if rows else b""
 
 
-def _cells(head: Sequence[bytes | np.ndarray], columns: dict[str, np.ndarray]) -> np.ndarray:
-    """The pieces of one JSON line per row, as a (rows, pieces) object array of bytes: the ``head``
-    pieces (constant bytes, or one piece per row), ``"name":value`` for every column (values in row
-    order after flattening), and ``}`` with the line end."""
+def _line_matrix(head: Sequence[bytes | np.ndarray], columns: dict[str, np.ndarray]) -> np.ndarray:
+    """The lines of ``head`` pieces (constant bytes, or a JSON text per row: :func:`_json_texts`),
+    then ``"name":value`` for every column (values in row order after flattening), then ``}`` and the
+    line end, as a (rows, bytes) uint8 matrix padded with NULs (module comment)."""
     pieces = list(head)
     for name, values in columns.items():
         pieces += [_key(name), _json_numbers(values)]
     pieces.append(b"}\n")
     rows = next(len(p) for p in pieces if not isinstance(p, bytes))
-    cells = np.empty((rows, len(pieces)), dtype=object)
-    for column, piece in enumerate(pieces):
-        cells[:, column] = piece
-    return cells
+    return np.concatenate([_piece_matrix(piece, rows) for piece in pieces], axis=1)
 
 
-def _stack_rows(cells: list[np.ndarray]) -> np.ndarray:
-    """Stack the rows of cell arrays, padding the narrower ones with empty pieces."""
-    width = max(c.shape[1] for c in cells)
-    padded = [np.hstack([c, np.full((len(c), width - c.shape[1]), b"", dtype=object)]) for c in cells]
-    return np.vstack(padded)
+def _piece_matrix(piece: bytes | np.ndarray, rows: int) -> np.ndarray:
+    if isinstance(piece, bytes):
+        return np.broadcast_to(np.frombuffer(piece, dtype=np.uint8), (rows, len(piece)))
+    return piece.view(np.uint8).reshape(rows, piece.dtype.itemsize)
+
+
+def _stack_rows(matrices: list[np.ndarray]) -> np.ndarray:
+    """Stack the rows of line matrices, padding the narrower ones with NULs."""
+    width = max(m.shape[1] for m in matrices)
+    return np.vstack([np.pad(m, ((0, 0), (0, width - m.shape[1]))) for m in matrices])
+
+
+def _text(matrix: np.ndarray) -> bytes:
+    """The lines of a line matrix, NULs deleted."""
+    return np.ascontiguousarray(matrix).tobytes().translate(None, b"\0")
 
 
 def _query_order(num_queries: int, num_runs: int, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """Rows of ``pair cells + metric cells`` in output order (:func:`line_order`, query by query)."""
+    """Rows of ``pair lines + metric lines`` in output order (:func:`line_order`, query by query)."""
     num_pairs = len(pairs)
     is_metric, index = line_order(num_runs, pairs).T
     query = np.arange(num_queries)[:, None]
@@ -186,20 +199,25 @@ def _key(key: str) -> bytes:
     return b"," + _json(key) + b":"
 
 
+def _json_texts(texts: Sequence[bytes]) -> np.ndarray:
+    """JSON texts as a fixed-width bytes array (padded with NULs)."""
+    return np.array(texts, dtype=np.bytes_) if len(texts) else np.empty(0, dtype="S1")
+
+
 def _json_numbers(values: np.ndarray) -> np.ndarray:
     """Each number of ``values`` (flattened in row order) as JSON text, via one orjson call
-    (booleans as ``true`` and ``false``)."""
+    (booleans as ``true`` and ``false``), in a fixed-width bytes array."""
     flat = np.ascontiguousarray(values).ravel()
     if flat.dtype.kind not in "iufb":
         flat = flat.astype(np.float64)
     text = orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)
-    return np.array(text[1:-1].split(b","), dtype=object) if len(flat) else np.empty(0, dtype=object)
+    return _json_texts(text[1:-1].split(b",") if len(flat) else [])
 
 
 # --- as records -----------------------------------------------------------------------------------------
 
 def _per_query_records(block: Block, run_ids: list[str], pairs: list[tuple[int, int]]) -> Iterator[dict]:
-    firsts, seconds = _pair_labels(run_ids, pairs)
+    firsts, seconds = _pair_labels(np.array(run_ids, dtype=object), pairs)
     preferences = {name: values.T.tolist() for name, values in block.preferences.items()}
     metrics = {name: values.T.tolist() for name, values in (block.metrics | block.metric_extras).items()}
     order = line_order(len(run_ids), pairs).tolist()
@@ -215,7 +233,7 @@ def _per_query_records(block: Block, run_ids: list[str], pairs: list[tuple[int, 
 
 def _summary_records(summary: Summary, run_ids: list[str], pairs: list[tuple[int, int]],
                      write_means: bool = True) -> Iterator[dict]:
-    firsts, seconds = _pair_labels(run_ids, pairs)
+    firsts, seconds = _pair_labels(np.array(run_ids, dtype=object), pairs)
     if summary.preferences:
         means = {name: values.tolist() for name, values in (summary.preferences | summary.pair_extras).items()}
         for p in range(len(pairs)):
