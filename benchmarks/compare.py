@@ -6,12 +6,14 @@ Scenarios (robust03 from the shared data; the runs decompressed once into ``benc
 since trec_eval does not read gzip):
 
 * ``startup``: ``prefeval --help`` and ``prefeval measures``, the price of every call in a shell loop;
-* ``one-run``: one run, three metrics, per query, as trec_eval is used in a shell loop:
-  ``prefeval eval --format tsv -q -m ap -m p@10 -m ndcg`` against ``trec_eval -q -m map -m P.10 -m ndcg``;
+* ``one-run``: one run, the six metrics below, per query, as trec_eval is used in a shell loop:
+  ``prefeval eval --format tsv -q -m ap,ndcg,rr,p@10,r@100,rp`` against trec_eval with the same six;
 * ``metrics``: the 17 runs, six metrics (AP, nDCG, RR, P@10, R@100, R-precision), per query: one
   ``prefeval eval`` against trec_eval looped over the runs (one process per run, as a shell loop
   runs it) and against one Python process that parses the files and calls pytrec_eval
-  (``benchmarks/pytrec_eval_runs.py``).
+  (``benchmarks/pytrec_eval_runs.py``);
+* ``metrics-30k``: the same on a synthetic collection of 2 runs × 30,000 queries × 100 documents
+  (``benchmarks/synthetic.py``), where the cost per query shows.
 
 trec_eval is not a dependency: give its path with ``--trec-eval`` (build it from
 https://github.com/usnistgov/trec_eval with ``make``), or the scenarios that need it are skipped.
@@ -31,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from run import CACHE, ROBUST03, measure  # noqa: E402
+from synthetic import Collection, write_collection  # noqa: E402
 
 SIX_METRICS = {"prefeval": "ap,ndcg,rr,p@10,r@100,rp",
                "trec_eval": ["map", "ndcg", "recip_rank", "P.10", "recall.100", "Rprec"]}
@@ -67,25 +70,37 @@ def scenarios(names: list[str], trec_eval: str | None) -> list[tuple[str, dict[s
         found.append(("startup", {"prefeval --help": [*prefeval, "--help"],
                                   "prefeval measures": [*prefeval, "measures"]}))
     if not names or "one-run" in names:
-        commands = {"prefeval": [*prefeval, "eval", "--format", "tsv", "-q", "-m", "ap", "-m", "p@10", "-m", "ndcg",
+        commands = {"prefeval": [*prefeval, "eval", "--format", "tsv", "-q", "-m", SIX_METRICS["prefeval"],
                                  "-R", qrels, runs[0]]}
         if trec_eval:
-            commands["trec_eval"] = [trec_eval, "-q", "-m", "map", "-m", "P.10", "-m", "ndcg", qrels, runs[0]]
+            flags = [part for name in SIX_METRICS["trec_eval"] for part in ("-m", name)]
+            commands["trec_eval"] = [trec_eval, "-q", *flags, qrels, runs[0]]
         found.append(("one-run", commands))
     if not names or "metrics" in names:
-        commands = {"prefeval": [*prefeval, "eval", "-q", "-m", SIX_METRICS["prefeval"], "-R", qrels, *runs]}
-        if trec_eval:
-            commands["trec_eval loop"] = trec_eval_loop(trec_eval, qrels, runs, SIX_METRICS["trec_eval"])
-        commands["pytrec_eval"] = [python, os.path.join(HERE, "pytrec_eval_runs.py"), qrels, *runs]
-        found.append(("metrics", commands))
+        found.append(("metrics", metric_commands(trec_eval, qrels, runs)))
+    if not names or "metrics-30k" in names:
+        found.append(("metrics-30k", metric_commands(trec_eval, *write_collection(MANY_QUERIES, CACHE))))
     return found
+
+
+MANY_QUERIES = Collection(runs=2, queries=30_000, depth=100, relevant=10.0)
+
+
+def metric_commands(trec_eval: str | None, qrels: str, runs: list[str]) -> dict[str, list[str]]:
+    """Six metrics per query on every run: prefeval, trec_eval looped over the runs, pytrec_eval."""
+    commands = {"prefeval": [sys.executable, "-m", "prefeval", "eval", "-q", "-m", SIX_METRICS["prefeval"],
+                             "-R", qrels, *runs]}
+    if trec_eval:
+        commands["trec_eval loop"] = trec_eval_loop(trec_eval, qrels, runs, SIX_METRICS["trec_eval"])
+    commands["pytrec_eval"] = [sys.executable, os.path.join(HERE, "pytrec_eval_runs.py"), qrels, *runs]
+    return commands
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--trec-eval", default=shutil.which("trec_eval"), help="the trec_eval executable")
-    parser.add_argument("--scenario", action="append", default=[], help="startup, one-run, metrics")
+    parser.add_argument("--scenario", action="append", default=[], help="startup, one-run, metrics, metrics-30k")
     args = parser.parse_args()
     lines = [f"Command: `python benchmarks/compare.py --repeat {args.repeat}` (median of {args.repeat} whole-process "
              "runs after a warm-up).", "", "| scenario | tool | wall | ÷ first tool |", "|---|---|---:|---:|"]

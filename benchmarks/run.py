@@ -10,6 +10,13 @@ For every scenario it times, as whole processes and over ``--repeat`` runs (the 
   ``--jobs 1``), with its peak memory;
 * ``prefeval aggregate`` on that output, with its peak memory.
 
+Recommender scale (``--scenario recsys-1m``, ``recsys-10m``: 2 runs × 1M or 10M users × 10 items,
+``benchmarks/recommender.py``) is timed against its own floor, a plain pandas read of the same files
+(``benchmarks/pandas_floor.py``): ``eval -q`` with the default engine (streamed), and with
+``--engine dask`` on a local cluster of two workers, whose peak memory is part of the process tree;
+it checks that both write the same bytes. ``recsys-10m`` runs once (``--repeat`` is not applied: a
+run takes minutes and 7 GB of input).
+
 With ``--ties POLICY`` (``expected`` or ``range``) it also times ``prefeval eval -q --ties POLICY
 --seed 1`` against the default ``eval -q``, the two commands taking turns run by run (so that other
 load on the machine falls on both alike), and reports the medians and their ratio. With
@@ -37,6 +44,7 @@ from dataclasses import dataclass
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from recommender import write_recommender  # noqa: E402
 from synthetic import Collection, write_collection  # noqa: E402
 
 CACHE = os.path.join(HERE, "cache")
@@ -78,13 +86,74 @@ def scenarios(names: list[str]) -> list[Scenario]:
     return found
 
 
+LARGE = {"recsys-1m": 1_000_000, "recsys-10m": 10_000_000}
+"""The recommender-scale scenarios: users (2 runs × 10 items each)."""
+
+
+def large_scenarios(names: list[str]) -> list[Scenario]:
+    """The recommender-scale scenarios asked for (only when named), generated on first use."""
+    found = []
+    for name, users in LARGE.items():
+        if name in names:
+            qrels, runs = write_recommender(CACHE, users)
+            found.append(Scenario(name, qrels, runs, users * 22))
+    return found
+
+
+def run_large(scenario: Scenario, repeat: int) -> dict:
+    """The pandas floor, ``eval -q`` (default engine) and ``eval -q --engine dask --jobs 2``."""
+    if scenario.name == "recsys-10m":
+        repeat = 1
+    python = sys.executable
+    outputs = {name: os.path.join(CACHE, f"{scenario.name}.{name}.jsonl") for name in ("default", "dask")}
+    floor = measure([python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs], repeat, warm=False)
+    base = [python, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, *scenario.runs]
+    evaluate = measure(base + ["-o", outputs["default"]], repeat, warm=False)
+    dask = measure(base + ["--engine", "dask", "--jobs", "2", "-o", outputs["dask"]], repeat, warm=False)
+    same = _same_bytes(*outputs.values())
+    for path in outputs.values():
+        os.unlink(path)
+    return {"scenario": scenario, "floor": floor, "eval": evaluate, "dask": dask, "same": same, "repeat": repeat}
+
+
+def _same_bytes(first: str, second: str, size: int = 1 << 24) -> bool:
+    with open(first, "rb") as one, open(second, "rb") as other:
+        while True:
+            a, b = one.read(size), other.read(size)
+            if a != b:
+                return False
+            if not a:
+                return True
+
+
+def large_report(results: list[dict]) -> str:
+    lines = [
+        "",
+        "Recommender scale (median of the runs shown; whole processes; peak memory summed over the process tree, "
+        "sampled every 10 ms; the pandas floor is `benchmarks/pandas_floor.py`):",
+        "",
+        "| scenario | lines | runs | pandas floor | floor memory | `eval -q` | ÷ floor | eval memory "
+        "| `eval -q --engine dask` (2 workers) | ÷ floor | dask memory (client + scheduler + workers) | same bytes |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in results:
+        s, floor, ev, dask = r["scenario"], r["floor"], r["eval"], r["dask"]
+        lines.append(
+            f"| {s.name} | {s.lines:,} | {r['repeat']} | {floor.wall:.1f} s | {floor.tree_rss_mib:,.0f} MiB "
+            f"| {ev.wall:.1f} s | {ev.wall / floor.wall:.2f} | {ev.tree_rss_mib:,.0f} MiB "
+            f"| {dask.wall:.1f} s | {dask.wall / floor.wall:.2f} | {dask.tree_rss_mib:,.0f} MiB "
+            f"| {'yes' if r['same'] else 'NO'} |")
+    return "\n".join(lines) + "\n"
+
+
 def _wanted(name: str, names: list[str]) -> bool:
     return not names or name in names
 
 
-def measure(command: list[str], repeat: int) -> Timing:
-    """Median wall time and peak memory of ``command`` over ``repeat`` runs (after one warm-up)."""
-    timings = [_run_once(command) for _ in range(repeat + 1)][1:]
+def measure(command: list[str], repeat: int, warm: bool = True) -> Timing:
+    """Median wall time and peak memory of ``command`` over ``repeat`` runs (after one warm-up,
+    unless ``warm`` is False: inputs too large to be cached anyway)."""
+    timings = [_run_once(command) for _ in range(repeat + warm)][warm:]
     return Timing(
         wall=statistics.median(t.wall for t in timings),
         max_rss_mib=max(t.max_rss_mib for t in timings),
@@ -244,7 +313,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--scenario", action="append", default=[],
-                        help="robust03, runs-10, runs-25, runs-50, runs-100, recsys")
+                        help="robust03, runs-10, runs-25, runs-50, runs-100, recsys; recsys-1m and recsys-10m "
+                             "only when named")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--ties", choices=["expected", "range"],
                         help="Also time eval -q --ties TIES against eval -q, taking turns.")
@@ -263,15 +333,22 @@ def main() -> None:
         return
     command = "python benchmarks/run.py" + "".join(f" --scenario {s}" for s in args.scenario) + (
         f" --repeat {args.repeat}" if args.repeat != 5 else "") + (f" --ties {args.ties}" if args.ties else "")
-    results, tied = [], []
-    for scenario in scenarios(args.scenario):
+    results, tied, large = [], [], []
+    for scenario in large_scenarios(args.scenario):
+        print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
+        large.append(run_large(scenario, args.repeat))
+        print(large_report(large[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
+    small = [name for name in args.scenario if name not in LARGE]
+    for scenario in scenarios(small) if small or not args.scenario else []:
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
         results.append(run_scenario(scenario, args.repeat))
         print(report(results[-1:], args.repeat, command).splitlines()[-1], file=sys.stderr, flush=True)
         if args.ties:
             tied.append(run_ties(scenario, args.repeat, args.ties))
             print(ties_report(tied[-1:], args.repeat, args.ties).splitlines()[-1], file=sys.stderr, flush=True)
-    text = report(results, args.repeat, command)
+    text = report(results, args.repeat, command) if results else f"Command: `{command}`.\n"
+    if large:
+        text += large_report(large)
     if tied:
         text += ties_report(tied, args.repeat, args.ties)
     with open(args.output, "w") as handle:

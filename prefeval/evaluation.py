@@ -218,7 +218,7 @@ class Evaluation:
 
             named = named_runs(runs)
             collection = StreamedCollection.open(qrels, [run for _, run in named], relevance, others,
-                                                 missing_queries == SKIP, [name for name, _ in named])
+                                                 missing_queries == SKIP, [name for name, _ in named], jobs)
             if collection is not None:
                 return cls(None, chosen, subsampling, relevance, jobs, progress, statistics, stream=collection,
                            **settings)
@@ -299,10 +299,13 @@ class Evaluation:
         yield 0, self.stream.num_queries, chunks
 
     def chunk_results(self, chunk: Chunk, render: Callable[[Block], T]) -> Iterator[tuple[T, Block]]:
-        """The blocks of a chunk in query order, each rendered (in :attr:`jobs` forked processes)."""
+        """The blocks of a chunk in query order, each rendered (in :attr:`jobs` forked processes, or
+        here for a streamed collection, whose :attr:`jobs` processes are reading)."""
         part = SampleEvaluation(self, chunk.sample, chunk.selection, chunk.table, chunk.query_offset)
         blocks = part.query_blocks()
-        return fork_map(functools.partial(_rendered_block, part, render), blocks, self.jobs)
+        # a streamed collection's processes read the next chunk meanwhile: this one evaluates
+        jobs = 1 if self.stream is not None else self.jobs
+        return fork_map(functools.partial(_rendered_block, part, render), blocks, jobs)
 
     def for_workers(self) -> Evaluation:
         """This evaluation as a worker of another machine needs it: no collection, no progress line."""

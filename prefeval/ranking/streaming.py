@@ -31,6 +31,8 @@ relevance level are made when the last chunk has been read (:meth:`StreamedColle
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -44,6 +46,7 @@ from prefeval.io.trec import (
     QRELS_FORMAT,
     RUN_FORMAT,
     LineFormat,
+    Qrels,
     RowLines,
     RunColumns,
     first_tag,
@@ -54,7 +57,8 @@ from prefeval.io.trec import (
 )
 from prefeval.ranking.loading import SHOWN, below_level, note_below_level, note_dropped, note_run
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
-from prefeval.ranking.ranktable import RankTable, RelevantLookup, query_id_hint, rank_relevant
+from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, query_id_hint, rank_relevant
+from prefeval.runtime.parallel import Served
 
 FOREIGN = -1
 """The query number of a line whose query the qrels do not have."""
@@ -70,6 +74,9 @@ class OutOfOrder(Exception):
     def __init__(self, source: str, line: int, qid: str):
         super().__init__(f"{source}:{line}: query {qid!r} comes after a query that follows it in the qrels")
         self.source, self.line, self.qid = source, line, qid
+
+    def __reduce__(self):  # raised in a reader process, raised again here
+        return (type(self), (self.source, self.line, self.qid))
 
 
 def hash_ids(ids: np.ndarray) -> np.ndarray:
@@ -309,12 +316,74 @@ class _FileStream:
         return taken
 
 
+@dataclass(frozen=True)
+class RunReport:
+    """What the notes need of a run once it has been read to the end."""
+
+    rows_read: int
+    scored: int
+    judged_queries: int
+    dropped_rows: int
+    foreign_shown: list[str]
+    foreign_count: int
+    tag: str | None
+
+
+class _Readers:
+    """The qrels and some of the runs (``numbers``), read in step: what one reader process does
+    (:class:`StreamedCollection`). Each run is ranked chunk by chunk against the chunk's qrels."""
+
+    def __init__(self, collection: StreamedCollection, numbers: Sequence[int]):
+        self.collection = collection
+        self.numbers = list(numbers)
+        self.qrels = _FileStream(collection.qrels_path, QRELS_FORMAT, collection.index)
+        self.runs = [_FileStream(collection.run_paths[n], RUN_FORMAT, collection.index) for n in self.numbers]
+
+    def advance(self, start: int) -> int:
+        """Read until every file is read past query ``start`` (to the end for the number of queries);
+        return how far all of them are (:attr:`_FileStream.frontier`)."""
+        for stream in (self.qrels, *self.runs):
+            while (stream.frontier <= start or start >= self.collection.num_queries) and not stream.done:
+                stream.read()
+        return min(stream.frontier for stream in (self.qrels, *self.runs))
+
+    def take(self, start: int, stop: int) -> tuple[Qrels, list[RankedRun]]:
+        """The qrels of queries ``start..stop-1`` and every run of this reader ranked on them."""
+        relevance = self.collection.relevance
+        judgments = self.qrels.take(stop)
+        qrels = qrels_from_columns(self.collection.index.source, judgments.qids, judgments.docids, judgments.values,
+                                   relevance.binary_relevance, relevance.relevance_floor, keep_empty=True)
+        lookup = RelevantLookup(qrels, self.collection.others)
+        chunk_qids = np.array(qrels.qids, dtype=object)
+        ranked = []
+        for number, stream in zip(self.numbers, self.runs):
+            rows = stream.take(stop)
+            queries = rows.queries - start
+            collided = chunk_qids[queries] != rows.qids
+            if collided.any():  # an id whose hash is a qrels id's: foreign after all
+                stream._note_foreign(rows.qids[collided])
+                rows = _Rows(*(column[~collided] for column in rows._columns()))
+                queries = queries[~collided]
+            columns = RunColumns(stream.source, self.collection.run_ids[number], rows.qids, rows.docids, rows.values,
+                                 RowLines(rows.lines), stream.tag)
+            ranked.append(rank_relevant(columns, lookup, relevance.topk, queries))
+        return qrels, ranked
+
+    def reports(self) -> list[RunReport]:
+        """Per run, once read to the end, what the notes need."""
+        return [RunReport(run.rows_read, run.scored, run.judged_queries, run.dropped_rows, run.foreign_shown,
+                          run.foreign_count, run.tag) for run in self.runs]
+
+
 class StreamedCollection:
     """The qrels and runs of files, handed over as RankTables of consecutive chunks of queries
-    (:meth:`tables`); see the module docstring. Construct with :meth:`open`."""
+    (:meth:`tables`); see the module docstring. Construct with :meth:`open`.
+
+    With ``jobs`` > 1 the runs are shared among that many reader processes (each reads the qrels
+    too), which read and rank the next chunk while this process evaluates the current one."""
 
     def __init__(self, index: QueryIndex, qrels: str, runs: Sequence[str], names: Sequence[str | None],
-                 relevance: RelevanceOptions, others: bool, skip_missing: bool):
+                 relevance: RelevanceOptions, others: bool, skip_missing: bool, jobs: int = 1):
         self.index = index
         self.qrels_path = qrels
         self.run_paths = list(runs)
@@ -322,20 +391,21 @@ class StreamedCollection:
         self.relevance = relevance
         self.others = others
         self.skip_missing = skip_missing
+        self.jobs = jobs
         self.run_tags: list[str | None] = [None] * len(self.run_paths)
         self._below_level: list[str] = []
         self._below_count = 0
 
     @classmethod
     def open(cls, qrels: str, runs: Sequence[str], relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
-             others: bool = False, skip_missing: bool = False,
-             names: Sequence[str | None] | None = None) -> StreamedCollection | None:
+             others: bool = False, skip_missing: bool = False, names: Sequence[str | None] | None = None,
+             jobs: int = 1) -> StreamedCollection | None:
         """Index the qrels (noting the queries dropped); None when they are not grouped by query."""
         index = index_qrels(qrels, relevance)
         if index is None:
             return None
         note_dropped(index.source, index.dropped_shown, index.dropped_count)
-        return cls(index, qrels, runs, names or [None] * len(runs), relevance, others, skip_missing)
+        return cls(index, qrels, runs, names or [None] * len(runs), relevance, others, skip_missing, jobs)
 
     @property
     def num_queries(self) -> int:
@@ -344,55 +414,52 @@ class StreamedCollection:
     def tables(self) -> Iterator[tuple[int, RankTable]]:
         """(the number of its first query, the RankTable) of every chunk, in query order; then the
         notes on the data. Raises :class:`OutOfOrder` for a run that is not in the qrels' order."""
-        qrels = _FileStream(self.qrels_path, QRELS_FORMAT, self.index)
-        runs = [_FileStream(path, RUN_FORMAT, self.index) for path in self.run_paths]
-        streams = [qrels, *runs]
-        start = 0
-        while start < self.num_queries:
-            for stream in streams:
-                while stream.frontier <= start and not stream.done:
-                    stream.read()
-            stop = min(stream.frontier for stream in streams)
-            yield start, self._table(start, qrels.take(stop), [run.take(stop) for run in runs], runs)
-            start = stop
-        for run in runs:  # the last chunk needs no more than its queries: read what follows
-            while not run.done:
-                run.read()
-        self.run_tags = [run.tag for run in runs]
-        self._note_data(runs)
+        count = len(self.run_paths)
+        shares = [list(range(count))[group::min(self.jobs, count)] for group in range(min(self.jobs, count))]
+        with contextlib.ExitStack() as stack:
+            groups = [stack.enter_context(Served(functools.partial(_Readers, self, share), fork=self.jobs > 1))
+                      for share in shares]
+            for group in groups:
+                group.send("advance", 0)
+            start = 0
+            while start < self.num_queries:
+                stop = min(group.receive() for group in groups)
+                for group in groups:
+                    group.send("take", start, stop)
+                    group.send("advance", stop)  # the next chunk is read while this one is evaluated
+                parts = [group.receive() for group in groups]
+                ranked: list[RankedRun | None] = [None] * count
+                for share, (_, runs) in zip(shares, parts):
+                    for number, run in zip(share, runs):
+                        ranked[number] = run
+                yield start, self._table(RankTable.from_ranked(parts[0][0], ranked))
+                start = stop
+            for group in groups:
+                group.receive()  # read to the end of every file
+                group.send("reports")
+            reports: list[RunReport | None] = [None] * count
+            for share, group in zip(shares, groups):
+                for number, report in zip(share, group.receive()):
+                    reports[number] = report
+        self.run_tags = [report.tag for report in reports]
+        self._note_data(reports)
 
-    def _table(self, start: int, judgments: _Rows, runs: list[_Rows], streams: list[_FileStream]) -> RankTable:
-        relevance = self.relevance
-        qrels = qrels_from_columns(self.index.source, judgments.qids, judgments.docids, judgments.values,
-                                   relevance.binary_relevance, relevance.relevance_floor, keep_empty=True)
-        lookup = RelevantLookup(qrels, self.others)
-        ranked = []
-        chunk_qids = np.array(qrels.qids, dtype=object)
-        for run_id, rows, stream in zip(self.run_ids, runs, streams):
-            numbers = rows.queries - start
-            collided = chunk_qids[numbers] != rows.qids
-            if collided.any():  # an id whose hash is a qrels id's: foreign after all
-                stream._note_foreign(rows.qids[collided])
-                rows = _Rows(*(column[~collided] for column in rows._columns()))
-                numbers = numbers[~collided]
-            columns = RunColumns(stream.source, run_id, rows.qids, rows.docids, rows.values, RowLines(rows.lines),
-                                 stream.tag)
-            ranked.append(rank_relevant(columns, lookup, relevance.topk, numbers))
-        table = RankTable.from_ranked(qrels, ranked)
-        if relevance.relevance_level is not None:
-            below = below_level(table, relevance.relevance_level)
+    def _table(self, table: RankTable) -> RankTable:
+        level = self.relevance.relevance_level
+        if level is not None:
+            below = below_level(table, level)
             self._below_count += len(below)
             self._below_level.extend(table.qids[q] for q in below[:max(SHOWN + 1 - len(self._below_level), 0)])
         return table
 
-    def _note_data(self, runs: list[_FileStream]) -> None:
+    def _note_data(self, reports: list[RunReport]) -> None:
         if self.relevance.relevance_level is not None:
             note_below_level(self.index.source, self._below_level, self._below_count, self.relevance.relevance_level)
-        for run_id, run in zip(self.run_ids, runs):
-            if run.rows_read == 0:
-                raise InputError(run.source, f"no run lines ({RUN_FORMAT.layout}) in the file")
-            if run.judged_queries == 0 and run.dropped_rows == 0 and run.foreign_count:
-                raise InputError(run.source, "no query id of this run is in the qrels"
-                                 + query_id_hint(run.foreign_shown, self.index.first_qids))
-            note_run(run_id, run.scored, self.num_queries - run.judged_queries, self.num_queries, run.foreign_shown,
-                     run.foreign_count, self.skip_missing)
+        for run_id, path, report in zip(self.run_ids, self.run_paths, reports):
+            if report.rows_read == 0:
+                raise InputError(display_name(path), f"no run lines ({RUN_FORMAT.layout}) in the file")
+            if report.judged_queries == 0 and report.dropped_rows == 0 and report.foreign_count:
+                raise InputError(display_name(path), "no query id of this run is in the qrels"
+                                 + query_id_hint(report.foreign_shown, self.index.first_qids))
+            note_run(run_id, report.scored, self.num_queries - report.judged_queries, self.num_queries,
+                     report.foreign_shown, report.foreign_count, self.skip_missing)

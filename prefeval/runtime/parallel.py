@@ -186,3 +186,91 @@ def _serve(function: Callable, items: list, tasks: _Tasks, results: Connection, 
                 results.send((number, False, RuntimeError(f"a worker could not send its result: {error!r}")))
     finally:
         results.close()
+
+
+class Served:
+    """An object made by ``make()`` in a forked process (in this one when ``fork`` is False or not
+    available), whose methods are called in order through a pipe: :meth:`send` hands over a call
+    without waiting, :meth:`receive` waits for the result of the oldest call not yet received (and
+    raises the exception the call raised). So the caller goes on while the object works, as a
+    streamed collection's readers do (:mod:`prefeval.ranking.streaming`). Use as a context manager:
+    leaving it stops the process. Signals and deaths are handled as in :func:`fork_map`."""
+
+    def __init__(self, make: Callable[[], object], fork: bool = True):
+        import multiprocessing
+
+        self._process = self._connection = None
+        self._local: list[tuple[bool, object]] = []
+        if not fork or "fork" not in multiprocessing.get_all_start_methods():
+            self._object = make()
+            return
+        context = multiprocessing.get_context("fork")
+        self._connection, child = context.Pipe()
+        with blocked_for_children() as mask:
+            self._process = context.Process(target=_serve_object, args=(make, child, mask), daemon=True)
+            self._process.start()
+        child.close()
+
+    def send(self, method: str, *args) -> None:
+        if self._process is None:
+            try:
+                self._local.append((True, getattr(self._object, method)(*args)))
+            except Exception as error:
+                self._local.append((False, error))
+            return
+        self._connection.send((method, args))
+
+    def receive(self):
+        if self._process is None:
+            succeeded, value = self._local.pop(0)
+        else:
+            from multiprocessing.connection import wait
+
+            wait([self._connection, self._process.sentinel])
+            try:
+                succeeded, value = self._connection.recv()
+            except EOFError:
+                self._process.join()
+                raise WorkerDied(self._process.exitcode) from None
+        if not succeeded:
+            raise value
+        return value
+
+    def __enter__(self) -> Served:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._process is not None:
+            if self._process.is_alive():
+                self._process.terminate()
+            self._process.join()
+            self._connection.close()
+
+
+def _serve_object(make: Callable[[], object], connection: Connection, mask: frozenset) -> None:
+    """A served object's process: make it, then answer calls until the pipe closes."""
+    as_worker(mask)
+    try:
+        try:
+            served, failure = make(), None
+        except Exception as error:  # every call answers with it
+            served, failure = None, error
+        while True:
+            try:
+                method, args = connection.recv()
+            except (EOFError, OSError):
+                return
+            try:
+                if failure is not None:
+                    raise failure
+                outcome = (True, getattr(served, method)(*args))
+            except Exception as error:  # handed to the caller, which raises it
+                outcome = (False, error)
+            try:
+                connection.send(outcome)
+            except (BrokenPipeError, ConnectionResetError):
+                return
+            except Exception as error:
+                connection.send((False, RuntimeError(f"a worker could not send its result: {error!r}")))
+    finally:
+        connection.close()
