@@ -11,7 +11,9 @@
   starts again in memory, having written nothing.
 * ``dask``: streamed as above, each chunk evaluated (and its lines written out) by a worker of a
   Dask cluster (:mod:`prefeval.runtime.distributed`).
-* ``auto`` (the default): ``stream`` where it applies, ``memory`` otherwise.
+* ``auto`` (the default): ``stream`` where it applies and the files hold at least
+  :data:`STREAM_BYTES` (on disk, gzip as it is), ``memory`` otherwise: a small collection is read
+  faster in one pass than in two, and fits in memory anyway.
 
 Every engine writes the same bytes: per-query values do not depend on the chunks, and summaries
 add them in query order (:mod:`prefeval.results`).
@@ -19,6 +21,7 @@ add them in query order (:mod:`prefeval.results`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
@@ -31,6 +34,8 @@ from prefeval.runtime.notes import note
 
 AUTO, MEMORY, STREAM, DASK = "auto", "memory", "stream", "dask"
 ENGINES = (AUTO, MEMORY, STREAM, DASK)
+STREAM_BYTES = 1 << 27
+"""128 MiB: from this size of the input files on, ``auto`` streams them."""
 
 
 def streaming_obstacle(qrels, runs: Sequence, samples: int = 1, query_fraction: float = 1.0,
@@ -43,9 +48,10 @@ def streaming_obstacle(qrels, runs: Sequence, samples: int = 1, query_fraction: 
     return None
 
 
-def check_engine(engine: str, scheduler: str | None, obstacle: str | None) -> str:
-    """The engine that will run (``auto`` resolved), or a :class:`UsageError` when the one asked for
-    cannot run: ``stream`` or ``dask`` on what cannot be streamed, ``--scheduler`` without ``dask``."""
+def check_engine(engine: str, scheduler: str | None, obstacle: str | None, size: int = STREAM_BYTES) -> str:
+    """The engine that will run (``auto`` resolved, for input files of ``size`` bytes), or a
+    :class:`UsageError` when the one asked for cannot run: ``stream`` or ``dask`` on what cannot be
+    streamed, ``--scheduler`` without ``dask``."""
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     if scheduler is not None and engine != DASK:
@@ -53,8 +59,13 @@ def check_engine(engine: str, scheduler: str | None, obstacle: str | None) -> st
     if engine in (STREAM, DASK) and obstacle is not None:
         raise UsageError(f"--engine {engine} streams the collection, which it cannot do here: {obstacle}")
     if engine == AUTO:
-        return MEMORY if obstacle is not None else STREAM
+        return MEMORY if obstacle is not None or size < STREAM_BYTES else STREAM
     return engine
+
+
+def input_size(qrels, runs: Sequence) -> int:
+    """The bytes of the input files on disk (0 for what is not a file)."""
+    return sum(os.path.getsize(path) for path in [qrels, *runs] if is_regular_file(path))
 
 
 def write_files_evaluation(make: Callable[[str], Evaluation], write: Callable[[Evaluation, BinaryIO], None],

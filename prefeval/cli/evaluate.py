@@ -11,7 +11,16 @@ from prefeval.cli.common import (
     output_option,
     reported_errors,
 )
-from prefeval.engines import AUTO, DASK, ENGINES, STREAM, check_engine, streaming_obstacle, write_files_evaluation
+from prefeval.engines import (
+    AUTO,
+    DASK,
+    ENGINES,
+    STREAM,
+    check_engine,
+    input_size,
+    streaming_obstacle,
+    write_files_evaluation,
+)
 from prefeval.errors import UsageError
 from prefeval.evaluation import Evaluation
 from prefeval.io.jsonl import output_stream
@@ -103,7 +112,7 @@ Examples:
               help="memory: read every run whole; stream: read and evaluate chunks of queries, in memory that "
                    "does not grow with the collection (files only, runs in the qrels' query order, else it falls "
                    "back to memory); dask: stream, each chunk evaluated on a Dask cluster; auto: stream where it "
-                   "applies. Every engine writes the same bytes.")
+                   "applies to inputs of 128 MiB or more. Every engine writes the same bytes.")
 @click.option("--scheduler", metavar="ADDRESS",
               help="With --engine dask: the address of the Dask scheduler (tcp://host:8786); default: a local "
                    "cluster of --jobs workers.")
@@ -160,7 +169,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             raise UsageError("-N sets the collection size of trec_eval's utility in --format trec_eval; elsewhere "
                              "give it to the measure: utility@a,b,c,d,N")
         engine = check_engine(engine, scheduler, streaming_obstacle(qrels, runs, samples, query_fraction,
-                                                                    label_fraction))
+                                                                    label_fraction), input_size(qrels, runs))
 
         def make(chosen: str) -> Evaluation:
             return Evaluation.from_files(
