@@ -378,7 +378,7 @@ class SampleEvaluation:
         self.qids = [table.qids[q] for q in selection.queries]
         self.table_queries = selection.queries
         tied = evaluation.ties != DOCID
-        self.preference_positions: dict[bool, tuple[Positions, np.ndarray | None]] = {}
+        self.preference_positions: dict[bool, tuple[Positions | None, np.ndarray | None]] = {}
         for levels in (False, True):
             if any(m.per_grade_level == levels for m in evaluation.preference_measures):
                 level = None if levels else evaluation.relevance.relevance_level
@@ -434,10 +434,12 @@ class SampleEvaluation:
     def query_blocks(self) -> list[tuple[int, int]]:
         """Consecutive query ranges whose pair × element comparisons fit in :data:`BLOCK_ELEMENTS`,
         and at least :data:`MIN_BLOCKS` of them when there are that many queries, so that the work
-        can be shared among processes. They do not depend on the number of processes, so neither do
-        the sums over blocks, nor the bytes written."""
-        graded = self.preference_positions.get(True, (None,))[0]
-        return list(_query_blocks(self.binary, graded, len(self.first), MIN_BLOCKS))
+        can be shared among processes. They do not depend on the number of processes (and the
+        values do not depend on the blocks). They cover every query of the sample: the graded
+        positions size them only when they hold every query (not only those with a relevant
+        document)."""
+        graded, columns = self.preference_positions.get(True, (None, None))
+        return list(_query_blocks(self.binary, graded if columns is None else None, len(self.first), MIN_BLOCKS))
 
     def block(self, start: int, stop: int) -> Block:
         """The values of queries ``start..stop-1``."""
@@ -450,7 +452,7 @@ class SampleEvaluation:
                 continue
             first, stop_at = (start, stop) if columns is None else np.searchsorted(columns, [start, stop])
             if first == stop_at:  # no query of the block has a relevant document: every value is a tie
-                values = {m.name: np.zeros((len(self.first), stop - start)) for m in measures}
+                values = {m.name: np.zeros((len(self.first), stop - start), dtype=m.value_type) for m in measures}
                 computed.update(values)
                 continue
             values, extras = preferences_under(
@@ -502,14 +504,17 @@ class Chunk:
 
 
 def _with_relevant(table: RankTable, selection: Selection, positions: Positions, levels: bool,
-                   tied: bool) -> tuple[Positions, np.ndarray | None]:
+                   tied: bool) -> tuple[Positions | None, np.ndarray | None]:
     """The positions a preference is computed on: those of the queries with a relevant document
-    (preferences need m >= 1), and the columns of those queries among all (None: every query)."""
+    (preferences need m >= 1), and the columns of those queries among all (None: every query). No
+    positions (None) when no query has one: every value is a tie."""
     has_relevant = np.bincount(table.qrels.query_of_document[selection.documents],
                                minlength=table.num_queries)[selection.queries] > 0
     if has_relevant.all():
         return (graded_positions(table, selection, tied) if levels else positions), None
     columns = np.flatnonzero(has_relevant)
+    if not len(columns):
+        return None, columns
     kept = Selection(selection.queries[columns], selection.documents)
     return (graded_positions if levels else binary_positions)(table, kept, tied), columns
 

@@ -79,7 +79,8 @@ class FixedOrderSum:
             return
         waiting = np.concatenate(self._waiting, axis=1) if len(self._waiting) > 1 else self._waiting[0]
         whole = self._width - self._width % SUM_BLOCK
-        blocks = np.ascontiguousarray(waiting[:, :whole]).reshape(len(self.total), -1, SUM_BLOCK).sum(axis=2)
+        blocks = np.ascontiguousarray(waiting[:, :whole]).reshape(len(self.total), whole // SUM_BLOCK,
+                                                                  SUM_BLOCK).sum(axis=2)
         self.total = np.cumsum(np.concatenate((self.total[:, None], blocks), axis=1), axis=1)[:, -1]
         self._waiting = [waiting[:, whole:]]
         self._width -= whole

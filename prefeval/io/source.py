@@ -58,13 +58,15 @@ def read_blocks(path: str, block_bytes: int | None = None) -> Iterator[tuple[byt
         rest, line, first = b"", 1, True
         while True:
             try:
-                data = handle.read(block_bytes)
+                data = handle.read(block_bytes + len(UTF8_BOM) if first else block_bytes)
             except (EOFError, OSError, zlib.error):
                 if not compressed:
                     raise
                 raise InputError(name, "truncated or corrupt gzip data") from None
             if first:
-                data, first = data.removeprefix(UTF8_BOM), False
+                read, data, first = len(data), data.removeprefix(UTF8_BOM), False
+                if read and not data:  # the mark alone, so far
+                    continue
             if not data:
                 if rest:
                     yield rest, line

@@ -246,6 +246,13 @@ class Qrels:
     other_offsets: np.ndarray | None = None
     other_docids: np.ndarray | None = None
     other_grades: np.ndarray | None = None
+    top_grade: float | None = None
+    """The largest grade of the whole qrels when these are a part of them (a streamed chunk)."""
+
+    @property
+    def max_grade(self) -> float:
+        """The largest grade of the qrels (0 without a relevant document)."""
+        return self.top_grade if self.top_grade is not None else float(self.grades.max(initial=0.0))
 
     @property
     def num_queries(self) -> int:

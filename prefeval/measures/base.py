@@ -274,6 +274,9 @@ class Preference(Measure):
 
     kind = PREFERENCE
     bounds = (-1.0, 1.0)
+    value_type: ClassVar[type] = np.float64
+    """The type of its per-query values (the signs of the lexicographic preferences are int8,
+    written ``1``, ``0``, ``-1``): a tie on a query without a relevant document has it too."""
     per_grade_level: ClassVar[bool] = False
     """True when the preference is the m_g-weighted average of its values at every grade level g of
     the query: it is given graded positions, a segment per query and grade level (implies

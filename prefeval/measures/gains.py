@@ -39,7 +39,7 @@ from prefeval.errors import UsageError
 from prefeval.io.numbers import INTEGER, NUMBER, is_number
 from prefeval.measures.base import AdditiveMetric, Metric, Param, RatioMetric, register
 from prefeval.measures.shares import CUTOFF, product_of_earlier, within
-from prefeval.ranking.positions import Positions, segment_reduce
+from prefeval.ranking.positions import Positions, segment_cumsum, segment_reduce
 
 JARVELIN_KEKALAINEN = "Järvelin and Kekäläinen, ACM TOIS 2002, doi:10.1145/582415.582418"
 MOFFAT_ZOBEL = "Moffat and Zobel, ACM TOIS 2008, doi:10.1145/1416950.1416952"
@@ -207,17 +207,18 @@ class IdealList:
         return np.arange(len(self.gains)) - np.repeat(self.start, self.length) + 1.0
 
     def running(self, values: np.ndarray) -> np.ndarray:
-        """Σ of ``values`` (M,) over the first t places, for t = 0 .. n+ of each query: a padded
-        array P with P[start[q] + t] - P[start[q]] the sum over query q's first t places
-        (:meth:`up_to`)."""
-        return np.concatenate(([0.0], np.cumsum(values)))
+        """Σ of ``values`` (M,) over each query's first places: P[start[q] + t - 1] is the sum over
+        query q's first t places, each query's sums from its own values alone (:meth:`up_to`)."""
+        return segment_cumsum(values, self.start, self.length)
 
     def up_to(self, running: np.ndarray, depth: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Σ over the first min(depth, n+) places of ``query`` (arrays that broadcast), from
-        :meth:`running`."""
+        :meth:`running`; 0 over none."""
         depth = np.clip(np.where(np.isfinite(depth), depth, np.inf), 0, self.length[query]).astype(np.int64)
-        first = self.start[query]
-        return running[first + depth] - running[first]
+        if not len(running):
+            return np.zeros(depth.shape)
+        last = np.clip(self.start[query] + depth - 1, 0, len(running) - 1)
+        return np.where(depth > 0, running[last], 0.0)
 
     def dcg(self) -> np.ndarray:
         """The discounted gain of every place: gain / log2(place + 1)."""
@@ -261,9 +262,7 @@ def ideal_dcg_at(positions: Positions, gains: GainMap, k: int) -> np.ndarray:
 
 def _running_sum(values: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """Inclusive running sums of ``values`` (..., M) within each block (start, length)."""
-    total = np.cumsum(values, axis=-1)
-    padded = np.concatenate([np.zeros(values.shape[:-1] + (1,)), total], axis=-1)
-    return total - np.repeat(padded[..., start], length, axis=-1)
+    return segment_cumsum(values, start, length)
 
 
 def _require_others(positions: Positions):
@@ -378,7 +377,7 @@ class RNDCG(GainMapped):
         # the run's DCG within each such place: how many of its judged documents rank within it
         retrieved = np.isfinite(judged.ranks)
         discounted = judged.discounted()
-        running = np.concatenate([np.zeros((num_runs, 1)), np.cumsum(discounted, axis=1)], axis=1)
+        running = judged.running_sum(discounted)
         width = max(float(judged.ranks[retrieved].max(initial=0.0)), float(place.max(initial=0.0))) + 2.0
         judged_query = _query_of(judged.start, judged.length)
         keys = (np.arange(num_runs)[:, None] * num_queries + judged_query[None, :]) * width + np.where(
@@ -386,7 +385,9 @@ class RNDCG(GainMapped):
         targets = (np.arange(num_runs)[:, None] * num_queries + place_query[None, :]) * width + place[None, :]
         found = np.searchsorted(keys.ravel(), targets.ravel(), side="right").reshape(targets.shape)
         found -= np.arange(num_runs)[:, None] * keys.shape[1]
-        dcg_at = running[np.arange(num_runs)[:, None], found] - running[:, judged.start[place_query]]
+        # the sum of the query's judged documents before ``found``, from its own running sums
+        within = found > judged.start[place_query][None, :]
+        dcg_at = np.where(within, running[np.arange(num_runs)[:, None], np.maximum(found - 1, 0)], 0.0)
         running_ideal = ideal.running(ideal.dcg())
         ideal_at = ideal.up_to(running_ideal, place, place_query)
         terms = np.zeros((num_runs, num_queries))

@@ -72,14 +72,20 @@ class RecallPairedPreference(Preference):
         if self.uniform:
             level_totals = weighted
         else:
-            level_totals = weighted / positions.segment_sum(raw)
+            per_level = weighted / positions.segment_sum(raw)
             if positions.one_segment_per_query:
-                return level_totals
-            level_totals = level_totals * positions.length
+                return per_level
+            level_totals = per_level * positions.length
         if positions.one_segment_per_query:
             return level_totals / positions.length
         first_level = np.searchsorted(positions.query, np.arange(positions.num_queries))
-        return np.add.reduceat(level_totals, first_level, axis=-1) / np.add.reduceat(positions.length, first_level)
+        combined = np.add.reduceat(level_totals, first_level, axis=-1) / np.add.reduceat(positions.length, first_level)
+        if self.uniform:
+            return combined
+        # a query of one level: its level's value, as with one segment per query, whatever its block
+        one_level = np.diff(np.append(first_level, len(positions.length))) == 1
+        combined[..., one_level] = per_level[..., first_level[one_level]]
+        return combined
 
 
 @register
@@ -136,6 +142,7 @@ class LexiPrecision(Lexicographic):
     if x = y. Binary relevance (grade > 0). Its sign agrees with ΔRR whenever RR differs."""
 
     family = "lexiprecision"
+    value_type = np.int8
     aliases = ("sgnLP",)
     summary = "lexicographic precision: who ranks the first differing relevant document higher"
     cite = LEXIPRECISION
@@ -174,6 +181,7 @@ class LexiRecall(Lexicographic):
     x_i ≠ y_i; 0 if x = y. Both cases are the sign at the last index where x and y differ."""
 
     family = "lexirecall"
+    value_type = np.int8
     aliases = ("LR", "sgnLR")
     summary = "lexicographic recall: who retrieves more relevant documents, then who ranks the last higher"
     cite = "Diaz, Ekstrand and Mitra, ACM TORS 2025, doi:10.1145/3728373"

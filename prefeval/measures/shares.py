@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from prefeval.measures.base import Param
-from prefeval.ranking.positions import Positions
+from prefeval.ranking.positions import Positions, segment_cumsum
 
 MAX_CUTOFF = 10**9
 """The deepest rank cut-off: deeper than any list, and exact in the float64 ranks it is compared with."""
@@ -67,9 +67,9 @@ def product_of_earlier(positions: Positions, factors: np.ndarray) -> np.ndarray:
 
 
 def _exclusive_segment_cumsum(positions: Positions, values: np.ndarray) -> np.ndarray:
-    """Σ_{j<i} values_j within each segment."""
-    exclusive = np.cumsum(values, axis=-1) - values
-    if exclusive.shape[-1] == 0:
-        return exclusive
-    # an empty segment's start may be past the end: it is repeated for no element
-    return exclusive - positions.per_element(exclusive[..., np.minimum(positions.start, exclusive.shape[-1] - 1)])
+    """Σ_{j<i} values_j within each segment, from the segment's own values alone."""
+    inclusive = segment_cumsum(values, positions.start, positions.length)
+    exclusive = np.zeros_like(inclusive)
+    exclusive[..., 1:] = inclusive[..., :-1]
+    exclusive[..., positions.start[positions.length > 0]] = 0.0
+    return exclusive

@@ -88,6 +88,33 @@ def segment_reduce(ufunc: np.ufunc, values: np.ndarray, start: np.ndarray, lengt
     return out
 
 
+def _length_buckets(start: np.ndarray, length: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The non-empty segments by bucket of similar lengths (up to a power of two): per bucket, its
+    segments, and the (width, segments) matrix of their element columns (0 where past a segment's
+    end) with the mask of the columns that are inside it. Padding costs at most as much as the data."""
+    filled = length > 0
+    if not filled.any():
+        return
+    bucket = np.ceil(np.log2(np.maximum(length, 1))).astype(np.int64)
+    for size in np.unique(bucket[filled]):
+        segments = np.flatnonzero(filled & (bucket == size))
+        offsets = np.arange(int(length[segments].max()))[:, None]
+        valid = offsets < length[segments][None, :]
+        yield segments, np.where(valid, start[segments][None, :] + offsets, 0), valid
+
+
+def segment_cumsum(values: np.ndarray, start: np.ndarray, length: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """Inclusive running sums of ``values`` (..., N) within each segment, each segment added from its
+    own first element, left to right: a segment's sums depend on its values alone, not on the
+    segments before it (a running sum over all elements, less its value at a segment's start, would
+    carry their rounding). In ``dtype``; elements outside every segment are 0."""
+    out = np.zeros(values.shape, dtype=dtype)
+    for _, columns, valid in _length_buckets(start, length):
+        sums = np.cumsum(np.where(valid, values[..., columns], 0.0), axis=-2, dtype=dtype)
+        out[..., columns[valid]] = sums[..., valid]
+    return out
+
+
 def sequential_segment_sum(values: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """Σ of ``values`` (..., N) over each segment, the terms added left to right, as a C loop adds
     them (trec_eval's order); numpy's ``reduceat`` adds a segment of more than eight terms pairwise,
@@ -95,15 +122,7 @@ def sequential_segment_sum(values: np.ndarray, start: np.ndarray, length: np.nda
     are laid out as the columns of a matrix (those of similar lengths together, so that padding
     costs at most as much as the data) and reduced along its rows, which numpy does in order."""
     out = np.zeros(values.shape[:-1] + (len(length),))
-    filled = length > 0
-    if not filled.any():
-        return out
-    bucket = np.ceil(np.log2(np.maximum(length, 1))).astype(np.int64)
-    for size in np.unique(bucket[filled]):
-        segments = np.flatnonzero(filled & (bucket == size))
-        offsets = np.arange(int(length[segments].max()))[:, None]
-        valid = offsets < length[segments][None, :]
-        columns = np.where(valid, start[segments][None, :] + offsets, 0)
+    for segments, columns, valid in _length_buckets(start, length):
         out[..., segments] = np.add.reduce(np.where(valid, values[..., columns], 0.0), axis=-2)
     return out
 
@@ -427,7 +446,7 @@ def _positions(table: RankTable, selection: Selection, documents: np.ndarray, le
         query=np.asarray(query, dtype=np.int64),
         num_retrieved=num_retrieved,
         num_items=num_retrieved + unretrieved_per_query(table, selection),
-        max_grade=float(table.qrels.grades.max(initial=0.0)),
+        max_grade=table.qrels.max_grade,
         ties=_tie_groups(np.take_along_axis(tie_start, order, axis=-1), np.take_along_axis(tie_size, order, axis=-1),
                          sorted_ranks, segment) if ties else None,
     )

@@ -32,6 +32,7 @@ relevance level are made when the last chunk has been read (:meth:`StreamedColle
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -111,6 +112,8 @@ class QueryIndex:
     dropped_count: int
     first_qids: list[str]
     """The first :data:`HINT_QIDS` kept ids (for :func:`~prefeval.ranking.ranktable.query_id_hint`)."""
+    max_grade: float = 0.0
+    """The largest grade of the qrels (after ``-b`` and ``-f``), which every chunk's qrels keep."""
 
     def numbers_of(self, qids: np.ndarray) -> np.ndarray:
         """The number of each id's query, :data:`DROPPED` or :data:`FOREIGN`. Each id of a stretch
@@ -137,8 +140,9 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
     hashes: list[np.ndarray] = []  # per block, the hashes of its new queries in order
     relevant: list[np.ndarray] = []
     seen: list[np.ndarray] = []  # per block, the same hashes sorted
-    texts: list[str] = []  # the ids of the first queries, for notes and hints
-    rows, last = 0, None
+    texts: list[str] = []  # the ids of the first queries, for hints
+    empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
+    rows, last, count, max_grade = 0, None, 0, 0.0
     for block, first_line in read_blocks(path):
         columns = read_block_columns(block, source, QRELS_FORMAT, first_line)
         qids = columns["qid"]
@@ -156,9 +160,14 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
         block_hashes = hash_ids(uniques)
         grades = mapped_grades(columns["grade"], relevance.binary_relevance, relevance.relevance_floor)
         has_relevant = np.bincount(codes, weights=grades > 0, minlength=len(uniques)) > 0
+        max_grade = max(max_grade, float(grades.max(initial=0.0)))
         if last is not None and block_hashes[0] == last:  # the previous block's last query goes on
             relevant[-1][-1] |= has_relevant[0]
+            if has_relevant[0]:
+                empty.pop(count - 1, None)
             block_hashes, has_relevant, uniques = block_hashes[1:], has_relevant[1:], uniques[1:]
+        if len(empty) <= SHOWN:  # one more than shown, and the last, which the next block may yet take
+            empty.update((count + i, str(uniques[i])) for i in np.flatnonzero(~has_relevant)[:SHOWN + 2])
         if any(_contains(earlier, block_hashes).any() for earlier in seen):
             return None
         if len(block_hashes):
@@ -166,8 +175,9 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
             relevant.append(has_relevant)
             seen.append(np.sort(block_hashes))
             last = block_hashes[-1]
-            if len(texts) < HINT_QIDS + SHOWN:
-                texts.extend(str(qid) for qid in uniques[:HINT_QIDS + SHOWN])
+            count += len(block_hashes)
+            if len(texts) < HINT_QIDS:
+                texts.extend(str(qid) for qid in uniques[:HINT_QIDS])
     if rows == 0:
         raise InputError(source, f"no qrels lines ({QRELS_FORMAT.layout}) in the file")
     all_hashes = np.concatenate(hashes)
@@ -178,15 +188,15 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
         kept[:] = True
     numbers = np.where(kept, np.cumsum(kept) - 1, DROPPED)
     order = np.argsort(all_hashes, kind="stable")
-    shown = np.flatnonzero(~kept[:len(texts)])
     return QueryIndex(
         source=source,
         sorted_hashes=all_hashes[order],
         numbers=numbers[order],
         num_queries=int(kept.sum()),
-        dropped_shown=[texts[i] for i in shown[:SHOWN + 1]],
+        dropped_shown=[text for index, text in sorted(empty.items()) if not kept[index]][:SHOWN + 1],
         dropped_count=int((~kept).sum()),
-        first_qids=[texts[i] for i in np.flatnonzero(kept[:len(texts)])[:HINT_QIDS]],
+        first_qids=[texts[i] for i in np.flatnonzero(kept[:len(texts)])],
+        max_grade=max_grade,
     )
 
 
@@ -347,12 +357,15 @@ class _Readers:
                 stream.read()
         return min(stream.frontier for stream in (self.qrels, *self.runs))
 
-    def take(self, start: int, stop: int) -> tuple[Qrels, list[RankedRun]]:
-        """The qrels of queries ``start..stop-1`` and every run of this reader ranked on them."""
+    def take(self, start: int, stop: int, with_qrels: bool = True) -> tuple[Qrels | None, list[RankedRun]]:
+        """The qrels of queries ``start..stop-1`` (unless not ``with_qrels``: another reader hands
+        them over) and every run of this reader ranked on them."""
         relevance = self.collection.relevance
         judgments = self.qrels.take(stop)
-        qrels = qrels_from_columns(self.collection.index.source, judgments.qids, judgments.docids, judgments.values,
-                                   relevance.binary_relevance, relevance.relevance_floor, keep_empty=True)
+        qrels = dataclasses.replace(
+            qrels_from_columns(self.collection.index.source, judgments.qids, judgments.docids, judgments.values,
+                               relevance.binary_relevance, relevance.relevance_floor, keep_empty=True),
+            top_grade=self.collection.index.max_grade)
         lookup = RelevantLookup(qrels, self.collection.others)
         chunk_qids = np.array(qrels.qids, dtype=object)
         ranked = []
@@ -367,7 +380,7 @@ class _Readers:
             columns = RunColumns(stream.source, self.collection.run_ids[number], rows.qids, rows.docids, rows.values,
                                  RowLines(rows.lines), stream.tag)
             ranked.append(rank_relevant(columns, lookup, relevance.topk, queries))
-        return qrels, ranked
+        return (qrels if with_qrels else None), ranked
 
     def reports(self) -> list[RunReport]:
         """Per run, once read to the end, what the notes need."""
@@ -379,7 +392,7 @@ class StreamedCollection:
     """The qrels and runs of files, handed over as RankTables of consecutive chunks of queries
     (:meth:`tables`); see the module docstring. Construct with :meth:`open`.
 
-    With ``jobs`` > 1 the runs are shared among that many reader processes (each reads the qrels
+    With ``jobs`` > 1 the runs are shared among ``jobs`` − 1 reader processes (each reads the qrels
     too), which read and rank the next chunk while this process evaluates the current one."""
 
     def __init__(self, index: QueryIndex, qrels: str, runs: Sequence[str], names: Sequence[str | None],
@@ -415,7 +428,8 @@ class StreamedCollection:
         """(the number of its first query, the RankTable) of every chunk, in query order; then the
         notes on the data. Raises :class:`OutOfOrder` for a run that is not in the qrels' order."""
         count = len(self.run_paths)
-        shares = [list(range(count))[group::min(self.jobs, count)] for group in range(min(self.jobs, count))]
+        readers = min(max(self.jobs - 1, 1), count)
+        shares = [list(range(count))[group::readers] for group in range(readers)]
         with contextlib.ExitStack() as stack:
             groups = [stack.enter_context(Served(functools.partial(_Readers, self, share), fork=self.jobs > 1))
                       for share in shares]
@@ -424,8 +438,8 @@ class StreamedCollection:
             start = 0
             while start < self.num_queries:
                 stop = min(group.receive() for group in groups)
-                for group in groups:
-                    group.send("take", start, stop)
+                for number, group in enumerate(groups):
+                    group.send("take", start, stop, number == 0)
                     group.send("advance", stop)  # the next chunk is read while this one is evaluated
                 parts = [group.receive() for group in groups]
                 ranked: list[RankedRun | None] = [None] * count

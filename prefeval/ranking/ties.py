@@ -41,7 +41,7 @@ from itertools import combinations
 
 import numpy as np
 
-from prefeval.ranking.positions import Positions, TieGroups
+from prefeval.ranking.positions import Positions, TieGroups, segment_cumsum
 
 
 def ties_of(positions: Positions) -> TieGroups:
@@ -351,11 +351,8 @@ class RankDistributions:
         u = np.arange(total) - offset.ravel()[element]
         flat = (ties.place.ravel()[element], ties.relevant.ravel()[element], ties.size.ravel()[element])
         probability = np.where(grouped.ravel()[element], slot_probability(*flat, flat[0] + u), 1.0)
-        # one running sum over all elements, less its value before each element: in extended precision,
-        # so that the running sum's size costs no digits of the small cumulative probabilities
-        running = np.cumsum(probability, dtype=np.longdouble)
-        before = running[offset.ravel()] - probability[offset.ravel()]
-        cdf = (running - np.repeat(before, widths.ravel())).astype(np.float64)
+        # each element's distribution summed on its own (in extended precision, as it always was)
+        cdf = segment_cumsum(probability, offset.ravel(), widths.ravel(), np.longdouble).astype(np.float64)
         return cls(low, widths, offset, np.minimum(cdf, 1.0), retrieved_per_element(positions))
 
     def at_most(self, rows: np.ndarray, columns: np.ndarray, rank: np.ndarray) -> np.ndarray:
