@@ -392,8 +392,9 @@ class StreamedCollection:
     """The qrels and runs of files, handed over as RankTables of consecutive chunks of queries
     (:meth:`tables`); see the module docstring. Construct with :meth:`open`.
 
-    With ``jobs`` > 1 the runs are shared among ``jobs`` − 1 reader processes (each reads the qrels
-    too), which read and rank the next chunk while this process evaluates the current one."""
+    With ``jobs`` > 1 the runs are shared among ``jobs`` reader processes (each reads the qrels too),
+    which read and rank the next chunk while this process evaluates the current one (reading is the
+    larger part: this process mostly waits for them)."""
 
     def __init__(self, index: QueryIndex, qrels: str, runs: Sequence[str], names: Sequence[str | None],
                  relevance: RelevanceOptions, others: bool, skip_missing: bool, jobs: int = 1):
@@ -428,7 +429,7 @@ class StreamedCollection:
         """(the number of its first query, the RankTable) of every chunk, in query order; then the
         notes on the data. Raises :class:`OutOfOrder` for a run that is not in the qrels' order."""
         count = len(self.run_paths)
-        readers = min(max(self.jobs - 1, 1), count)
+        readers = min(self.jobs, count)
         shares = [list(range(count))[group::readers] for group in range(readers)]
         with contextlib.ExitStack() as stack:
             groups = [stack.enter_context(Served(functools.partial(_Readers, self, share), fork=self.jobs > 1))
