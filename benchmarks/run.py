@@ -107,11 +107,13 @@ def run_large(scenario: Scenario, repeat: int) -> dict:
     repeat = 1 if huge else repeat
     python = sys.executable
     outputs = {name: os.path.join(CACHE, f"{scenario.name}.{name}.jsonl") for name in ("default", "dask")}
-    floor = None if huge else measure([python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs],
-                                      repeat, warm=False)
     base = [python, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, *scenario.runs]
-    evaluate = measure(base + ["-o", outputs["default"]], repeat, warm=False)
-    dask = measure(base + ["--engine", "dask", "--jobs", "2", "-o", outputs["dask"]], repeat, warm=False)
+    commands = {"eval": base + ["-o", outputs["default"]],
+                "dask": base + ["--engine", "dask", "--jobs", "2", "-o", outputs["dask"]]}
+    if not huge:
+        commands["floor"] = [python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs]
+    timings = measure_in_turns(commands, repeat)
+    floor, evaluate, dask = timings.get("floor"), timings["eval"], timings["dask"]
     same = _same_bytes(*outputs.values())
     for path in outputs.values():
         os.unlink(path)
@@ -135,8 +137,8 @@ def _ratio(timing: Timing, floor: Timing | None) -> str:
 def large_report(results: list[dict]) -> str:
     lines = [
         "",
-        "Recommender scale (median of the runs shown; whole processes; peak memory summed over the process tree, "
-        "sampled every 10 ms; the pandas floor is `benchmarks/pandas_floor.py`):",
+        "Recommender scale (median of the runs shown, the commands taking turns; whole processes; peak memory "
+        "summed over the process tree, sampled every 10 ms; the pandas floor is `benchmarks/pandas_floor.py`):",
         "",
         "| scenario | lines | runs | pandas floor | floor memory | `eval -q` | ÷ floor | eval memory "
         "| `eval -q --engine dask` (2 workers) | ÷ floor | dask memory (client + scheduler + workers) | same bytes |",
@@ -157,15 +159,26 @@ def _wanted(name: str, names: list[str]) -> bool:
     return not names or name in names
 
 
-def measure(command: list[str], repeat: int, warm: bool = True) -> Timing:
-    """Median wall time and peak memory of ``command`` over ``repeat`` runs (after one warm-up,
-    unless ``warm`` is False: inputs too large to be cached anyway)."""
-    timings = [_run_once(command) for _ in range(repeat + warm)][warm:]
+def measure(command: list[str], repeat: int) -> Timing:
+    """Median wall time and peak memory of ``command`` over ``repeat`` runs (after one warm-up)."""
+    timings = [_run_once(command) for _ in range(repeat + 1)][1:]
     return Timing(
         wall=statistics.median(t.wall for t in timings),
         max_rss_mib=max(t.max_rss_mib for t in timings),
         tree_rss_mib=max(t.tree_rss_mib for t in timings),
     )
+
+
+def measure_in_turns(commands: dict[str, list[str]], repeat: int) -> dict[str, Timing]:
+    """Like :func:`measure` for several commands, run in turns (A B C A B C ...), no warm-up, so
+    that other load on the machine falls on all of them alike."""
+    runs: dict[str, list[Timing]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            runs[name].append(_run_once(command))
+    return {name: Timing(wall=statistics.median(t.wall for t in timings),
+                         max_rss_mib=max(t.max_rss_mib for t in timings),
+                         tree_rss_mib=max(t.tree_rss_mib for t in timings)) for name, timings in runs.items()}
 
 
 def _run_once(command: list[str], env: dict[str, str] | None = None) -> Timing:
