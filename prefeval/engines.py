@@ -10,7 +10,7 @@
   completes: when a run turns out not to be in the qrels' order, a note says so and the evaluation
   starts again in memory, having written nothing.
 * ``dask``: streamed as above, each chunk evaluated (and its lines written out) by a worker of a
-  Dask cluster (:mod:`prefeval.runtime.distributed`).
+  Dask cluster (:mod:`prefeval.distributed`).
 * ``auto`` (the default): ``stream`` where it applies and the files hold at least
   :data:`STREAM_BYTES` (on disk, gzip as it is), ``memory`` otherwise: a small collection is read
   faster in one pass than in two, and fits in memory anyway.
@@ -80,7 +80,7 @@ def write_files_evaluation(make: Callable[[str], Evaluation], write: Callable[[E
         return
     try:
         if engine == DASK:
-            from prefeval.runtime.distributed import DaskDistributor
+            from prefeval.distributed import DaskDistributor
 
             with DaskDistributor.connect(scheduler, evaluation.jobs) as distributor:
                 evaluation.distributor = distributor

@@ -18,9 +18,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 
@@ -61,7 +61,6 @@ from prefeval.runtime.seeds import resolve_seed
 
 if TYPE_CHECKING:
     from prefeval.ranking.streaming import StreamedCollection
-    from prefeval.runtime.distributed import Distributor
 
 __all__ = ["Block", "Chunk", "Evaluation", "SampleEvaluation", "Summary", "resolve_measures"]
 
@@ -129,8 +128,8 @@ class Evaluation:
     stream: StreamedCollection | None = None
     """The collection read chunk by chunk (then ``table`` is None), :mod:`prefeval.ranking.streaming`."""
     distributor: Distributor | None = None
-    """Evaluates the chunks elsewhere (:mod:`prefeval.runtime.distributed`); None: here, in
-    :attr:`jobs` forked processes."""
+    """Evaluates the chunks elsewhere (:mod:`prefeval.distributed`); None: here, in :attr:`jobs`
+    forked processes."""
     seed: int | None = field(init=False, default=None)
 
     def __post_init__(self):
@@ -490,6 +489,14 @@ class SampleEvaluation:
             metric_reported=self.metric_reported[:, start:stop] if self.metric_reported is not None else None,
             pair_reported=self.pair_reported[:, start:stop] if self.pair_reported is not None else None,
         )
+
+
+class Distributor(Protocol):
+    """Where the chunks of an evaluation are evaluated, when not here (:mod:`prefeval.distributed`)."""
+
+    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk],
+                   render: Callable[[Block], T]) -> Iterator[list[tuple[T, Block]]]:
+        """Per chunk, in order, the list of (rendered block, block) of :meth:`Evaluation.chunk_results`."""
 
 
 @dataclass(frozen=True)

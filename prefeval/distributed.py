@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from prefeval.errors import UsageError
 
@@ -33,21 +33,14 @@ if TYPE_CHECKING:
 IN_FLIGHT_PER_WORKER = 2
 
 
-class Distributor(Protocol):
-    """Where the chunks of an evaluation are evaluated: what :class:`Evaluation` calls."""
-
-    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk], render: Callable) -> Iterator[list]:
-        """Per chunk, in order, the list of (rendered block, block) of
-        :meth:`~prefeval.evaluation.Evaluation.chunk_results`."""
-
-
 def _chunk_kernel(evaluation: Evaluation, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
     """What a worker runs: the rendered blocks of one chunk, with the blocks' values."""
     return list(evaluation.chunk_results(chunk, render))
 
 
-class DaskDistributor(Distributor):
-    """Chunks as tasks of a dask.distributed ``Client`` (module docstring)."""
+class DaskDistributor:
+    """Chunks as tasks of a dask.distributed ``Client`` (module docstring): a
+    :class:`~prefeval.evaluation.Distributor`."""
 
     def __init__(self, client, workers: int):
         self.client = client
