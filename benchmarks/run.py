@@ -65,6 +65,7 @@ class Timing:
     wall: float
     max_rss_mib: float
     tree_rss_mib: float
+    tree_pss_mib: float = 0.0
 
 
 def scenarios(names: list[str]) -> list[Scenario]:
@@ -130,6 +131,10 @@ def _same_bytes(first: str, second: str, size: int = 1 << 24) -> bool:
                 return True
 
 
+def _memory(timing: Timing) -> str:
+    return f"{timing.tree_pss_mib:,.0f} / {timing.tree_rss_mib:,.0f} MiB"
+
+
 def _ratio(timing: Timing, floor: Timing | None) -> str:
     return f"{timing.wall / floor.wall:.2f}" if floor else "—"
 
@@ -138,19 +143,21 @@ def large_report(results: list[dict]) -> str:
     lines = [
         "",
         "Recommender scale (median of the runs shown, the commands taking turns; whole processes; peak memory "
-        "summed over the process tree, sampled every 10 ms; the pandas floor is `benchmarks/pandas_floor.py`):",
+        "summed over the process tree, sampled every 10 ms, as proportional set sizes (PSS: a page that forked "
+        "processes share counts once) and, after the slash, resident set sizes (RSS: counted in every process "
+        "that maps it); the pandas floor is `benchmarks/pandas_floor.py`):",
         "",
-        "| scenario | lines | runs | pandas floor | floor memory | `eval -q` | ÷ floor | eval memory "
+        "| scenario | lines | runs | pandas floor | floor memory, PSS / RSS | `eval -q` | ÷ floor | eval memory "
         "| `eval -q --engine dask` (2 workers) | ÷ floor | dask memory (client + scheduler + workers) | same bytes |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for r in results:
         s, floor, ev, dask = r["scenario"], r["floor"], r["eval"], r["dask"]
-        base = f"{floor.wall:.1f} s | {floor.tree_rss_mib:,.0f} MiB" if floor else "(does not fit) | —"
+        base = f"{floor.wall:.1f} s | {_memory(floor)}" if floor else "(does not fit) | —"
         lines.append(
             f"| {s.name} | {s.lines:,} | {r['repeat']} | {base} "
-            f"| {ev.wall:.1f} s | {_ratio(ev, floor)} | {ev.tree_rss_mib:,.0f} MiB "
-            f"| {dask.wall:.1f} s | {_ratio(dask, floor)} | {dask.tree_rss_mib:,.0f} MiB "
+            f"| {ev.wall:.1f} s | {_ratio(ev, floor)} | {_memory(ev)} "
+            f"| {dask.wall:.1f} s | {_ratio(dask, floor)} | {_memory(dask)} "
             f"| {'yes' if r['same'] else 'NO'} |")
     return "\n".join(lines) + "\n"
 
@@ -178,13 +185,14 @@ def measure_in_turns(commands: dict[str, list[str]], repeat: int) -> dict[str, T
             runs[name].append(_run_once(command))
     return {name: Timing(wall=statistics.median(t.wall for t in timings),
                          max_rss_mib=max(t.max_rss_mib for t in timings),
-                         tree_rss_mib=max(t.tree_rss_mib for t in timings)) for name, timings in runs.items()}
+                         tree_rss_mib=max(t.tree_rss_mib for t in timings),
+                         tree_pss_mib=max(t.tree_pss_mib for t in timings)) for name, timings in runs.items()}
 
 
 def _run_once(command: list[str], env: dict[str, str] | None = None) -> Timing:
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    peak = [0]
+    peak = [0, 0]
     done = threading.Event()
     sampler = threading.Thread(target=_sample_tree, args=(process.pid, peak, done), daemon=True)
     sampler.start()
@@ -196,12 +204,18 @@ def _run_once(command: list[str], env: dict[str, str] | None = None) -> Timing:
     if process.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed: {process.stderr.read().decode()}")
     process.stderr.close()
-    return Timing(wall=wall, max_rss_mib=usage.ru_maxrss / 1024, tree_rss_mib=peak[0] / 1024)
+    return Timing(wall=wall, max_rss_mib=usage.ru_maxrss / 1024, tree_rss_mib=peak[0] / 1024,
+                  tree_pss_mib=peak[1] / 1024)
 
 
 def _sample_tree(pid: int, peak: list[int], done: threading.Event) -> None:
+    """The peaks of the sums over the process tree of the resident sets (which count a page that
+    forked processes share once in each) and of the proportional sets (which share it out among
+    them: the memory the tree takes)."""
     while not done.wait(0.01):
-        peak[0] = max(peak[0], sum(_rss_kib(p) for p in _tree(pid)))
+        tree = _tree(pid)
+        peak[0] = max(peak[0], sum(_memory_kib(p, "status", "VmRSS:") for p in tree))
+        peak[1] = max(peak[1], sum(_memory_kib(p, "smaps_rollup", "Pss:") for p in tree))
 
 
 def _tree(pid: int) -> list[int]:
@@ -216,11 +230,11 @@ def _tree(pid: int) -> list[int]:
     return pids
 
 
-def _rss_kib(pid: int) -> int:
+def _memory_kib(pid: int, table: str, key: str) -> int:
     try:
-        with open(f"/proc/{pid}/status") as handle:
+        with open(f"/proc/{pid}/{table}") as handle:
             for line in handle:
-                if line.startswith("VmRSS:"):
+                if line.startswith(key):
                     return int(line.split()[1])
     except OSError:
         pass

@@ -16,7 +16,7 @@ UTF8_BOM = b"\xef\xbb\xbf"
 STDIN = "-"
 
 
-BLOCK_BYTES = 1 << 23
+BLOCK_BYTES = 1 << 22
 """How many bytes :func:`read_blocks` reads at a time (a block ends at the last line end in it)."""
 
 

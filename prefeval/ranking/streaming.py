@@ -186,7 +186,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
         raise InputError(source, "no query has a relevant document (a grade > 0 after -b/-f)")
     if relevance.keep_empty:
         kept[:] = True
-    numbers = np.where(kept, np.cumsum(kept) - 1, DROPPED)
+    numbers = np.where(kept, np.cumsum(kept) - 1, DROPPED).astype(np.int32 if len(kept) < 2**31 else np.int64)
     order = np.argsort(all_hashes, kind="stable")
     return QueryIndex(
         source=source,
