@@ -5,7 +5,7 @@ Two passes over the qrels, one over each run:
 
 1. :func:`index_qrels` reads the qrels in blocks and keeps, per query, a 64-bit hash of its id
    (pandas' ``hash_array``) and its number among the kept queries (those with a relevant document,
-   or all with ``keep_empty``): 16 bytes a query. It checks that the qrels are **grouped by query**
+   or all with ``keep_empty``): 12 bytes a query. It checks that the qrels are **grouped by query**
    (the lines of a query one after the other); when they are not it returns None, and the collection
    is read in memory instead (:mod:`prefeval.ranking.loading`), before anything is written.
 2. :class:`StreamedCollection` then reads the qrels again and every run in step, block by block
