@@ -522,6 +522,17 @@ def test_dask_over_many_chunks_writes_the_bytes_of_stream(robust03):
     assert dask.stderr == stream.stderr
 
 
+def test_dask_in_process_writes_the_bytes_of_memory(robust03):
+    """``--engine dask`` called in-process (the command line under click's test runner, as from the
+    Python API): the evaluation sent to the workers holds no stream (a progress line looked up
+    ``sys.stderr`` when made, which click's runner replaces with an object that cannot be pickled)."""
+    pytest.importorskip("distributed")
+    qrels, runs = robust03
+    result = evaluate("dask", qrels, runs[:2], "-q", jobs=2)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout_bytes == memory_output(qrels, tuple(runs[:2]), ("-q",))[0]
+
+
 # --- 8. FixedOrderSum ---------------------------------------------------------------------------------
 
 

@@ -23,12 +23,18 @@ class Progress:
     """``prefeval: LABEL  done/total`` redrawn in place, at most ten times a second."""
 
     def __init__(self, enabled: bool, stream: TextIO | None = None):
-        self.stream = stream or sys.stderr
+        self._stream = stream
         self.enabled = enabled
         self._label = ""
         self._total = 0
         self._done = 0
         self._drawn_at = 0.0
+
+    @property
+    def stream(self) -> TextIO:
+        """Where the line is drawn: the stream given, or the standard error of the moment (looked up
+        when drawing, so that a silent progress line holds no stream and can be sent to a worker)."""
+        return self._stream or sys.stderr
 
     @classmethod
     def silent(cls) -> Progress:
