@@ -280,18 +280,21 @@ class Evaluation:
     def draw_samples(self) -> Iterator[SampleEvaluation]:
         """Each sample of the whole table in turn: its selection of queries and labels is drawn when
         it is reached, so the same seed gives the same samples."""
+        for number, selection in self._selections():
+            yield SampleEvaluation(self, number, selection)
+
+    def _selections(self) -> Iterator[tuple[int, Selection]]:
+        """Each sample's number and selection of the whole table, drawn in turn from the seed."""
         rng = np.random.default_rng(self.seed) if self.seed is not None else None
         for number in range(self.subsampling.samples):
-            yield SampleEvaluation(self, number, draw_selection(self.table, rng, self.subsampling))
+            yield number, draw_selection(self.table, rng, self.subsampling)
 
     def sample_chunks(self) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
         """Per sample: its number, its number of queries, and its chunks in query order: the whole
         sample of the table; or one chunk per RankTable of a streamed collection (read when it is
         reached)."""
         if self.stream is None:
-            rng = np.random.default_rng(self.seed) if self.seed is not None else None
-            for number in range(self.subsampling.samples):
-                selection = draw_selection(self.table, rng, self.subsampling)
+            for number, selection in self._selections():
                 yield number, len(selection.queries), iter([Chunk(number, selection)])
             return
         chunks = (Chunk(0, Selection.everything(table), table, offset) for offset, table in self.stream.tables())
