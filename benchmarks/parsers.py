@@ -2,8 +2,10 @@
 
     python benchmarks/parsers.py [--repeat 5] [--synthetic LINES ...] [--only LABEL ...] [RUN ...]
 
-Every candidate reads run files from their paths (gzip or plain) into the three columns prefeval
-needs: qid and docid as numpy object arrays of ``str``, score as float64. Inputs (default): one
+Every candidate reads run files from their paths (gzip or plain) into three columns: qid and docid
+as numpy object arrays of ``str``, score as float64; prefeval's reader gives instead what prefeval
+needs, qid and docid as 64-bit keys of their bytes with the texts on demand
+(``prefeval.io.fields.TextColumn``). Inputs (default): one
 robust03 run gzipped and its decompressed copy, all robust03 runs gzipped, and with
 ``--synthetic N`` a recommender-style run of N lines (``benchmarks/synthetic.py``, catalogue ids),
 plain. Data derived here (decompressed copies, synthetic runs) goes to a temporary folder, or to
@@ -194,6 +196,11 @@ def _peak_kib() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
+def _text_at(column, row: int):
+    """The text of one row of a column: an array of texts, or prefeval's keyed column."""
+    return column.texts([row])[0] if hasattr(column, "texts") else column[row]
+
+
 def child(label: str, threads: int, native: bool, paths: list[str]) -> None:
     """Read ``paths`` with one candidate; print seconds, peak RSS and a digest of the columns as JSON."""
     sys.path.insert(0, os.path.join(HERE, ".."))
@@ -221,7 +228,7 @@ def child(label: str, threads: int, native: bool, paths: list[str]) -> None:
     else:
         rows = sum(len(result[2]) for result in results)
         total = sum(float(np.nansum(np.asarray(result[2]))) for result in results)
-        ends = [str(result[i][j]) for result in results for i in (0, 1) for j in (0, -1)]
+        ends = [str(_text_at(result[i], j)) for result in results for i in (0, 1) for j in (0, -1)]
         digest = f"{rows} {total:.6g} {zlib.crc32(' '.join(ends).encode()):08x}"
     print(json.dumps({"seconds": seconds, "peak_kib": peak, "imports_kib": before, "digest": digest}))
 

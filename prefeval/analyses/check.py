@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
+from prefeval.io.fields import TextColumn
 from prefeval.io.source import check_stdin_used_once, display_name, read_bytes
 from prefeval.io.trec import (
     QRELS_FORMAT,
@@ -191,7 +192,7 @@ def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
     record.update(lines=len(scores), queries=len(unique_qids))
     record.update(_against_qrels(unique_qids, qrels, errors, warnings))
     record["duplicate_documents"] = _duplicates(data, query_codes, unique_qids, docids, errors)
-    ranking = rank_within_queries(query_codes, docids, scores, len(unique_qids))
+    ranking = rank_within_queries(query_codes, TextColumn.of_texts(docids), scores, len(unique_qids))
     rank = ranking.rank
     depth = np.bincount(query_codes, minlength=len(unique_qids))
     record["ties"] = _ties(query_codes, ranking, depth, warnings)
@@ -200,7 +201,8 @@ def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
     )
     record["unjudged_at_10"] = _unjudged_at_top(qids, docids, rank, qrels)
     usable = qrels.lookup is not None and not errors
-    run = RunColumns(source=source, run_id=run_id, qids=qids, docids=docids, scores=scores)
+    run = RunColumns(source=source, run_id=run_id, qids=TextColumn.of_texts(qids), docids=TextColumn.of_texts(docids),
+                     scores=scores)
     record["tie_ranges"] = _tie_ranges(run, qrels.lookup, warnings) if usable else None
     record.update(nan_scores=nan_scores, malformed_lines=_malformed_summary(read), errors=errors, warnings=warnings)
     return record

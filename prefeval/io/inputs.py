@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError, UsageError
+from prefeval.io.fields import TextColumn
 from prefeval.io.trec import QRELS_FORMAT, Qrels, RunColumns, qrels_from_columns, read_qrels, read_run
 
 PathLike = str | os.PathLike
@@ -95,7 +96,8 @@ def load_run(run: Judgments, name: str | None = None) -> RunColumns:
     scored = ~np.isnan(scores)
     if not scored.all():
         qids, docids, scores = qids[scored], docids[scored], scores[scored]
-    return RunColumns(source=source, run_id=str(name), qids=qids, docids=docids, scores=scores)
+    return RunColumns(source=source, run_id=str(name), qids=TextColumn.of_texts(qids),
+                      docids=TextColumn.of_texts(docids), scores=scores)
 
 
 def _looks_like_one_run(runs: Mapping) -> bool:

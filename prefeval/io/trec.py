@@ -28,7 +28,9 @@ them the same bytes):
 
 A UTF-8 byte-order mark and gzip compression are handled by :mod:`prefeval.io.source`.
 
-Reading has two paths that accept exactly the same files. The fast path hands the bytes to pandas'
+Reading has two paths that accept exactly the same files (runs of the most common shape take a
+third, :func:`~prefeval.io.fields.split_run`, which reads them without a Python string per field and
+gives way to these two for any other text). The fast path hands the bytes to pandas'
 C tokeniser (with a one-character separator when the file allows it, which is twice as fast as
 ``\\s+``) and checks the shape of the result; files with a vertical tab, a form feed, a NUL byte or a
 lone carriage return, which pandas splits differently, never take it. Whenever the fast path fails or
@@ -55,6 +57,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
+from prefeval.io.fields import TextColumn, split_run
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.numbers import NAN_SPELLINGS, NUMBER, NUMBER_WITH_COMMA
 from prefeval.io.source import UTF8_BOM, display_name, read_bytes
@@ -278,15 +281,15 @@ class Qrels:
 class RunColumns:
     """The three columns of a run that evaluation reads, one row per scored (non-nan) line.
 
-    The file's bytes are not kept (a run can be large, and a pipe cannot be read twice); ``lines``
-    says on which line of the file each row is, for error messages (None for a run that did not
-    come from a file).
+    Query ids and docids are :class:`~prefeval.io.fields.TextColumn`: keys of their bytes, the text
+    read only where it is needed (tied documents, messages). ``lines`` says on which line of the file
+    each row is, for error messages (None for a run that did not come from a file).
     """
 
     source: str
     run_id: str
-    qids: np.ndarray
-    docids: np.ndarray
+    qids: TextColumn
+    docids: TextColumn
     scores: np.ndarray
     lines: LineNumbers | RowLines | None = None
     tag: str | None = None
@@ -405,21 +408,32 @@ def read_run(path: str) -> RunColumns:
     """Read a run file into its qid, docid and score columns (lines scored ``nan`` dropped)."""
     source = display_name(path)
     data = read_bytes(path)
-    columns = read_columns(data, source, RUN_FORMAT)
-    lines = LineNumbers.of_file(data, len(columns["score"]))
-    unscored = np.isnan(columns["score"])
+    qids, docids, scores = read_run_fields(data, source)
+    lines = LineNumbers.of_file(data, len(scores))
+    unscored = np.isnan(scores)
     if unscored.any():
         lines = lines.without(np.flatnonzero(unscored))
-        columns = {name: values[~unscored] for name, values in columns.items()}
-    return RunColumns(
-        source=source,
-        run_id=run_id_from_path(path),
-        qids=columns["qid"],
-        docids=columns["docid"],
-        scores=columns["score"],
-        lines=lines,
-        tag=first_tag(data),
-    )
+        qids, docids, scores = qids[~unscored], docids[~unscored], scores[~unscored]
+    return RunColumns(source=source, run_id=run_id_from_path(path), qids=qids, docids=docids, scores=scores,
+                      lines=lines, tag=first_tag(data))
+
+
+def read_run_fields(data: bytes, source: str, first_line: int | None = None,
+                    ) -> tuple[TextColumn, TextColumn, np.ndarray]:
+    """The query ids, docids and scores of every line of run text, ``nan`` scores included.
+
+    A run of the common shape is split by :func:`~prefeval.io.fields.split_run`, without a Python
+    string per field; any other text by the paths of :func:`read_columns` (the whole file, when
+    ``first_line`` is None: no line at all is an error) or :func:`read_block_columns` (a block whose
+    first line is ``first_line``), which name a malformed line."""
+    split = split_run(data)
+    if split is not None:
+        return split
+    if first_line is None:
+        columns = read_columns(data, source, RUN_FORMAT)
+    else:
+        columns = read_block_columns(data, source, RUN_FORMAT, first_line)
+    return TextColumn.of_texts(columns["qid"]), TextColumn.of_texts(columns["docid"]), columns["score"]
 
 
 def first_tag(data: bytes) -> str | None:

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
+from prefeval.io.fields import TextColumn, first_of_each, stretch_starts, text_keys
 from prefeval.io.trec import Qrels, RunColumns
 
 UNRETRIEVED = np.inf
@@ -163,18 +164,20 @@ class RankedRun:
 
 
 class DocumentLookup:
-    """Finds a list of the qrels' documents (docids, and the query of each) among a run's rows."""
+    """Finds a list of the qrels' documents (docids, and the query of each) among a run's rows, by
+    the keys of the docids' bytes (:class:`~prefeval.io.fields.TextColumn`)."""
 
     def __init__(self, docids: np.ndarray, query_of_document: np.ndarray):
         self.query_of_document = query_of_document
-        self._docid_code, unique = pd.factorize(docids)
-        self.docid_index = pd.Index(unique, dtype=object)
+        self._docid_code, unique = pd.factorize(text_keys(docids.tolist()))
+        self.docid_index = pd.Index(unique)
 
     def rows(self, row_keys: pd.Index, unique_docids: np.ndarray) -> np.ndarray:
         """For every document of the list, the row of the run that retrieved it, or -1.
 
-        ``row_keys`` holds, per row, query × len(unique_docids) + the docid's code in
-        ``unique_docids``; its hash table (built to find duplicates) answers every lookup.
+        ``row_keys`` holds, per row, query × len(unique_docids) + the code of the docid's key in
+        ``unique_docids`` (the keys of the run's distinct docids); its hash table (built to find
+        duplicates) answers every lookup.
         """
         # the code, in the run, of every docid of the list (-1: the run lacks it)
         known = self.docid_index.get_indexer(unique_docids)
@@ -189,20 +192,27 @@ class RelevantLookup:
     """Maps a run's rows to the qrels' numbering of queries and of relevant documents (and, with
     ``others``, of the qrels' other documents).
 
-    The hash tables of the qrels' query ids and docids are built once, for all runs.
+    The hash tables of the keys of the qrels' query ids and docids are built once, for all runs.
+    Ids are matched by their keys (:mod:`prefeval.io.fields`): two different ids with one key, a
+    chance of about n² / 2⁶⁵ for n ids, would be taken for one.
     """
 
     def __init__(self, qrels: Qrels, others: bool = False):
         self.qrels = qrels
-        self.query_index = pd.Index(qrels.qids, dtype=object)
+        self.query_index = pd.Index(text_keys(qrels.qids))
+        if not self.query_index.is_unique:
+            raise InputError(qrels.source, "two query ids of the qrels have the same 64-bit key; rename one")
         self.dropped = frozenset(qrels.dropped_qids)
         self.relevant = DocumentLookup(qrels.docids, qrels.query_of_document)
         self.others = DocumentLookup(qrels.other_docids, qrels.query_of_other) if others else None
 
-    def query_numbers(self, qids: np.ndarray) -> np.ndarray:
-        """The qrels' number of each qid, -1 for queries the qrels do not have."""
-        codes, uniques = pd.factorize(qids)
-        return self.query_index.get_indexer(uniques)[codes]
+    def query_numbers(self, qids: TextColumn) -> np.ndarray:
+        """The qrels' number of each row's query, -1 for queries the qrels do not have; each id of a
+        stretch of equal ids (the lines of a query) is looked up once."""
+        heads = stretch_starts(qids.keys)
+        codes, uniques = pd.factorize(qids.keys[heads])
+        numbers = self.query_index.get_indexer(uniques)[codes]
+        return np.repeat(numbers, np.diff(np.append(heads, len(qids))))
 
     def relevant_rows(self, row_keys: pd.Index, unique_docids: np.ndarray) -> np.ndarray:
         """For every relevant document of the qrels, the row of the run that retrieved it, or -1."""
@@ -240,17 +250,17 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
     judged = queries >= 0
     foreign: list[str] = []
     if not judged.all():
-        run_qids = pd.unique(np.asarray(run.qids[~judged], dtype=object))
+        run_qids = first_of_each(run.qids[~judged])
         foreign = [str(qid) for qid in run_qids if qid not in lookup.dropped]
         if not judged.any() and len(foreign) == len(run_qids):
             raise InputError(run.source,
                              "no query id of this run is in the qrels" + query_id_hint(run_qids, qrels.qids))
         run = replace(run, qids=run.qids[judged], docids=run.docids[judged], scores=run.scores[judged])
         queries = queries[judged]
-    doc_codes, unique_docids = pd.factorize(run.docids)
+    doc_codes, unique_docids = pd.factorize(run.docids.keys)
     row_keys = pd.Index(queries * len(unique_docids) + doc_codes)
     if not row_keys.is_unique:
-        _report_duplicate(run, judged, queries, doc_codes, unique_docids, row_keys, qrels)
+        _report_duplicate(run, judged, queries, row_keys, qrels)
     ranking = rank_within_queries(queries, run.docids, run.scores, qrels.num_queries)
     rows = lookup.relevant_rows(row_keys, unique_docids)
     found = rows >= 0
@@ -302,7 +312,7 @@ class RowRanks:
     tie_size: np.ndarray | None = None
 
 
-def rank_within_queries(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray, num_queries: int) -> RowRanks:
+def rank_within_queries(queries: np.ndarray, docids: TextColumn, scores: np.ndarray, num_queries: int) -> RowRanks:
     """1-based rank of every row within its query: score descending, then docid descending (as
     bytes, :func:`docid_order`); and the tie group of every row.
 
@@ -365,13 +375,14 @@ def _blocks_by_score(queries: np.ndarray, scores: np.ndarray) -> np.ndarray | No
     return block_start
 
 
-def _order_ties_by_docid(position: np.ndarray, tied_with_next: np.ndarray, docids: np.ndarray) -> np.ndarray:
+def _order_ties_by_docid(position: np.ndarray, tied_with_next: np.ndarray, docids: TextColumn) -> np.ndarray:
     """Reorder each group of adjacent tied rows by docid descending (positions are 0-based)."""
     pairs = np.flatnonzero(tied_with_next)
     in_tie = np.zeros(len(position), dtype=bool)
     in_tie[pairs] = in_tie[pairs + 1] = True
     rows = np.flatnonzero(in_tie)
-    keys = docid_order(docids[rows])
+    texts = docids.texts(rows)
+    keys = docid_order(texts)
     in_rows = np.searchsorted(rows, pairs)  # row pairs + 1 comes right after row pairs in rows
     descending = keys[in_rows] > keys[in_rows + 1]
     if descending.all():
@@ -384,14 +395,14 @@ def _order_ties_by_docid(position: np.ndarray, tied_with_next: np.ndarray, docid
         offset = np.repeat(first, size + 1)
         reversed_rows = rows[offset + (np.repeat(last, size + 1) - np.arange(len(rows)))]
     else:
-        _, docid_rank = np.unique(docid_order(docids[rows], to_sort=True), return_inverse=True)
+        _, docid_rank = np.unique(docid_order(texts, to_sort=True), return_inverse=True)
         reversed_rows = rows[np.lexsort((-docid_rank.ravel(), group))]
     reordered = position.copy()
     reordered[reversed_rows] = position[rows]
     return reordered
 
 
-def _rank_by_sorting(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray, num_queries: int) -> RowRanks:
+def _rank_by_sorting(queries: np.ndarray, docids: TextColumn, scores: np.ndarray, num_queries: int) -> RowRanks:
     order = np.lexsort((-scores, queries))
     sorted_queries, sorted_scores = queries[order], scores[order]
     tied_with_next = (sorted_queries[1:] == sorted_queries[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
@@ -401,7 +412,7 @@ def _rank_by_sorting(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray
         in_tie[1:] |= tied_with_next
         in_tie[:-1] |= tied_with_next
         tied_rows = order[in_tie]
-        _, docid_rank = np.unique(docid_order(docids[tied_rows], to_sort=True), return_inverse=True)
+        _, docid_rank = np.unique(docid_order(docids.texts(tied_rows), to_sort=True), return_inverse=True)
         tie_break = np.zeros(len(order), dtype=np.int64)
         tie_break[tied_rows] = -docid_rank.ravel()
         order = np.lexsort((tie_break, -scores, queries))
@@ -418,8 +429,7 @@ def _rank_by_sorting(queries: np.ndarray, docids: np.ndarray, scores: np.ndarray
     return RowRanks(rank, tie_start, tie_size)
 
 
-def _report_duplicate(run: RunColumns, judged: np.ndarray, queries, doc_codes, unique_docids, row_keys: pd.Index,
-                      qrels: Qrels) -> None:
+def _report_duplicate(run: RunColumns, judged: np.ndarray, queries, row_keys: pd.Index, qrels: Qrels) -> None:
     """A document twice in one query of a run is an error (as in trec_eval), naming both lines.
 
     The rows are those of the run's judged queries (``judged``, per row as read): the lines come from
@@ -427,7 +437,7 @@ def _report_duplicate(run: RunColumns, judged: np.ndarray, queries, doc_codes, u
     keys = row_keys.to_numpy()
     second = int(np.flatnonzero(row_keys.duplicated())[0])
     first = int(np.flatnonzero(keys == keys[second])[0])
-    qid, docid = qrels.qids[queries[second]], unique_docids[doc_codes[second]]
+    qid, docid = qrels.qids[queries[second]], run.docids.texts([second])[0]
     lines = [None, None] if run.lines is None else run.lines.of(np.flatnonzero(judged)[[first, second]]).tolist()
     raise InputError(
         run.source,

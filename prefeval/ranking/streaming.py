@@ -3,8 +3,8 @@ they are needed, so that memory depends on the chunk, not on the collection.
 
 Two passes over the qrels, one over each run:
 
-1. :func:`index_qrels` reads the qrels in blocks and keeps, per query, a 64-bit hash of its id
-   (pandas' ``hash_array``) and its number among the kept queries (those with a relevant document,
+1. :func:`index_qrels` reads the qrels in blocks and keeps, per query, the 64-bit key of its id
+   (:func:`~prefeval.io.fields.byte_keys`) and its number among the kept queries (those with a relevant document,
    or all with ``keep_empty``): 12 bytes a query. It checks that the qrels are **grouped by query**
    (the lines of a query one after the other); when they are not it returns None, and the collection
    is read in memory instead (:mod:`prefeval.ranking.loading`), before anything is written.
@@ -21,9 +21,9 @@ recommenders write, and TREC runs sorted as their qrels are. A run that does not
 :class:`OutOfOrder` when its first line out of order is read; the caller then evaluates in memory
 (``prefeval eval`` does so by itself, having held its output back: :mod:`prefeval.engines`).
 
-Hash collisions: two qrels ids with one hash read as a repeated query (so the qrels are read in
-memory); a run's id that collides with a qrels id is told apart when its chunk is built (its text
-is compared) and dropped with the foreign lines. The chance is about n² / 2⁶⁵ for n ids.
+Key collisions: two qrels ids with one key read as a repeated query (so the qrels are read in
+memory); a run's id with the key of a qrels id would be read as that query, as in memory
+(:class:`~prefeval.ranking.ranktable.RelevantLookup`). The chance is about n² / 2⁶⁵ for n ids.
 
 The notes on the data are those of the in-memory path, word for word; the notes on the runs and the
 relevance level are made when the last chunk has been read (:meth:`StreamedCollection.note_data`).
@@ -41,6 +41,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
+from prefeval.io.fields import TextColumn, stretch_starts, text_keys
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.source import display_name, read_blocks
 from prefeval.io.trec import (
@@ -54,6 +55,7 @@ from prefeval.io.trec import (
     mapped_grades,
     qrels_from_columns,
     read_block_columns,
+    read_run_fields,
     run_id_from_path,
 )
 from prefeval.ranking.loading import SHOWN, below_level, note_below_level, note_dropped, note_run
@@ -80,29 +82,11 @@ class OutOfOrder(Exception):
         return (type(self), (self.source, self.line, self.qid))
 
 
-def hash_ids(ids: np.ndarray) -> np.ndarray:
-    """64-bit hashes of text ids (the same in every process and on every machine). An id that is
-    not UTF-8 (read with surrogate escapes) is hashed as its bytes in hexadecimal after a NUL, which
-    no id read from a file holds, so that it is told apart from every other id."""
-    ids = np.asarray(ids, dtype=object)
-    try:
-        return pd.util.hash_array(ids)
-    except UnicodeEncodeError:
-        return pd.util.hash_array(np.array([_encodable(text) for text in ids], dtype=object))
-
-
-def _encodable(text: str) -> str:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "\x00" + text.encode("utf-8", "surrogateescape").hex()
-    return text
-
-
 @dataclass(frozen=True)
 class QueryIndex:
-    """The qrels' queries, by the hash of their ids (:func:`hash_ids`): ``numbers[i]`` is the number,
-    among the kept queries, of the query whose hash is ``sorted_hashes[i]``, or :data:`DROPPED`."""
+    """The qrels' queries, by the keys of their ids (:func:`~prefeval.io.fields.byte_keys`):
+    ``numbers[i]`` is the number, among the kept queries, of the query whose key is
+    ``sorted_hashes[i]``, or :data:`DROPPED`."""
 
     source: str
     sorted_hashes: np.ndarray
@@ -115,21 +99,18 @@ class QueryIndex:
     max_grade: float = 0.0
     """The largest grade of the qrels (after ``-b`` and ``-f``), which every chunk's qrels keep."""
 
-    def numbers_of(self, qids: np.ndarray) -> np.ndarray:
-        """The number of each id's query, :data:`DROPPED` or :data:`FOREIGN`. Each id of a stretch
-        of equal ids (the lines of a query) is looked up once."""
-        heads = stretch_starts(qids)
-        hashes = hash_ids(qids[heads])
+    def numbers_of(self, qids: TextColumn | np.ndarray) -> np.ndarray:
+        """The number of each id's query (ids as a column or as an array of texts), :data:`DROPPED`
+        or :data:`FOREIGN`. Each id of a stretch of equal ids (the lines of a query) is looked up once."""
+        if isinstance(qids, TextColumn):
+            heads = stretch_starts(qids.keys)
+            hashes = qids.keys[heads]
+        else:
+            heads = stretch_starts(qids)
+            hashes = text_keys(qids[heads].tolist())
         found = np.minimum(np.searchsorted(self.sorted_hashes, hashes), len(self.sorted_hashes) - 1)
         numbers = np.where(self.sorted_hashes[found] == hashes, self.numbers[found], FOREIGN)
         return np.repeat(numbers, np.diff(np.append(heads, len(qids))))
-
-
-def stretch_starts(ids: np.ndarray) -> np.ndarray:
-    """The rows where a stretch of equal consecutive ids starts (row 0 first, when there are rows)."""
-    if not len(ids):
-        return np.empty(0, dtype=np.int64)
-    return np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
 
 
 def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> QueryIndex | None:
@@ -157,7 +138,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
         codes, uniques = pd.factorize(qids)
         if len(codes) > 1 and (np.diff(codes) < 0).any():
             return None
-        block_hashes = hash_ids(uniques)
+        block_hashes = text_keys(uniques.tolist())
         grades = mapped_grades(columns["grade"], relevance.binary_relevance, relevance.relevance_floor)
         has_relevant = np.bincount(codes, weights=grades > 0, minlength=len(uniques)) > 0
         max_grade = max(max_grade, float(grades.max(initial=0.0)))
@@ -207,17 +188,19 @@ def _contains(sorted_hashes: np.ndarray, hashes: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Rows:
-    """Parsed lines waiting for their chunk: the text columns, the number, the query numbers, the lines."""
+    """Parsed lines waiting for their chunk: the text columns (arrays of texts for the qrels,
+    :class:`~prefeval.io.fields.TextColumn` for a run), the number, the query numbers, the lines."""
 
-    qids: np.ndarray
-    docids: np.ndarray
+    qids: np.ndarray | TextColumn
+    docids: np.ndarray | TextColumn
     values: np.ndarray
     queries: np.ndarray
     lines: np.ndarray
 
     @classmethod
-    def empty(cls) -> _Rows:
-        text = np.empty(0, dtype=object)
+    def empty(cls, keyed: bool) -> _Rows:
+        """No rows; ``keyed``: with text columns of a run (:class:`~prefeval.io.fields.TextColumn`)."""
+        text = TextColumn.of_texts([]) if keyed else np.empty(0, dtype=object)
         return cls(text, text, np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
 
     def split(self, stop: int) -> tuple[_Rows, _Rows]:
@@ -233,7 +216,8 @@ class _Rows:
     def joined(parts: Sequence[_Rows]) -> _Rows:
         if len(parts) == 1:
             return parts[0]
-        return _Rows(*(np.concatenate(columns) for columns in zip(*(part._columns() for part in parts))))
+        return _Rows(*(TextColumn.joined(columns) if isinstance(columns[0], TextColumn) else np.concatenate(columns)
+                       for columns in zip(*(part._columns() for part in parts))))
 
 
 @dataclass
@@ -272,15 +256,18 @@ class _FileStream:
             return
         if self.rows_read == 0 and self.tag is None and self.fmt is RUN_FORMAT:
             self.tag = first_tag(block)
-        columns = read_block_columns(block, self.source, self.fmt, first_line)
-        number_name = self.fmt.number_field[0]
-        values = columns[number_name]
+        if self.fmt is RUN_FORMAT:
+            qids, docids, values = read_run_fields(block, self.source, first_line)
+        else:
+            columns = read_block_columns(block, self.source, self.fmt, first_line)
+            qids, docids, values = columns["qid"], columns["docid"], columns[self.fmt.number_field[0]]
         if not len(values):
             return
         lines = RowLines.of_block(block, len(values), first_line).numbers
         self.rows_read += len(values)
-        kept = ~np.isnan(values) if self.fmt.nan_allowed else slice(None)
-        qids, docids, values, lines = columns["qid"][kept], columns["docid"][kept], values[kept], lines[kept]
+        if self.fmt.nan_allowed and np.isnan(values).any():
+            kept = ~np.isnan(values)
+            qids, docids, values, lines = qids[kept], docids[kept], values[kept], lines[kept]
         self.scored += len(values)
         queries = self.index.numbers_of(qids)
         self._note_foreign(qids[queries == FOREIGN])
@@ -294,23 +281,24 @@ class _FileStream:
         steps = np.diff(queries, prepend=self._last_query)
         if (steps < 0).any():
             row = int(np.flatnonzero(steps < 0)[0])
-            raise OutOfOrder(self.source, int(lines[row]), str(qids[row]))
+            qid = qids.texts([row])[0] if isinstance(qids, TextColumn) else qids[row]
+            raise OutOfOrder(self.source, int(lines[row]), str(qid))
         self.judged_queries += int((steps > 0).sum())
         self._last_query = int(queries[-1])
         self.frontier = self._last_query
         self.waiting.append(_Rows(qids, docids, values, queries, lines))
 
-    def _note_foreign(self, qids: np.ndarray) -> None:
+    def _note_foreign(self, qids: TextColumn) -> None:
         if not len(qids):
             return
-        uniques = pd.unique(qids)
-        hashes = np.sort(hash_ids(uniques))
+        hashes, first = np.unique(qids.keys, return_index=True)
         new = ~np.any([_contains(earlier, hashes) for earlier in self.foreign_hashes], axis=0) \
             if self.foreign_hashes else np.ones(len(hashes), dtype=bool)
         if new.any():
             self.foreign_hashes.append(hashes[new])
         if len(self.foreign_shown) <= SHOWN:
             known = set(self.foreign_shown)
+            uniques = qids.texts(np.sort(first)[:SHOWN + 1 + len(known)])
             self.foreign_shown.extend(qid for qid in map(str, uniques) if qid not in known)
             del self.foreign_shown[SHOWN + 1:]
 
@@ -320,7 +308,7 @@ class _FileStream:
 
     def take(self, stop: int) -> _Rows:
         """The waiting rows of the queries numbered below ``stop`` (all read: ``stop <= frontier``)."""
-        rows = _Rows.joined(self.waiting) if self.waiting else _Rows.empty()
+        rows = _Rows.joined(self.waiting) if self.waiting else _Rows.empty(keyed=self.fmt is RUN_FORMAT)
         taken, rest = rows.split(stop)
         self.waiting = [rest] if len(rest.queries) else []
         return taken
@@ -367,16 +355,10 @@ class _Readers:
                                relevance.binary_relevance, relevance.relevance_floor, keep_empty=True),
             top_grade=self.collection.index.max_grade)
         lookup = RelevantLookup(qrels, self.collection.others)
-        chunk_qids = np.array(qrels.qids, dtype=object)
         ranked = []
         for number, stream in zip(self.numbers, self.runs):
             rows = stream.take(stop)
             queries = rows.queries - start
-            collided = chunk_qids[queries] != rows.qids
-            if collided.any():  # an id whose hash is a qrels id's: foreign after all
-                stream._note_foreign(rows.qids[collided])
-                rows = _Rows(*(column[~collided] for column in rows._columns()))
-                queries = queries[~collided]
             columns = RunColumns(stream.source, self.collection.run_ids[number], rows.qids, rows.docids, rows.values,
                                  RowLines(rows.lines), stream.tag)
             ranked.append(rank_relevant(columns, lookup, relevance.topk, queries))

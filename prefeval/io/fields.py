@@ -1,0 +1,261 @@
+"""Text fields kept as 64-bit keys of their bytes, and a splitter for run files of the common shape.
+
+Matching a run's documents to the qrels needs only to know which fields are equal, and ranking
+needs a document's text only when two documents of a query tie on score. So a run's query ids and
+docids are kept as a :class:`TextColumn`: per row a 64-bit key of the field's bytes
+(:func:`byte_keys`), and the text itself on demand, read from the file's bytes. Making one Python
+string per field, then hashing it, is what reading a large run used to spend most of its time on.
+
+Keys are equal for equal bytes. Two different fields share a key with probability 2⁻⁶⁴ per pair:
+about n² / 2⁶⁵ for n distinct ids, 3·10⁻⁸ for a million. Keys are the same in every process and on
+every machine (little-endian words, fixed constants), so that chunks read apart agree.
+
+:func:`split_run` reads, with numpy and no Python object per line, a run whose every line has one
+separator (a space or a tab, the same all through) between non-empty fields, the same number of
+fields on every line (5 or more), no blank or comment line, no control byte, and scores written as
+plain decimals (``-12.5``, ``0,75``). Any other text returns None, and the reader takes the general
+path (:mod:`prefeval.io.trec`), which reads every layout trec_eval reads and names a malformed line.
+Both paths give the same rows, keys and scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from prefeval.io.numbers import NUMBER_WITH_COMMA
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+_WORD = 8
+_PIECE_BYTES = 1 << 22
+""":func:`split_run` works through a file in pieces of about this size, to bound its temporary arrays."""
+_PLAIN_DIGITS = 15
+"""Below 10¹⁵ a decimal's digits are an exact float64, so one division by an exact power of ten
+rounds it correctly (Clinger's fast path), as ``strtod`` does."""
+_POWERS_OF_TEN = 10.0 ** np.arange(23)
+_WIDEST_NUMBER = 24
+
+
+def byte_keys(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The 64-bit key of each field ``buffer[start:start + length]`` (``buffer``: uint8, with at
+    least 8 bytes after the last field, which may be anything).
+
+    h₀ = length · φ (φ = 0x9E3779B97F4A7C15); for each 8-byte word w of the field, read
+    little-endian and zero-padded past the field's end: x = (h ⊕ w) · φ, h = x ⊕ (x >> 29); the key
+    is h after the finaliser of SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom
+    number generators", OOPSLA 2014). Arithmetic is modulo 2⁶⁴. Fields shorter than 8 bytes cost
+    one word; the loop runs over words, not over rows.
+    """
+    count = len(starts)
+    keys = lengths.astype(np.uint64) * _GOLDEN
+    if count == 0:
+        return keys
+    windows = as_strided(buffer, shape=(len(buffer) - _WORD + 1, _WORD), strides=(1, 1))
+    columns = np.arange(_WORD)
+    rows = np.arange(count)
+    for offset in range(0, int(lengths.max()), _WORD):
+        if offset:
+            rows = rows[lengths[rows] > offset]
+        words = windows[starts[rows] + offset]
+        words = np.where(columns >= (lengths[rows] - offset)[:, None], 0, words)
+        mixed = (keys[rows] ^ words.view("<u8").ravel()) * _GOLDEN
+        keys[rows] = mixed ^ (mixed >> np.uint64(29))
+    return _finalised(keys)
+
+
+def _finalised(keys: np.ndarray) -> np.ndarray:
+    keys ^= keys >> np.uint64(30)
+    keys *= _MIX_1
+    keys ^= keys >> np.uint64(27)
+    keys *= _MIX_2
+    keys ^= keys >> np.uint64(31)
+    return keys
+
+
+def text_keys(texts: Sequence[str]) -> np.ndarray:
+    """:func:`byte_keys` of texts, encoded as the readers decoded them (UTF-8, surrogate escapes
+    standing for bytes that are not UTF-8): a text's key is the key of its field in the file."""
+    encoded = [text.encode("utf-8", "surrogateescape") for text in texts]
+    lengths = np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded))
+    starts = np.concatenate(([0], np.cumsum(lengths[:-1]))).astype(np.int64) if len(encoded) else lengths
+    return byte_keys(np.frombuffer(b"".join(encoded) + bytes(_WORD), np.uint8), starts, lengths)
+
+
+class TextColumn:
+    """A column of text fields: :attr:`keys` (:func:`byte_keys`, uint64), and the texts on demand
+    (:meth:`texts`), read from the bytes they came from or kept as given.
+
+    Indexing (a boolean mask, an array of rows, a slice) gives the column of those rows; the bytes
+    are shared, not copied."""
+
+    __slots__ = ("keys", "_data", "_starts", "_lengths", "_texts")
+
+    def __init__(self, keys: np.ndarray, data: bytes | None = None, starts: np.ndarray | None = None,
+                 lengths: np.ndarray | None = None, texts: np.ndarray | None = None):
+        self.keys = keys
+        self._data, self._starts, self._lengths, self._texts = data, starts, lengths, texts
+
+    @classmethod
+    def of_texts(cls, texts) -> TextColumn:
+        """The column of an array of texts (str)."""
+        texts = np.asarray(texts, dtype=object)
+        return cls(text_keys(texts.tolist()), texts=texts)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __getitem__(self, rows) -> TextColumn:
+        if self._texts is not None:
+            return TextColumn(self.keys[rows], texts=self._texts[rows])
+        return TextColumn(self.keys[rows], self._data, self._starts[rows], self._lengths[rows])
+
+    def texts(self, rows=None) -> np.ndarray:
+        """The texts of ``rows`` (all rows when None), as an object array of str."""
+        if self._texts is not None:
+            return self._texts if rows is None else self._texts[rows]
+        starts = self._starts if rows is None else self._starts[rows]
+        ends = starts + (self._lengths if rows is None else self._lengths[rows])
+        data = self._data
+        found = [data[start:end].decode("utf-8", "surrogateescape")
+                 for start, end in zip(starts.tolist(), ends.tolist())]
+        return np.array(found, dtype=object) if found else np.empty(0, dtype=object)
+
+    def tolist(self) -> list[str]:
+        """Every text, as a list."""
+        return self.texts().tolist()
+
+    @staticmethod
+    def joined(columns: Sequence[TextColumn]) -> TextColumn:
+        """The rows of ``columns`` one after the other (their bytes copied once, when they differ)."""
+        if len(columns) == 1:
+            return columns[0]
+        keys = np.concatenate([column.keys for column in columns])
+        if any(column._texts is not None for column in columns):
+            return TextColumn(keys, texts=np.concatenate([column.texts() for column in columns]))
+        buffers: dict[int, int] = {}  # id of a column's bytes -> their offset in the joined bytes
+        parts: list[bytes] = []
+        size = 0
+        for column in columns:
+            if id(column._data) not in buffers:
+                buffers[id(column._data)] = size
+                parts.append(column._data)
+                size += len(column._data)
+        data = parts[0] if len(parts) == 1 else b"".join(parts)
+        starts = np.concatenate([column._starts + buffers[id(column._data)] for column in columns])
+        return TextColumn(keys, data, starts, np.concatenate([column._lengths for column in columns]))
+
+
+def stretch_starts(values: np.ndarray) -> np.ndarray:
+    """The rows where a stretch of equal consecutive values starts (row 0 first, when there are rows)."""
+    if not len(values):
+        return np.empty(0, dtype=np.int64)
+    return np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+
+
+def first_of_each(column: TextColumn) -> np.ndarray:
+    """The distinct texts of ``column`` (by key), in the order they first appear."""
+    _, first = np.unique(column.keys, return_index=True)
+    return column.texts(np.sort(first))
+
+
+def split_run(data: bytes) -> tuple[TextColumn, TextColumn, np.ndarray] | None:
+    """(query ids, docids, scores) of the run text ``data`` when it has the common shape of the
+    module docstring; None otherwise (nothing is wrong then: the general reader decides)."""
+    if not data or data[:1] <= b" ":
+        return None
+    has_space, has_tab = b" " in data, b"\t" in data
+    if has_space == has_tab:
+        return None
+    separator = 32 if has_space else 9
+    pieces = []
+    start = 0
+    while start < len(data):
+        stop = data.find(b"\n", min(start + _PIECE_BYTES, len(data)) - 1)
+        stop = len(data) if stop < 0 else stop + 1
+        piece = _split_piece(data, start, stop, separator)
+        if piece is None:
+            return None
+        pieces.append(piece)
+        start = stop
+    if len({piece[0] for piece in pieces}) != 1:
+        return None  # the number of fields changes between pieces
+    qid_keys, qid_starts, qid_lengths, doc_keys, doc_starts, doc_lengths, scores = (
+        np.concatenate(column) for column in zip(*(piece[1:] for piece in pieces)))
+    return (TextColumn(qid_keys, data, qid_starts, qid_lengths), TextColumn(doc_keys, data, doc_starts, doc_lengths),
+            scores)
+
+
+def _split_piece(data: bytes, start: int, stop: int, separator: int):
+    """:func:`split_run` on the lines of ``data[start:stop]`` (whole lines); positions are in ``data``."""
+    text = data[start:stop]
+    if not text.endswith(b"\n"):
+        text += b"\n"
+    buffer = np.frombuffer(text + bytes(_WIDEST_NUMBER), np.uint8)
+    body = buffer[:len(text)]
+    control = body <= 32
+    ends = np.flatnonzero(body == 10)
+    separators = np.flatnonzero(body == separator)
+    lines = len(ends)
+    if control[0] or (control[1:] & control[:-1]).any() or int(control.sum()) != lines + len(separators):
+        return None  # an empty field, a blank line, or whitespace other than one separator
+    if len(separators) % lines:
+        return None
+    per_line = len(separators) // lines
+    if per_line < 4 or (np.searchsorted(separators, ends) != per_line * np.arange(1, lines + 1)).any():
+        return None
+    line_starts = np.concatenate(([0], ends[:-1] + 1))
+    if b"#" in text and (body[line_starts] == ord("#")).any():
+        return None  # a comment line
+    separators = separators.reshape(lines, per_line)
+    score_end = separators[:, 4] if per_line > 4 else ends
+    scores = _decimals(buffer, text, separators[:, 3] + 1, score_end - separators[:, 3] - 1)
+    if scores is None:
+        return None
+    qid_lengths = separators[:, 0] - line_starts
+    doc_starts = separators[:, 1] + 1
+    doc_lengths = separators[:, 2] - doc_starts
+    return (per_line, byte_keys(buffer, line_starts, qid_lengths), line_starts + start, qid_lengths,
+            byte_keys(buffer, doc_starts, doc_lengths), doc_starts + start, doc_lengths, scores)
+
+
+def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
+    """The numbers of the score fields: plain decimals (a sign, digits, one point or comma, at most
+    :data:`_PLAIN_DIGITS` digits) digit by digit in numpy, exactly as ``strtod`` rounds them; any
+    other field as :data:`~prefeval.io.numbers.NUMBER_WITH_COMMA` reads it, one by one (exponents,
+    ``nan``, ``inf``, long fractions). None when a field is not a number."""
+    width = int(min(lengths.max(initial=0), _WIDEST_NUMBER))
+    matrix = as_strided(buffer, shape=(len(buffer) - width + 1, width), strides=(1, 1))[starts]
+    count = len(starts)
+    mantissa = np.zeros(count, dtype=np.int64)
+    digits = np.zeros(count, dtype=np.int64)
+    fraction = np.zeros(count, dtype=np.int64)
+    after_point = np.zeros(count, dtype=bool)
+    plain = lengths <= width
+    for column in range(width):
+        byte = matrix[:, column]
+        inside = lengths > column
+        digit = byte - np.uint8(48)
+        is_digit = (digit < 10) & inside
+        mantissa = np.where(is_digit, mantissa * 10 + digit, mantissa)
+        digits += is_digit
+        fraction += is_digit & after_point
+        is_point = ((byte == 46) | (byte == 44)) & inside
+        plain &= ~(is_point & after_point)
+        after_point |= is_point
+        other = inside & ~is_digit & ~is_point
+        if column == 0:
+            other &= (byte != 45) & (byte != 43)
+        plain &= ~other
+    plain &= (digits >= 1) & (digits <= _PLAIN_DIGITS)
+    numbers = mantissa.astype(np.float64) / _POWERS_OF_TEN[np.where(plain, fraction, 0)]
+    numbers = np.where(matrix[:, 0] == 45, -numbers, numbers) if width else numbers
+    for row in np.flatnonzero(~plain).tolist():
+        field = text[int(starts[row]):int(starts[row] + lengths[row])]
+        if NUMBER_WITH_COMMA.fullmatch(field) is None:
+            return None
+        numbers[row] = float(field.replace(b",", b"."))
+    return numbers

@@ -1,0 +1,129 @@
+"""Keys of text fields and the splitter of common run files (prefeval.io.fields): the splitter reads
+exactly what the general reader reads, bit for bit, or gives way to it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prefeval.io import fields
+from prefeval.io.fields import TextColumn, byte_keys, first_of_each, split_run, stretch_starts, text_keys
+from prefeval.io.trec import RUN_FORMAT, scan_lines
+
+
+def keys_in(buffer: bytes, spans: list[tuple[int, int]]) -> np.ndarray:
+    starts = np.array([start for start, _ in spans], dtype=np.int64)
+    lengths = np.array([length for _, length in spans], dtype=np.int64)
+    return byte_keys(np.frombuffer(buffer + bytes(8), np.uint8), starts, lengths)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.binary(min_size=0, max_size=40), min_size=1, max_size=8), st.binary(max_size=20),
+       st.binary(max_size=20))
+def test_a_key_depends_on_the_bytes_of_the_field_only(texts, before, after):
+    """The same bytes give the same key wherever they are and whatever surrounds them; different
+    bytes (here, of up to 40 bytes, so several words) give different keys."""
+    buffer = before + b"".join(texts) + after
+    spans, start = [], len(before)
+    for text in texts:
+        spans.append((start, len(text)))
+        start += len(text)
+    keys = keys_in(buffer, spans)
+    alone = np.array([keys_in(text, [(0, len(text))])[0] for text in texts], dtype=np.uint64)
+    np.testing.assert_array_equal(keys, alone)
+    distinct = {text: key for text, key in zip(texts, keys.tolist())}
+    assert len(set(distinct.values())) == len(distinct)
+
+
+def test_keys_of_known_fields():
+    """Pinned values: keys must not change between versions or machines (chunks read apart must agree)."""
+    keys = keys_in(b"q1d-123456789", [(0, 2), (2, 11), (0, 0)])
+    assert keys.dtype == np.uint64
+    assert keys.tolist() == [int(key) for key in text_keys(["q1", "d-123456789", ""])]
+    assert len(set(keys.tolist())) == 3
+    assert text_keys(["q1"])[0] != text_keys(["q1\x00"])[0]  # the length is part of the key
+
+
+def test_text_keys_are_the_keys_of_the_file_bytes():
+    """Texts decoded with surrogate escapes (bytes that are not UTF-8) key as the bytes of the file."""
+    raw = [b"caf\xc3\xa9", b"\xff\xfe", b"plain"]
+    texts = [text.decode("utf-8", "surrogateescape") for text in raw]
+    buffer = b"".join(raw)
+    spans = [(0, 5), (5, 2), (7, 5)]
+    np.testing.assert_array_equal(text_keys(texts), keys_in(buffer, spans))
+
+
+def test_text_column_indexing_joining_and_texts():
+    data = b"q1 Q0 a 1 1.5 t\nq1 Q0 b 2 1 t\nq2 Q0 \xff 1 3 t\n"
+    qids, docids, scores = split_run(data)
+    assert docids.tolist() == ["a", "b", "\udcff"] and scores.tolist() == [1.5, 1.0, 3.0]
+    assert docids[np.array([False, True, True])].tolist() == ["b", "\udcff"]
+    assert docids[1:].texts([1]).tolist() == ["\udcff"]
+    other = TextColumn.of_texts(["z"])
+    joined = TextColumn.joined([docids[:1], other, docids[2:]])
+    assert joined.tolist() == ["a", "z", "\udcff"]
+    np.testing.assert_array_equal(joined.keys, text_keys(["a", "z", "\udcff"]))
+    from_bytes = TextColumn.joined([docids[:1], docids[2:], split_run(b"x Q0 y 1 2\n")[1]])
+    assert from_bytes.tolist() == ["a", "\udcff", "y"]
+    assert first_of_each(qids).tolist() == ["q1", "q2"]
+    assert stretch_starts(qids.keys).tolist() == [0, 2]
+    assert len(TextColumn.of_texts([])) == 0 and TextColumn.of_texts([]).tolist() == []
+
+
+decimal = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.floats(allow_nan=False, allow_infinity=False, width=32).map(lambda x: f"{x:.6f}"),
+    st.tuples(st.sampled_from(["", "-", "+"]), st.text("0123456789", min_size=0, max_size=20),
+              st.sampled_from([".", ",", ""]), st.text("0123456789", min_size=0, max_size=20))
+    .filter(lambda parts: parts[1] or parts[3]).map("".join),
+    st.sampled_from(["nan", "-NaN", "inf", "-Infinity", "1e5", "2.5E-3", "-0", "0.0", "5.", ".5", "+.5"]),
+)
+token = st.text(alphabet="abcXYZ019-_.#\u00e9", min_size=1, max_size=12).filter(lambda t: not t.startswith("#"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(token, token, decimal), min_size=1, max_size=15), st.sampled_from([" ", "\t"]),
+       st.integers(5, 7), st.booleans())
+def test_the_splitter_reads_what_the_general_reader_reads(rows, separator, fields_per_line, final_newline):
+    """Runs of the common shape: the splitter takes them, and reads the general reader's rows, texts
+    and numbers (every bit; NaN as NaN), and the keys of those texts."""
+    extra = ["tag", "x", "y"][:fields_per_line - 5]
+    text = "\n".join(separator.join([qid, "Q0", docid, "1", score, *extra]) for qid, docid, score in rows)
+    data = (text + ("\n" if final_newline else "")).encode()
+    split = split_run(data)
+    assert split is not None
+    qids, docids, scores = split
+    slow = scan_lines(data, "<test>", RUN_FORMAT, strict=True).columns
+    assert qids.tolist() == slow["qid"].tolist() and docids.tolist() == slow["docid"].tolist()
+    np.testing.assert_array_equal(scores.view(np.int64), slow["score"].view(np.int64))
+    np.testing.assert_array_equal(docids.keys, text_keys(slow["docid"].tolist()))
+    np.testing.assert_array_equal(qids.keys, text_keys(slow["qid"].tolist()))
+
+
+@pytest.mark.parametrize("data", [
+    b"", b" q1 Q0 a 1 2\n", b"q1  Q0 a 1 2\n", b"q1 Q0 a 1 2 \n", b"q1 Q0 a 1 2\n\nq1 Q0 b 1 2\n",
+    b"q1 Q0 a 1 2\r\n", b"q1 Q0 a 1 2\n#c\nq1 Q0 b 1 2\n", b"q1\tQ0 a 1 2\n", b"q1 Q0 a 1\n",
+    b"q1 Q0 a 1 2 t\nq1 Q0 b 1 2\n", b"q1 Q0 a 1 2\x00\n", b"q1 Q0 a 1 2\x0b\n", b"q1 Q0 a 1 x\n",
+    b"q1 Q0 a 1 1_0\n", b"q1 Q0 a 1 1.2.3\n", b"q1 Q0 a 1 -\n", b"q1 Q0 a 1 \xd9\xa1\n",
+])
+def test_the_splitter_gives_way_on_any_other_text(data):
+    """Anything but the common shape (or a score that is not a number) is left to the general reader."""
+    assert split_run(data) is None
+
+
+def test_pieces_read_as_one(monkeypatch):
+    """A file longer than a piece reads as the same columns; fields that change in number between
+    pieces give way."""
+    lines = [f"q{n // 7} Q0 d{n} {n} {n / 3:.5f} tag" for n in range(200)]
+    data = ("\n".join(lines) + "\n").encode()
+    whole = split_run(data)
+    monkeypatch.setattr(fields, "_PIECE_BYTES", 64)
+    pieces = split_run(data)
+    for one, other in zip(whole[:2], pieces[:2]):
+        assert one.tolist() == other.tolist()
+        np.testing.assert_array_equal(one.keys, other.keys)
+    np.testing.assert_array_equal(whole[2], pieces[2])
+    mixed = ("\n".join(lines[:100] + [line.rsplit(" ", 1)[0] for line in lines[100:]]) + "\n").encode()
+    assert split_run(mixed) is None
