@@ -54,17 +54,20 @@ def byte_keys(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
     keys = lengths.astype(np.uint64) * _GOLDEN
     if count == 0:
         return keys
-    windows = as_strided(buffer, shape=(len(buffer) - _WORD + 1, _WORD), strides=(1, 1))
-    columns = np.arange(_WORD)
+    # the 8 bytes from every position, as one little-endian word (an unaligned view, nothing copied)
+    words_at = np.ndarray(shape=(len(buffer) - _WORD + 1,), dtype="<u8", buffer=buffer, strides=(1,))
     rows = np.arange(count)
     for offset in range(0, int(lengths.max()), _WORD):
         if offset:
             rows = rows[lengths[rows] > offset]
-        words = windows[starts[rows] + offset]
-        words = np.where(columns >= (lengths[rows] - offset)[:, None], 0, words)
-        mixed = (keys[rows] ^ words.view("<u8").ravel()) * _GOLDEN
+        words = words_at[starts[rows] + offset] & _LOW_BYTES[np.minimum(lengths[rows] - offset, _WORD)]
+        mixed = (keys[rows] ^ words) * _GOLDEN
         keys[rows] = mixed ^ (mixed >> np.uint64(29))
     return _finalised(keys)
+
+
+_LOW_BYTES = np.array([(1 << (8 * size)) - 1 for size in range(_WORD + 1)], dtype=np.uint64)
+"""The mask of the first ``size`` bytes of a little-endian word."""
 
 
 def _finalised(keys: np.ndarray) -> np.ndarray:
@@ -130,23 +133,27 @@ class TextColumn:
 
     @staticmethod
     def joined(columns: Sequence[TextColumn]) -> TextColumn:
-        """The rows of ``columns`` one after the other (their bytes copied once, when they differ)."""
+        """The rows of ``columns`` one after the other. Only the bytes their rows span are copied,
+        so that rows kept waiting (a streamed chunk's) hold no more than their own bytes."""
         if len(columns) == 1:
             return columns[0]
         keys = np.concatenate([column.keys for column in columns])
         if any(column._texts is not None for column in columns):
             return TextColumn(keys, texts=np.concatenate([column.texts() for column in columns]))
-        buffers: dict[int, int] = {}  # id of a column's bytes -> their offset in the joined bytes
         parts: list[bytes] = []
+        starts: list[np.ndarray] = []
         size = 0
         for column in columns:
-            if id(column._data) not in buffers:
-                buffers[id(column._data)] = size
-                parts.append(column._data)
-                size += len(column._data)
-        data = parts[0] if len(parts) == 1 else b"".join(parts)
-        starts = np.concatenate([column._starts + buffers[id(column._data)] for column in columns])
-        return TextColumn(keys, data, starts, np.concatenate([column._lengths for column in columns]))
+            if not len(column):
+                continue
+            low, high = int(column._starts.min()), int((column._starts + column._lengths).max())
+            parts.append(column._data[low:high])
+            starts.append(column._starts + (size - low))
+            size += high - low
+        if not parts:
+            return TextColumn.of_texts([])
+        return TextColumn(keys, b"".join(parts), np.concatenate(starts),
+                          np.concatenate([column._lengths for column in columns]))
 
 
 def stretch_starts(values: np.ndarray) -> np.ndarray:
@@ -223,39 +230,78 @@ def _split_piece(data: bytes, start: int, stop: int, separator: int):
 
 
 def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
-    """The numbers of the score fields: plain decimals (a sign, digits, one point or comma, at most
-    :data:`_PLAIN_DIGITS` digits) digit by digit in numpy, exactly as ``strtod`` rounds them; any
-    other field as :data:`~prefeval.io.numbers.NUMBER_WITH_COMMA` reads it, one by one (exponents,
-    ``nan``, ``inf``, long fractions). None when a field is not a number."""
+    """The numbers of the score fields, each rounded as ``strtod`` rounds it; None when a field is
+    not a number.
+
+    A decimal (a sign, digits, one point or comma) is read digit by digit in numpy into its digits
+    m and the count f of those after the point, and is m / 10ᶠ:
+
+    * up to :data:`_PLAIN_DIGITS` digits, m and 10ᶠ are exact doubles and one division rounds
+      correctly (Clinger's fast path);
+    * up to 19 digits, m and 10ᶠ (f <= 27) are exact in x87 extended precision (64-bit
+      significands), where the division rounds once; rounding that to a double rounds correctly
+      unless it lies within one extended unit of halfway between two doubles, which those rows
+      (about one in 700) and machines without that precision take to numpy's own parser;
+    * any other field (exponents, ``nan``, ``inf``, more digits) is matched against
+      :data:`~prefeval.io.numbers.NUMBER_WITH_COMMA` and read by ``float``, one by one.
+    """
     width = int(min(lengths.max(initial=0), _WIDEST_NUMBER))
     matrix = as_strided(buffer, shape=(len(buffer) - width + 1, width), strides=(1, 1))[starts]
     count = len(starts)
-    mantissa = np.zeros(count, dtype=np.int64)
+    mantissa = np.zeros(count, dtype=np.uint64)
     digits = np.zeros(count, dtype=np.int64)
     fraction = np.zeros(count, dtype=np.int64)
     after_point = np.zeros(count, dtype=bool)
-    plain = lengths <= width
+    decimal = lengths <= width
     for column in range(width):
         byte = matrix[:, column]
         inside = lengths > column
         digit = byte - np.uint8(48)
         is_digit = (digit < 10) & inside
-        mantissa = np.where(is_digit, mantissa * 10 + digit, mantissa)
+        mantissa = np.where(is_digit, mantissa * np.uint64(10) + digit, mantissa)
         digits += is_digit
         fraction += is_digit & after_point
         is_point = ((byte == 46) | (byte == 44)) & inside
-        plain &= ~(is_point & after_point)
+        decimal &= ~(is_point & after_point)
         after_point |= is_point
         other = inside & ~is_digit & ~is_point
         if column == 0:
             other &= (byte != 45) & (byte != 43)
-        plain &= ~other
-    plain &= (digits >= 1) & (digits <= _PLAIN_DIGITS)
+        decimal &= ~other
+    decimal &= digits >= 1
+    negative = matrix[:, 0] == 45 if width else np.zeros(count, dtype=bool)
+    plain = decimal & (digits <= _PLAIN_DIGITS)
     numbers = mantissa.astype(np.float64) / _POWERS_OF_TEN[np.where(plain, fraction, 0)]
-    numbers = np.where(matrix[:, 0] == 45, -numbers, numbers) if width else numbers
-    for row in np.flatnonzero(~plain).tolist():
+    long = np.flatnonzero(decimal & ~plain & (digits <= 19))
+    if len(long):
+        numbers[long], unsure = _long_decimals(mantissa[long], fraction[long])
+        if len(unsure):
+            rows = long[unsure]
+            fields = np.where(np.arange(width) < lengths[rows, None], matrix[rows], 0)
+            fields[fields == 44] = 46
+            numbers[rows] = np.ascontiguousarray(fields).view(f"S{width}").ravel().astype(np.float64)
+            numbers[rows] = np.abs(numbers[rows])
+    numbers = np.where(negative, -numbers, numbers)
+    for row in np.flatnonzero(~decimal | (digits > 19)).tolist():
         field = text[int(starts[row]):int(starts[row] + lengths[row])]
         if NUMBER_WITH_COMMA.fullmatch(field) is None:
             return None
         numbers[row] = float(field.replace(b",", b"."))
     return numbers
+
+
+_EXTENDED = np.finfo(np.longdouble).nmant >= 63
+"""Whether this machine's long double has (at least) x87 extended precision."""
+_EXTENDED_POWERS_OF_TEN = np.cumprod(np.full(28, 10, dtype=np.longdouble)) / 10 if _EXTENDED else None
+"""10⁰ .. 10²⁷, exact in extended precision (5²⁷ < 2⁶⁴)."""
+
+
+def _long_decimals(mantissa: np.ndarray, fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """m / 10ᶠ for m < 10¹⁹ (:func:`_decimals`), and the rows it may have rounded wrongly."""
+    if not _EXTENDED or (fraction > 27).any():
+        return np.zeros(len(mantissa)), np.arange(len(mantissa))
+    quotient = mantissa.astype(np.longdouble) / _EXTENDED_POWERS_OF_TEN[fraction]
+    significand, _ = np.frexp(quotient)
+    below_double = np.fmod(np.ldexp(significand, 64), np.longdouble(2048))  # the 11 bits a double drops
+    unsure = np.flatnonzero(np.abs(below_double - 1024) <= 1)
+    return quotient.astype(np.float64), unsure
