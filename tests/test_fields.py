@@ -72,6 +72,19 @@ def test_text_column_indexing_joining_and_texts():
     assert len(TextColumn.of_texts([])) == 0 and TextColumn.of_texts([]).tolist() == []
 
 
+def test_byte_strings_order_docids_as_strcmp():
+    """Tied documents are ordered by their bytes, as trec_eval's strcmp orders them: a prefix first,
+    a byte that is not UTF-8 (0xff) after every ASCII one, the same from bytes and from texts."""
+    data = b"q Q0 b 1 1 t\nq Q0 \xff 1 1 t\nq Q0 ab 1 1 t\nq Q0 a 1 1 t\nq Q0 \xc3\xa9 1 1 t\n"
+    docids = split_run(data)[1]
+    every = np.arange(5)
+    for column in (docids, TextColumn.of_texts(docids.tolist())):
+        keys = column.byte_strings(every)
+        assert np.argsort(keys, kind="stable").tolist() == [3, 2, 0, 4, 1]
+        assert column.byte_strings([1, 3]).tolist() == [b"\xff", b"a"]
+        assert column[2:].byte_strings(np.arange(3)).tolist() == [b"ab", b"a", b"\xc3\xa9"]
+
+
 decimal = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.floats(allow_nan=False, allow_infinity=False, width=32).map(lambda x: f"{x:.6f}"),

@@ -127,6 +127,21 @@ class TextColumn:
                  for start, end in zip(starts.tolist(), ends.tolist())]
         return np.array(found, dtype=object) if found else np.empty(0, dtype=object)
 
+    def byte_strings(self, rows) -> np.ndarray:
+        """The bytes of ``rows`` as numpy byte strings, which compare and sort as C's ``strcmp``
+        compares the fields (trec_eval's order of docids; fields hold no NUL byte, which numpy
+        would take for padding)."""
+        if self._texts is not None:
+            encoded = [text.encode("utf-8", "surrogateescape") for text in self._texts[rows].tolist()]
+            return np.array(encoded, dtype=np.bytes_) if encoded else np.empty(0, dtype="S1")
+        starts, lengths = self._starts[rows], self._lengths[rows]
+        width = int(lengths.max(initial=1))
+        columns = np.arange(width)
+        at = np.minimum(starts[:, None] + columns, len(self._data) - 1)
+        matrix = np.frombuffer(self._data, np.uint8)[at]
+        matrix[columns >= lengths[:, None]] = 0
+        return matrix.view(f"S{width}").ravel()
+
     def tolist(self) -> list[str]:
         """Every text, as a list."""
         return self.texts().tolist()

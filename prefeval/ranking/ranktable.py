@@ -8,9 +8,8 @@ ever sees a document id or a file.
 Ranking follows trec_eval (MEASURES.md, "Notation"): a run's documents for a query are sorted by
 score descending, equal scores by docid descending, ranks are 1-based and the rank column of the file
 is ignored. ``topk=K`` keeps the first K. Docids compare as the bytes of the file, as trec_eval's
-``strcmp`` compares them (:func:`docid_order`): the readers decode docids as UTF-8 with
-``surrogateescape``, and for a docid that is not valid UTF-8 the code points of the decoded text are
-not in the order of its bytes.
+``strcmp`` compares them (:meth:`~prefeval.io.fields.TextColumn.byte_strings`); ids are matched by
+the 64-bit keys of those bytes (:mod:`prefeval.io.fields`).
 
 The same pass keeps, for every relevant document, its *tie group*: the documents of its query that
 share its score, which occupy the consecutive ranks ``tie_start .. tie_start + tie_size - 1`` in any
@@ -314,7 +313,7 @@ class RowRanks:
 
 def rank_within_queries(queries: np.ndarray, docids: TextColumn, scores: np.ndarray, num_queries: int) -> RowRanks:
     """1-based rank of every row within its query: score descending, then docid descending (as
-    bytes, :func:`docid_order`); and the tie group of every row.
+    bytes, :meth:`~prefeval.io.fields.TextColumn.byte_strings`); and the tie group of every row.
 
     Most run files already list each query's documents in one block by score descending; that is
     checked in one pass, and then only the rows that tie on score are reordered (by docid). Other
@@ -381,8 +380,7 @@ def _order_ties_by_docid(position: np.ndarray, tied_with_next: np.ndarray, docid
     in_tie = np.zeros(len(position), dtype=bool)
     in_tie[pairs] = in_tie[pairs + 1] = True
     rows = np.flatnonzero(in_tie)
-    texts = docids.texts(rows)
-    keys = docid_order(texts)
+    keys = docids.byte_strings(rows)
     in_rows = np.searchsorted(rows, pairs)  # row pairs + 1 comes right after row pairs in rows
     descending = keys[in_rows] > keys[in_rows + 1]
     if descending.all():
@@ -395,7 +393,7 @@ def _order_ties_by_docid(position: np.ndarray, tied_with_next: np.ndarray, docid
         offset = np.repeat(first, size + 1)
         reversed_rows = rows[offset + (np.repeat(last, size + 1) - np.arange(len(rows)))]
     else:
-        _, docid_rank = np.unique(docid_order(texts, to_sort=True), return_inverse=True)
+        _, docid_rank = np.unique(keys, return_inverse=True)
         reversed_rows = rows[np.lexsort((-docid_rank.ravel(), group))]
     reordered = position.copy()
     reordered[reversed_rows] = position[rows]
@@ -412,7 +410,7 @@ def _rank_by_sorting(queries: np.ndarray, docids: TextColumn, scores: np.ndarray
         in_tie[1:] |= tied_with_next
         in_tie[:-1] |= tied_with_next
         tied_rows = order[in_tie]
-        _, docid_rank = np.unique(docid_order(docids.texts(tied_rows), to_sort=True), return_inverse=True)
+        _, docid_rank = np.unique(docids.byte_strings(tied_rows), return_inverse=True)
         tie_break = np.zeros(len(order), dtype=np.int64)
         tie_break[tied_rows] = -docid_rank.ravel()
         order = np.lexsort((tie_break, -scores, queries))
