@@ -813,3 +813,18 @@ def test_queries_dropped_late_in_the_qrels_are_noted(tmp_path):
     memory, streamed = _stream_and_memory(qrels, [run], "-m", "ap", block_bytes=1 << 24)
     assert memory.stderr == f"prefeval: note: {qrels}: dropped 2 queries (z0, z1) without relevant documents\n"
     assert streamed.stderr == memory.stderr
+
+
+def test_a_collection_streams_again_after_its_readers_took_the_query_index(monkeypatch, robust03):
+    """With reader processes, the main process lets go of the query lookup (the readers hold it); a
+    second pass indexes the qrels again and gives the same tables."""
+    qrels, runs = robust03
+    monkeypatch.setattr(source, "BLOCK_BYTES", 1 << 16)
+    collection = StreamedCollection.open(qrels, runs, jobs=2)
+
+    def passed() -> list[tuple[int, list[float]]]:
+        return [(start, table.ranks.ravel().tolist()) for start, table in collection.tables()]
+
+    first = passed()
+    assert collection.index.sorted_hashes is None and collection.num_queries == 100
+    assert len(first) > 5 and passed() == first

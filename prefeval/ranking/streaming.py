@@ -89,8 +89,9 @@ class QueryIndex:
     ``sorted_hashes[i]``, or :data:`DROPPED`."""
 
     source: str
-    sorted_hashes: np.ndarray
-    numbers: np.ndarray
+    sorted_hashes: np.ndarray | None
+    """None (with ``numbers``) in a process whose readers hold the lookup (:meth:`StreamedCollection.tables`)."""
+    numbers: np.ndarray | None
     num_queries: int
     dropped_shown: list[str]
     dropped_count: int
@@ -118,9 +119,8 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
     checks it; None when the qrels are not grouped by query. Raises the in-memory reader's errors: no
     line, a query named ``all``, no query with a relevant document."""
     source = display_name(path)
-    hashes: list[np.ndarray] = []  # per block, the hashes of its new queries in order
-    relevant: list[np.ndarray] = []
-    seen: list[np.ndarray] = []  # per block, the same hashes sorted
+    hashes = _Growing(np.uint64)  # the keys of the queries, in order
+    relevant = _Growing(bool)  # whether each has a relevant document
     texts: list[str] = []  # the ids of the first queries, for hints
     empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
     rows, last, count, max_grade = 0, None, 0, 0.0
@@ -143,35 +143,35 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
         has_relevant = np.bincount(codes, weights=grades > 0, minlength=len(uniques)) > 0
         max_grade = max(max_grade, float(grades.max(initial=0.0)))
         if last is not None and block_hashes[0] == last:  # the previous block's last query goes on
-            relevant[-1][-1] |= has_relevant[0]
+            relevant.values[-1] |= has_relevant[0]
             if has_relevant[0]:
                 empty.pop(count - 1, None)
             block_hashes, has_relevant, uniques = block_hashes[1:], has_relevant[1:], uniques[1:]
         if len(empty) <= SHOWN:  # one more than shown, and the last, which the next block may yet take
             empty.update((count + i, str(uniques[i])) for i in np.flatnonzero(~has_relevant)[:SHOWN + 2])
-        if any(_contains(earlier, block_hashes).any() for earlier in seen):
-            return None
         if len(block_hashes):
             hashes.append(block_hashes)
             relevant.append(has_relevant)
-            seen.append(np.sort(block_hashes))
             last = block_hashes[-1]
             count += len(block_hashes)
             if len(texts) < HINT_QIDS:
                 texts.extend(str(qid) for qid in uniques[:HINT_QIDS])
     if rows == 0:
         raise InputError(source, f"no qrels lines ({QRELS_FORMAT.layout}) in the file")
-    all_hashes = np.concatenate(hashes)
-    kept = np.concatenate(relevant)
+    all_hashes, kept = hashes.values.copy(), relevant.values.copy()
+    del hashes, relevant
+    order = np.argsort(all_hashes, kind="stable")
+    sorted_hashes = all_hashes[order]
+    if (sorted_hashes[1:] == sorted_hashes[:-1]).any():
+        return None  # a query in two places (or two ids of one key)
     if not kept.any() and not relevance.keep_empty:
         raise InputError(source, "no query has a relevant document (a grade > 0 after -b/-f)")
     if relevance.keep_empty:
         kept[:] = True
     numbers = np.where(kept, np.cumsum(kept) - 1, DROPPED).astype(np.int32 if len(kept) < 2**31 else np.int64)
-    order = np.argsort(all_hashes, kind="stable")
     return QueryIndex(
         source=source,
-        sorted_hashes=all_hashes[order],
+        sorted_hashes=sorted_hashes,
         numbers=numbers[order],
         num_queries=int(kept.sum()),
         dropped_shown=[text for index, text in sorted(empty.items()) if not kept[index]][:SHOWN + 1],
@@ -179,6 +179,30 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
         first_qids=[texts[i] for i in np.flatnonzero(kept[:len(texts)])],
         max_grade=max_grade,
     )
+
+
+class _Growing:
+    """An array appended to block by block, kept in one buffer that doubles when full: a large
+    buffer is mapped memory, given back to the system when freed, where many small arrays would
+    leave the heap scattered, and resident in every reader forked afterwards."""
+
+    def __init__(self, dtype):
+        self._buffer = np.empty(1024, dtype=dtype)
+        self._size = 0
+
+    def append(self, values: np.ndarray) -> None:
+        size = self._size + len(values)
+        if size > len(self._buffer):
+            larger = np.empty(max(size, 2 * len(self._buffer)), dtype=self._buffer.dtype)
+            larger[:self._size] = self._buffer[:self._size]
+            self._buffer = larger
+        self._buffer[self._size:size] = values
+        self._size = size
+
+    @property
+    def values(self) -> np.ndarray:
+        """The values appended so far (a view)."""
+        return self._buffer[:self._size]
 
 
 def _contains(sorted_hashes: np.ndarray, hashes: np.ndarray) -> np.ndarray:
@@ -413,9 +437,17 @@ class StreamedCollection:
         count = len(self.run_paths)
         readers = min(self.jobs, count)
         shares = [list(range(count))[group::readers] for group in range(readers)]
+        if self.index.sorted_hashes is None:  # an earlier pass let go of the lookup (below)
+            index = index_qrels(self.qrels_path, self.relevance)
+            if index is None:
+                raise InputError(self.index.source, "the qrels changed while they were read")
+            self.index = index
         with contextlib.ExitStack() as stack:
             groups = [stack.enter_context(Served(functools.partial(_Readers, self, share), fork=self.jobs > 1))
                       for share in shares]
+            if all(group.forked for group in groups):
+                # the readers look queries up in their own (forked) copy: this process keeps the counts
+                self.index = dataclasses.replace(self.index, sorted_hashes=None, numbers=None)
             for group in groups:
                 group.send("advance", 0)
             start = 0

@@ -211,6 +211,11 @@ class Served:
             self._process.start()
         child.close()
 
+    @property
+    def forked(self) -> bool:
+        """Whether the object lives in a forked process (not in this one)."""
+        return self._process is not None
+
     def send(self, method: str, *args) -> None:
         if self._process is None:
             try:
