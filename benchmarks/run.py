@@ -271,8 +271,9 @@ def run_against(scenario: Scenario, repeat: int, other: str) -> dict:
         commands[name] = ([sys.executable, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, "-o", outputs[name],
                            *scenario.runs], env)
     medians = taking_turns(commands, repeat)
-    with open(outputs["before"], "rb") as before, open(outputs["after"], "rb") as after:
-        same = before.read() == after.read()
+    same = _same_bytes(outputs["before"], outputs["after"])
+    for path in outputs.values():
+        os.unlink(path)
     return {"scenario": scenario, **medians, "same": same}
 
 
@@ -357,7 +358,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.against:
         paired = []
-        for scenario in scenarios(args.scenario):
+        small = [name for name in args.scenario if name not in LARGE]
+        for scenario in [*large_scenarios(args.scenario), *(scenarios(small) if small or not args.scenario else [])]:
             paired.append(run_against(scenario, args.repeat, args.against))
             print(against_report(paired[-1:], args.repeat, args.against).splitlines()[-1], file=sys.stderr, flush=True)
         text = against_report(paired, args.repeat, args.against)

@@ -38,6 +38,7 @@ _PLAIN_DIGITS = 15
 rounds it correctly (Clinger's fast path), as ``strtod`` does."""
 _POWERS_OF_TEN = 10.0 ** np.arange(23)
 _WIDEST_NUMBER = 24
+"""Score fields longer than this many bytes are read one by one (:func:`_decimals`)."""
 
 
 def byte_keys(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
