@@ -140,3 +140,20 @@ def test_pieces_read_as_one(monkeypatch):
     np.testing.assert_array_equal(whole[2], pieces[2])
     mixed = ("\n".join(lines[:100] + [line.rsplit(" ", 1)[0] for line in lines[100:]]) + "\n").encode()
     assert split_run(mixed) is None
+
+
+@pytest.mark.parametrize("extended", [True, False], ids=["extended precision", "without it"])
+def test_long_decimals_round_as_strtod(monkeypatch, extended):
+    """16 to 19 digits: divided in extended precision, or (on machines without it, and for the rows
+    near a halfway point) parsed by numpy; either way the double strtod gives, bit for bit."""
+    if extended and not fields._EXTENDED:
+        pytest.skip("this machine's long double is not x87 extended precision")
+    monkeypatch.setattr(fields, "_EXTENDED", extended)
+    rng = np.random.default_rng(7)
+    scores = ["9007199254740993", "9007199254740995", "-0.1000000000000000055", "1234567890123456789",
+              "0,30000000000000004", "+.1234567890123456789", "49.19109429178723"]
+    scores += [f"{rng.integers(1, 10**6)}.{rng.integers(0, 10**12):012d}" for _ in range(2000)]
+    data = "".join(f"q Q0 d{n} 1 {score} t\n" for n, score in enumerate(scores)).encode()
+    parsed = split_run(data)[2]
+    expected = np.array([float(score.replace(",", ".")) for score in scores])
+    np.testing.assert_array_equal(parsed.view(np.int64), expected.view(np.int64))

@@ -254,10 +254,11 @@ def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.n
 
     * up to :data:`_PLAIN_DIGITS` digits, m and 10ᶠ are exact doubles and one division rounds
       correctly (Clinger's fast path);
-    * up to 19 digits, m and 10ᶠ (f <= 27) are exact in x87 extended precision (64-bit
-      significands), where the division rounds once; rounding that to a double rounds correctly
-      unless it lies within one extended unit of halfway between two doubles, which those rows
-      (about one in 700) and machines without that precision take to numpy's own parser;
+    * up to 19 digits, m and 10ᶠ (f <= 19: the digits after the point are among them) are exact
+      in x87 extended precision (64-bit significands), where the division rounds once; rounding
+      that to a double rounds correctly unless it lies within one extended unit of halfway between
+      two doubles, which those rows (about one in 700) and machines without that precision take
+      to numpy's own parser;
     * any other field (exponents, ``nan``, ``inf``, more digits) is matched against
       :data:`~prefeval.io.numbers.NUMBER_WITH_COMMA` and read by ``float``, one by one.
     """
@@ -308,13 +309,14 @@ def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.n
 
 _EXTENDED = np.finfo(np.longdouble).nmant >= 63
 """Whether this machine's long double has (at least) x87 extended precision."""
-_EXTENDED_POWERS_OF_TEN = np.cumprod(np.full(28, 10, dtype=np.longdouble)) / 10 if _EXTENDED else None
-"""10⁰ .. 10²⁷, exact in extended precision (5²⁷ < 2⁶⁴)."""
+_EXTENDED_POWERS_OF_TEN = (np.cumprod(np.concatenate(([1], np.full(19, 10))).astype(np.longdouble))
+                           if _EXTENDED else None)
+"""10⁰ .. 10¹⁹, each product exact in extended precision (5¹⁹ < 2⁶⁴)."""
 
 
 def _long_decimals(mantissa: np.ndarray, fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """m / 10ᶠ for m < 10¹⁹ (:func:`_decimals`), and the rows it may have rounded wrongly."""
-    if not _EXTENDED or (fraction > 27).any():
+    if not _EXTENDED or (fraction >= len(_EXTENDED_POWERS_OF_TEN)).any():
         return np.zeros(len(mantissa)), np.arange(len(mantissa))
     quotient = mantissa.astype(np.longdouble) / _EXTENDED_POWERS_OF_TEN[fraction]
     significand, _ = np.frexp(quotient)
