@@ -1,6 +1,6 @@
 """prefeval side by side with trec_eval and pytrec_eval, as whole processes, in one run of this script.
 
-    python benchmarks/compare.py [--repeat 5] [--trec-eval PATH] [--scenario NAME ...]
+    python benchmarks/compare.py [--repeat 5] [--trec-eval PATH] [--reference DIR] [--scenario NAME ...]
 
 Scenarios (robust03 from the shared data; the runs decompressed once into ``benchmarks/cache/``,
 since trec_eval does not read gzip):
@@ -13,12 +13,16 @@ since trec_eval does not read gzip):
   runs it) and against one Python process that parses the files and calls pytrec_eval
   (``benchmarks/pytrec_eval_runs.py``);
 * ``metrics-30k``: the same on a synthetic collection of 2 runs × 30,000 queries × 100 documents
-  (``benchmarks/synthetic.py``), where the cost per query shows.
+  (``benchmarks/synthetic.py``), where the cost per query shows;
+* ``reference``: ``prefeval eval -q`` against the reference script ``pref_eval.py -q`` (Diaz and
+  Ferraro's, https://github.com/diazf/pref_eval, default measures) on the 17 gzipped robust03 runs.
+  It is not part of prefeval: give its checkout with ``--reference DIR``, or the scenario is skipped.
 
 trec_eval is not a dependency: give its path with ``--trec-eval`` (build it from
 https://github.com/usnistgov/trec_eval with ``make``), or the scenarios that need it are skipped.
-Every figure is the median over ``--repeat`` runs after one warm-up; the ratios come from the same run
-of this script, so they hold on a noisy machine where the absolute times may not.
+Every figure is the median over ``--repeat`` runs after one warm-up, wall time alone (no memory
+sampling, which would take a share of the machine); the ratios come from the same run of this
+script, so they hold on a noisy machine where the absolute times may not.
 """
 
 from __future__ import annotations
@@ -60,7 +64,8 @@ def trec_eval_loop(trec_eval: str, qrels: str, runs: list[str], measures: list[s
     return ["sh", "-c", loop + " > /dev/null"]
 
 
-def scenarios(names: list[str], trec_eval: str | None) -> list[tuple[str, dict[str, list[str]]]]:
+def scenarios(names: list[str], trec_eval: str | None,
+              reference: str | None = None) -> list[tuple[str, dict[str, list[str]]]]:
     """(scenario, {tool: command}) for the scenarios asked for (default: all)."""
     python = sys.executable
     prefeval = [python, "-m", "prefeval"]
@@ -80,6 +85,11 @@ def scenarios(names: list[str], trec_eval: str | None) -> list[tuple[str, dict[s
         found.append(("metrics", metric_commands(trec_eval, qrels, runs)))
     if not names or "metrics-30k" in names:
         found.append(("metrics-30k", metric_commands(trec_eval, *write_collection(MANY_QUERIES, CACHE))))
+    if reference and (not names or "reference" in names):
+        gzipped = sorted(os.path.join(ROBUST03, "runs", name) for name in os.listdir(os.path.join(ROBUST03, "runs")))
+        found.append(("reference", {
+            "prefeval eval -q": [*prefeval, "eval", "-q", "-R", qrels, *gzipped],
+            "pref_eval.py -q": [python, os.path.join(reference, "pref_eval.py"), "-q", "-R", qrels, *gzipped]}))
     return found
 
 
@@ -100,14 +110,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--trec-eval", default=shutil.which("trec_eval"), help="the trec_eval executable")
-    parser.add_argument("--scenario", action="append", default=[], help="startup, one-run, metrics, metrics-30k")
+    parser.add_argument("--scenario", action="append", default=[],
+                        help="startup, one-run, metrics, metrics-30k, reference")
+    parser.add_argument("--reference", help="a checkout of the reference scripts (pref_eval.py), for 'reference'")
     args = parser.parse_args()
     lines = [f"Command: `python benchmarks/compare.py --repeat {args.repeat}` (median of {args.repeat} whole-process "
              "runs after a warm-up).", "", "| scenario | tool | wall | ÷ first tool |", "|---|---|---:|---:|"]
-    for name, commands in scenarios(args.scenario, args.trec_eval):
+    for name, commands in scenarios(args.scenario, args.trec_eval, args.reference):
         first = None
         for tool, command in commands.items():
-            wall = measure(command, args.repeat).wall
+            wall = measure(command, args.repeat, memory=False).wall
             first = first or wall
             lines.append(f"| {name} | {tool} | {wall:.2f} s | {wall / first:.2f} |")
             print(lines[-1], file=sys.stderr, flush=True)

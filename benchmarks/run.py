@@ -166,9 +166,10 @@ def _wanted(name: str, names: list[str]) -> bool:
     return not names or name in names
 
 
-def measure(command: list[str], repeat: int) -> Timing:
-    """Median wall time and peak memory of ``command`` over ``repeat`` runs (after one warm-up)."""
-    timings = [_run_once(command) for _ in range(repeat + 1)][1:]
+def measure(command: list[str], repeat: int, memory: bool = True) -> Timing:
+    """Median wall time and peak memory of ``command`` over ``repeat`` runs (after one warm-up);
+    ``memory`` False: the wall time alone (see :func:`_run_once`)."""
+    timings = [_run_once(command, memory=memory) for _ in range(repeat + 1)][1:]
     return Timing(
         wall=statistics.median(t.wall for t in timings),
         max_rss_mib=max(t.max_rss_mib for t in timings),
@@ -189,17 +190,23 @@ def measure_in_turns(commands: dict[str, list[str]], repeat: int) -> dict[str, T
                          tree_pss_mib=max(t.tree_pss_mib for t in timings)) for name, timings in runs.items()}
 
 
-def _run_once(command: list[str], env: dict[str, str] | None = None) -> Timing:
+def _run_once(command: list[str], env: dict[str, str] | None = None, memory: bool = True) -> Timing:
+    """One whole-process run: its wall time and, with ``memory``, the peaks of its process tree's
+    memory, sampled every 10 ms. Sampling reads ``/proc`` (``smaps_rollup`` walks the page tables),
+    which takes a share of a 2-core machine from the command it measures: timings alone are taken
+    without it."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     peak = [0, 0]
     done = threading.Event()
     sampler = threading.Thread(target=_sample_tree, args=(process.pid, peak, done), daemon=True)
-    sampler.start()
+    if memory:
+        sampler.start()
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     done.set()
-    sampler.join()
+    if memory:
+        sampler.join()
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed: {process.stderr.read().decode()}")
@@ -283,7 +290,7 @@ def taking_turns(commands: dict[str, tuple[list[str], dict | None]], repeat: int
     walls: dict[str, list[float]] = {name: [] for name in commands}
     for turn in range(repeat + 1):
         for name, (command, env) in commands.items():
-            wall = _run_once(command, env).wall
+            wall = _run_once(command, env, memory=False).wall
             if turn:
                 walls[name].append(wall)
     return {name: statistics.median(times) for name, times in walls.items()}
