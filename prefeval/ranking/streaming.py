@@ -5,9 +5,10 @@ Two passes over the qrels, one over each run:
 
 1. :func:`index_qrels` reads the qrels in blocks and keeps, per query, the 64-bit key of its id
    (:func:`~prefeval.io.fields.byte_keys`) and its number among the kept queries (those with a
-   relevant document, or all with ``keep_empty``): 12 bytes a query. It checks that the qrels are **grouped by query**
-   (the lines of a query one after the other); when they are not it returns None, and the collection
-   is read in memory instead (:mod:`prefeval.ranking.loading`), before anything is written.
+   relevant document, or all with ``keep_empty``): 12 bytes a query. It checks that the qrels are
+   **grouped by query** (the lines of a query one after the other); when they are not it returns
+   None, and the collection is read in memory instead (:mod:`prefeval.ranking.loading`), before
+   anything is written.
 2. :class:`StreamedCollection` then reads the qrels again and every run in step, block by block
    (:func:`~prefeval.io.source.read_blocks`), gives each line the number of its query, and hands
    over a chunk of queries as soon as every file has been read past it: each chunk is ranked as
