@@ -9,7 +9,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefeval.io import fields
-from prefeval.io.fields import TextColumn, byte_keys, first_of_each, split_run, stretch_starts, text_keys
+from prefeval.io.fields import (
+    TextColumn,
+    by_stretch,
+    byte_keys,
+    encoded,
+    first_of_each,
+    split_run,
+    stretch_starts,
+    text_keys,
+)
 from prefeval.io.trec import RUN_FORMAT, scan_lines
 
 
@@ -69,6 +78,10 @@ def test_text_column_indexing_joining_and_texts():
     assert from_bytes.tolist() == ["a", "\udcff", "y"]
     assert first_of_each(qids).tolist() == ["q1", "q2"]
     assert stretch_starts(qids.keys).tolist() == [0, 2]
+    asked = []
+    answers = by_stretch(np.array([5, 5, 7, 5]), lambda heads: asked.append(heads.tolist()) or heads * 10)
+    assert asked == [[5, 7, 5]] and answers.tolist() == [50, 50, 70, 50]
+    assert encoded(["b", "\udcff", "a"]).tolist() == [b"b", b"\xff", b"a"] and len(encoded([])) == 0
     assert len(TextColumn.of_texts([])) == 0 and TextColumn.of_texts([]).tolist() == []
 
 

@@ -133,8 +133,7 @@ class TextColumn:
         compares the fields (trec_eval's order of docids; fields hold no NUL byte, which numpy
         would take for padding)."""
         if self._texts is not None:
-            encoded = [text.encode("utf-8", "surrogateescape") for text in self._texts[rows].tolist()]
-            return np.array(encoded, dtype=np.bytes_) if encoded else np.empty(0, dtype="S1")
+            return encoded(self._texts[rows])
         starts, lengths = self._starts[rows], self._lengths[rows]
         width = int(lengths.max(initial=1))
         columns = np.arange(width)
@@ -170,6 +169,22 @@ class TextColumn:
             return TextColumn.of_texts([])
         return TextColumn(keys, b"".join(parts), np.concatenate(starts),
                           np.concatenate([column._lengths for column in columns]))
+
+
+def encoded(texts) -> np.ndarray:
+    """Texts (as the readers decode them: UTF-8, surrogate escapes for other bytes) as numpy byte
+    strings of their bytes, which compare and sort as ``strcmp`` compares the fields: code points
+    would not, once a text holds a surrogate escape (U+DC80..U+DCFF sort after most characters,
+    their bytes 0x80..0xFF before the lead bytes of most)."""
+    found = [text.encode("utf-8", "surrogateescape") for text in np.asarray(texts, dtype=object).tolist()]
+    return np.array(found, dtype=np.bytes_) if found else np.empty(0, dtype="S1")
+
+
+def by_stretch(values: np.ndarray, look_up) -> np.ndarray:
+    """``look_up`` (an array of values to an array of answers) asked once per stretch of equal
+    consecutive ``values`` (the lines of a query), its answers repeated over each stretch."""
+    heads = stretch_starts(values)
+    return np.repeat(look_up(values[heads]), np.diff(np.append(heads, len(values))))
 
 
 def stretch_starts(values: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
-from prefeval.io.fields import TextColumn, first_of_each, stretch_starts, text_keys
+from prefeval.io.fields import TextColumn, by_stretch, first_of_each, text_keys
 from prefeval.io.trec import Qrels, RunColumns
 
 UNRETRIEVED = np.inf
@@ -208,10 +208,7 @@ class RelevantLookup:
     def query_numbers(self, qids: TextColumn) -> np.ndarray:
         """The qrels' number of each row's query, -1 for queries the qrels do not have; each id of a
         stretch of equal ids (the lines of a query) is looked up once."""
-        heads = stretch_starts(qids.keys)
-        codes, uniques = pd.factorize(qids.keys[heads])
-        numbers = self.query_index.get_indexer(uniques)[codes]
-        return np.repeat(numbers, np.diff(np.append(heads, len(qids))))
+        return by_stretch(qids.keys, self.query_index.get_indexer)
 
     def relevant_rows(self, row_keys: pd.Index, unique_docids: np.ndarray) -> np.ndarray:
         """For every relevant document of the qrels, the row of the run that retrieved it, or -1."""
@@ -343,22 +340,6 @@ def _tie_groups(first_rank: np.ndarray, tied_with_next: np.ndarray) -> tuple[np.
     first = np.flatnonzero(starts)
     size = np.diff(np.append(first, len(starts)))
     return first_rank[first][group], size[group]
-
-
-def docid_order(docids: np.ndarray, to_sort: bool = False) -> np.ndarray:
-    """Keys that compare (and sort) ``docids`` (an object array of text) as trec_eval does: by bytes.
-
-    The readers decode docids as UTF-8 with ``surrogateescape``. For valid UTF-8, the order of code
-    points is the order of the bytes, so the docids are their own keys (as numpy text ``to_sort``,
-    which numpy sorts faster); a docid with bytes that are not valid UTF-8 holds surrogates
-    (U+DC80..U+DCFF), which sort after every character below U+DC80 although their bytes
-    (0x80..0xFF) sort before the lead bytes of most of them: then the keys are the original bytes.
-    """
-    try:
-        "".join(docids.tolist()).encode("utf-8")
-    except UnicodeEncodeError:
-        return np.array([docid.encode("utf-8", "surrogateescape") for docid in docids.tolist()], dtype=object)
-    return docids.astype(str) if to_sort else docids
 
 
 def _blocks_by_score(queries: np.ndarray, scores: np.ndarray) -> np.ndarray | None:

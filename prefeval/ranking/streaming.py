@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
-from prefeval.io.fields import TextColumn, stretch_starts, text_keys
+from prefeval.io.fields import TextColumn, by_stretch, text_keys
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.source import display_name, read_blocks
 from prefeval.io.trec import (
@@ -105,14 +105,12 @@ class QueryIndex:
         """The number of each id's query (ids as a column or as an array of texts), :data:`DROPPED`
         or :data:`FOREIGN`. Each id of a stretch of equal ids (the lines of a query) is looked up once."""
         if isinstance(qids, TextColumn):
-            heads = stretch_starts(qids.keys)
-            hashes = qids.keys[heads]
-        else:
-            heads = stretch_starts(qids)
-            hashes = text_keys(qids[heads].tolist())
-        found = np.minimum(np.searchsorted(self.sorted_hashes, hashes), len(self.sorted_hashes) - 1)
-        numbers = np.where(self.sorted_hashes[found] == hashes, self.numbers[found], FOREIGN)
-        return np.repeat(numbers, np.diff(np.append(heads, len(qids))))
+            return by_stretch(qids.keys, self._numbers_of_keys)
+        return by_stretch(qids, lambda heads: self._numbers_of_keys(text_keys(heads.tolist())))
+
+    def _numbers_of_keys(self, keys: np.ndarray) -> np.ndarray:
+        found = np.minimum(np.searchsorted(self.sorted_hashes, keys), len(self.sorted_hashes) - 1)
+        return np.where(self.sorted_hashes[found] == keys, self.numbers[found], FOREIGN)
 
 
 def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> QueryIndex | None:
