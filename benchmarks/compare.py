@@ -20,7 +20,8 @@ since trec_eval does not read gzip):
 
 trec_eval is not a dependency: give its path with ``--trec-eval`` (build it from
 https://github.com/usnistgov/trec_eval with ``make``), or the scenarios that need it are skipped.
-Every figure is the median over ``--repeat`` runs after one warm-up, wall time alone (no memory
+Python sources (prefeval's and the reference script's) are compiled to bytecode first, as an
+installed package is. Every figure is the median over ``--repeat`` runs after one warm-up, wall time alone (no memory
 sampling, which would take a share of the machine); the ratios come from the same run of this
 script, so they hold on a noisy machine where the absolute times may not.
 """
@@ -36,7 +37,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from run import CACHE, ROBUST03, measure  # noqa: E402
+from run import CACHE, ROBUST03, compiled, measure  # noqa: E402
 from synthetic import Collection, write_collection  # noqa: E402
 
 SIX_METRICS = {"prefeval": "ap,ndcg,rr,p@10,r@100,rp",
@@ -114,6 +115,7 @@ def main() -> None:
                         help="startup, one-run, metrics, metrics-30k, reference")
     parser.add_argument("--reference", help="a checkout of the reference scripts (pref_eval.py), for 'reference'")
     args = parser.parse_args()
+    compiled(os.path.join(HERE, "..", "prefeval"), *([args.reference] if args.reference else []))
     lines = [f"Command: `python benchmarks/compare.py --repeat {args.repeat}` (median of {args.repeat} whole-process "
              "runs after a warm-up).", "", "| scenario | tool | wall | ÷ first tool |", "|---|---|---:|---:|"]
     for name, commands in scenarios(args.scenario, args.trec_eval, args.reference):
