@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefeval.errors import UsageError
+from prefeval.io.fields import TextColumn
 from prefeval.measures import DEFAULT_EVAL_MEASURES, FAMILY_ORDER, METRIC, PREFERENCE_MEASURES, parse_measure
 from prefeval.measures.base import REGISTRY, AdditiveMetric, Measure, Metric, Param, families, register
 from prefeval.measures.names import FOREIGN_NAMES, TREC_EVAL, trec_eval_spelling
@@ -98,7 +99,7 @@ def collections(draw, num_runs: int = 3):
     other_ranks = np.array(other_ranks, dtype=np.float64).reshape(num_runs, sum(other_counts))
     qrels = dataclasses.replace(
         table.qrels, other_offsets=np.concatenate(([0], np.cumsum(other_counts))).astype(np.int64),
-        other_docids=np.array([f"n{f}" for f in range(sum(other_counts))], dtype=object),
+        other_docids=TextColumn.of_texts([f"n{f}" for f in range(sum(other_counts))]),
         other_grades=np.array(other_grades, dtype=np.float64))
     deepest = np.zeros((num_runs, num_queries), dtype=np.int64)
     query_of_other = qrels.query_of_other

@@ -1,5 +1,5 @@
-"""Keys of text fields and the splitter of common run files (prefeval.io.fields): the splitter reads
-exactly what the general reader reads, bit for bit, or gives way to it."""
+"""Keys of text fields and the splitter of common run and qrels files (prefeval.io.fields): the
+splitter reads exactly what the general reader reads, bit for bit, or gives way to it."""
 
 from __future__ import annotations
 
@@ -15,11 +15,19 @@ from prefeval.io.fields import (
     byte_keys,
     encoded,
     first_of_each,
-    split_run,
+    split_fields,
     stretch_starts,
     text_keys,
 )
-from prefeval.io.trec import RUN_FORMAT, scan_lines
+from prefeval.io.trec import QRELS_FORMAT, RUN_FORMAT, scan_lines
+
+
+def split_run(data: bytes):
+    return split_fields(data, RUN_FORMAT.field_layout)
+
+
+def split_qrels(data: bytes):
+    return split_fields(data, QRELS_FORMAT.field_layout)
 
 
 def keys_in(buffer: bytes, spans: list[tuple[int, int]]) -> np.ndarray:
@@ -126,6 +134,32 @@ def test_the_splitter_reads_what_the_general_reader_reads(rows, separator, field
     np.testing.assert_array_equal(scores.view(np.int64), slow["score"].view(np.int64))
     np.testing.assert_array_equal(docids.keys, text_keys(slow["docid"].tolist()))
     np.testing.assert_array_equal(qids.keys, text_keys(slow["qid"].tolist()))
+
+
+grade = st.one_of(st.integers(-2, 4).map(str), st.sampled_from(["1.0", "-0", "+2", "0.5", "1e1", "3."]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(token, token, grade), min_size=1, max_size=15), st.sampled_from([" ", "\t"]),
+       st.booleans())
+def test_the_splitter_reads_qrels_as_the_general_reader_does(rows, separator, final_newline):
+    """Qrels of the common shape (four fields): the same rows, texts, grades and keys."""
+    text = "\n".join(separator.join([qid, "0", docid, value]) for qid, docid, value in rows)
+    data = (text + ("\n" if final_newline else "")).encode()
+    qids, docids, grades = split_qrels(data)
+    slow = scan_lines(data, "<test>", QRELS_FORMAT, strict=True).columns
+    assert qids.tolist() == slow["qid"].tolist() and docids.tolist() == slow["docid"].tolist()
+    np.testing.assert_array_equal(grades.view(np.int64), slow["grade"].view(np.int64))
+    np.testing.assert_array_equal(docids.keys, text_keys(slow["docid"].tolist()))
+
+
+@pytest.mark.parametrize("data", [
+    b"q1 0 a 1 x\n", b"q1 0 a\n", b"q1 0 a 1,5\n", b"q1 0 a 1\nq1 0 b 1 2\n", b"q1 0 a\t1\n",
+])
+def test_the_splitter_gives_way_on_other_qrels(data):
+    """Qrels lines of other than four fields, and decimal commas (which only a run's scores may
+    have), are left to the general reader."""
+    assert split_qrels(data) is None
 
 
 @pytest.mark.parametrize("data", [

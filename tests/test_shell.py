@@ -186,6 +186,20 @@ def test_the_measure_list_needs_neither_pandas_nor_scipy():
     assert modules_loaded_by("measures") == {"numpy", "prefeval.cli.common", "prefeval.cli.measures"}
 
 
+def test_evaluating_files_needs_neither_pandas_nor_scipy(tmp_path):
+    """Runs and qrels of the common shape are read, ranked and evaluated with numpy alone (importing
+    pandas takes longer than evaluating a run); a DataFrame or an odd file brings pandas in."""
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n")
+    run.write_text("q1 Q0 a 1 2.5 t\nq1 Q0 b 2 1.5 t\nq2 Q0 c 1 1 t\n")
+    assert modules_loaded_by("eval", "-q", "-R", str(qrels), str(run)) == {
+        "numpy", "prefeval.cli.common", "prefeval.cli.evaluate"}
+    assert modules_loaded_by("eval", "--format", "trec_eval", "-m", "all_trec", "-R", str(qrels), str(run)) == {
+        "numpy", "prefeval.cli.common", "prefeval.cli.evaluate"}
+    run.write_text("q1 Q0 a 1 2.5 t\n\nq1  Q0 b 2 1.5\nq2 Q0 c 1 1 t\n")  # a blank line, two spaces
+    assert "pandas" in modules_loaded_by("eval", "-q", "-R", str(qrels), str(run))
+
+
 def test_version_is_still_shown():
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0 and result.stdout.startswith("prefeval, version ")

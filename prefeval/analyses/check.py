@@ -157,7 +157,8 @@ def _check_qrels(path: str) -> JudgedQrels:
     lookup = None
     if not errors:
         try:
-            lookup = RelevantLookup(qrels_from_columns(source, qids, docids, grades))
+            lookup = RelevantLookup(qrels_from_columns(source, TextColumn.of_texts(qids), TextColumn.of_texts(docids),
+                                                       grades))
         except InputError as error:  # a query named "all"
             errors.append(error.message)
     return JudgedQrels(record, pd.Index(unique_qids), pd.Index(unique_qids[has_relevant]), pairs.unique(), lookup)

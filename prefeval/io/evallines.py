@@ -14,6 +14,8 @@ refuses qrels with a query named ``all``).
 
 Files laid out as eval writes them are read column by column in C (see :func:`_read_regular`);
 other files are read line by line, which is also what reports the first bad line of a malformed file.
+pandas is imported by the functions that use it, not with the module, which ``eval`` imports
+without reading eval lines.
 """
 
 from __future__ import annotations
@@ -23,15 +25,18 @@ import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
+from typing import TYPE_CHECKING
 
 import numpy as np
 import orjson
-import pandas as pd
 
 from prefeval.errors import InputError
 from prefeval.io.jsonl import numbered_records
 from prefeval.io.keys import METRIC, METRIC_KEYS, PAIR_KEYS, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
 from prefeval.io.source import display_name, read_bytes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -190,6 +195,9 @@ def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: t
                      measures: list[str]) -> dict[str, np.ndarray]:
     """The label columns (object arrays), ``sample`` (integers) and the measure columns (floats) of
     lines that all have exactly ``layout``'s keys, in its order."""
+    import pandas as pd
+
+
     dtypes_by_key = {**{label: object for label in labels}, SAMPLE: np.int64, **{m: np.float64 for m in measures}}
     if not lines:
         return {key: np.empty(0, dtype=dtype) for key, dtype in dtypes_by_key.items()}
@@ -252,6 +260,9 @@ def eval_lines_from_frames(frames) -> EvalLines:
     as on a JSON line that lacks it. Errors name the row as ``<DataFrame>:ROW`` (1-based, within
     its frame).
     """
+    import pandas as pd
+
+
     frames = [frames] if isinstance(frames, pd.DataFrame) else list(frames)
     return eval_lines_from_records(FRAME_SOURCE, chain.from_iterable(_frame_records(frame) for frame in frames))
 
@@ -350,6 +361,9 @@ def _sample_scores(sample: int, pair_labels: list[np.ndarray], pair_values: dict
     without them (the column reader, which has no line numbers), it sends the file to the
     line-by-line reader.
     """
+    import pandas as pd
+
+
     pair_qids, firsts, seconds = pair_labels
     metric_qids, metric_runs = metric_labels
     count = len(pair_qids)
@@ -389,6 +403,9 @@ def _sample_scores(sample: int, pair_labels: list[np.ndarray], pair_values: dict
 
 def _first_repeat(keys: np.ndarray) -> tuple[int, int] | None:
     """The first key that repeats an earlier one, as (index of the earlier, index of the repeat)."""
+    import pandas as pd
+
+
     index = pd.Index(keys)
     if index.is_unique:
         return None

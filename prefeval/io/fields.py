@@ -1,8 +1,9 @@
-"""Text fields kept as 64-bit keys of their bytes, and a splitter for run files of the common shape.
+"""Text fields kept as 64-bit keys of their bytes, and a splitter for run and qrels files of the
+common shape.
 
 Matching a run's documents to the qrels needs only to know which fields are equal, and ranking
 needs a document's text only when two documents of a query tie on score. So a run's query ids and
-docids are kept as a :class:`TextColumn`: per row a 64-bit key of the field's bytes
+docids (and the qrels') are kept as a :class:`TextColumn`: per row a 64-bit key of the field's bytes
 (:func:`byte_keys`), and the text itself on demand, read from the file's bytes. Making one Python
 string per field, then hashing it, is what reading a large run used to spend most of its time on.
 
@@ -10,29 +11,31 @@ Keys are equal for equal bytes. Two different fields share a key with probabilit
 about n² / 2⁶⁵ for n distinct ids, 3·10⁻⁸ for a million. Keys are the same in every process and on
 every machine (little-endian words, fixed constants), so that chunks read apart agree.
 
-:func:`split_run` reads, with numpy and no Python object per line, a run whose every line has one
-separator (a space or a tab, the same all through) between non-empty fields, the same number of
-fields on every line (5 or more), no blank or comment line, no control byte, and scores written as
-plain decimals (``-12.5``, ``0,75``). Any other text returns None, and the reader takes the general
+:func:`split_fields` reads, with numpy and no Python object per line, a file whose every line has
+one separator (a space or a tab, the same all through) between non-empty fields, the same number of
+fields on every line (as many as its :class:`FieldLayout` allows: 5 or more in a run, 4 in qrels),
+no blank or comment line, no control byte, and numbers written as plain decimals (``-12.5``, and
+``0,75`` in a run's scores). Any other text returns None, and the reader takes the general
 path (:mod:`prefeval.io.trec`), which reads every layout trec_eval reads and names a malformed line.
-Both paths give the same rows, keys and scores.
+Both paths give the same rows, keys and numbers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from prefeval.io.numbers import NUMBER_WITH_COMMA
+from prefeval.io.numbers import NUMBER, NUMBER_WITH_COMMA
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)
 _WORD = 8
 _PIECE_BYTES = 1 << 22
-""":func:`split_run` works through a file in pieces of about this size, to bound its temporary arrays."""
+""":func:`split_fields` works through a file in pieces of about this size, to bound its temporary arrays."""
 _PLAIN_DIGITS = 15
 """Below 10¹⁵ a decimal's digits are an exact float64, so one division by an exact power of ten
 rounds it correctly (Clinger's fast path), as ``strtod`` does."""
@@ -200,9 +203,24 @@ def first_of_each(column: TextColumn) -> np.ndarray:
     return column.texts(np.sort(first))
 
 
-def split_run(data: bytes) -> tuple[TextColumn, TextColumn, np.ndarray] | None:
-    """(query ids, docids, scores) of the run text ``data`` when it has the common shape of the
-    module docstring; None otherwise (nothing is wrong then: the general reader decides)."""
+@dataclass(frozen=True)
+class FieldLayout:
+    """Where :func:`split_fields` finds what it reads: the text fields ``texts`` (their 0-based
+    numbers, the query id's and the docid's), the number field ``number``, how many fields a line
+    has (from ``min_fields`` to ``max_fields``, None: no limit), and whether a decimal comma may
+    stand for the point."""
+
+    texts: tuple[int, int]
+    number: int
+    min_fields: int
+    max_fields: int | None
+    decimal_comma: bool
+
+
+def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn, TextColumn, np.ndarray] | None:
+    """(query ids, docids, numbers) of the text ``data`` when it has the common shape of the module
+    docstring and the fields of ``layout``; None otherwise (nothing is wrong then: the general reader
+    decides)."""
     if not data or data[:1] <= b" ":
         return None
     has_space, has_tab = b" " in data, b"\t" in data
@@ -214,21 +232,21 @@ def split_run(data: bytes) -> tuple[TextColumn, TextColumn, np.ndarray] | None:
     while start < len(data):
         stop = data.find(b"\n", min(start + _PIECE_BYTES, len(data)) - 1)
         stop = len(data) if stop < 0 else stop + 1
-        piece = _split_piece(data, start, stop, separator)
+        piece = _split_piece(data, start, stop, separator, layout)
         if piece is None:
             return None
         pieces.append(piece)
         start = stop
     if len({piece[0] for piece in pieces}) != 1:
         return None  # the number of fields changes between pieces
-    qid_keys, qid_starts, qid_lengths, doc_keys, doc_starts, doc_lengths, scores = (
+    qid_keys, qid_starts, qid_lengths, doc_keys, doc_starts, doc_lengths, numbers = (
         np.concatenate(column) for column in zip(*(piece[1:] for piece in pieces)))
     return (TextColumn(qid_keys, data, qid_starts, qid_lengths), TextColumn(doc_keys, data, doc_starts, doc_lengths),
-            scores)
+            numbers)
 
 
-def _split_piece(data: bytes, start: int, stop: int, separator: int):
-    """:func:`split_run` on the lines of ``data[start:stop]`` (whole lines); positions are in ``data``."""
+def _split_piece(data: bytes, start: int, stop: int, separator: int, layout: FieldLayout):
+    """:func:`split_fields` on the lines of ``data[start:stop]`` (whole lines); positions are in ``data``."""
     text = data[start:stop]
     if not text.endswith(b"\n"):
         text += b"\n"
@@ -243,29 +261,34 @@ def _split_piece(data: bytes, start: int, stop: int, separator: int):
     if len(separators) % lines:
         return None
     per_line = len(separators) // lines
-    if per_line < 4 or (np.searchsorted(separators, ends) != per_line * np.arange(1, lines + 1)).any():
+    if per_line + 1 < layout.min_fields or (layout.max_fields is not None and per_line + 1 > layout.max_fields):
+        return None
+    if (np.searchsorted(separators, ends) != per_line * np.arange(1, lines + 1)).any():
         return None
     line_starts = np.concatenate(([0], ends[:-1] + 1))
     if b"#" in text and (body[line_starts] == ord("#")).any():
         return None  # a comment line
     separators = separators.reshape(lines, per_line)
-    score_end = separators[:, 4] if per_line > 4 else ends
-    scores = _decimals(buffer, text, separators[:, 3] + 1, score_end - separators[:, 3] - 1)
-    if scores is None:
+
+    def bounds(field: int) -> tuple[np.ndarray, np.ndarray]:
+        first = line_starts if field == 0 else separators[:, field - 1] + 1
+        return first, (separators[:, field] if field < per_line else ends) - first
+
+    numbers = _decimals(buffer, text, *bounds(layout.number), decimal_comma=layout.decimal_comma)
+    if numbers is None:
         return None
-    qid_lengths = separators[:, 0] - line_starts
-    doc_starts = separators[:, 1] + 1
-    doc_lengths = separators[:, 2] - doc_starts
-    return (per_line, byte_keys(buffer, line_starts, qid_lengths), line_starts + start, qid_lengths,
-            byte_keys(buffer, doc_starts, doc_lengths), doc_starts + start, doc_lengths, scores)
+    (qid_starts, qid_lengths), (doc_starts, doc_lengths) = (bounds(field) for field in layout.texts)
+    return (per_line, byte_keys(buffer, qid_starts, qid_lengths), qid_starts + start, qid_lengths,
+            byte_keys(buffer, doc_starts, doc_lengths), doc_starts + start, doc_lengths, numbers)
 
 
-def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray | None:
-    """The numbers of the score fields, each rounded as ``strtod`` rounds it; None when a field is
-    not a number.
+def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.ndarray,
+              decimal_comma: bool = True) -> np.ndarray | None:
+    """The numbers of the fields, each rounded as ``strtod`` rounds it; None when a field is not a
+    number.
 
-    A decimal (a sign, digits, one point or comma) is read digit by digit in numpy into its digits
-    m and the count f of those after the point, and is m / 10ᶠ:
+    A decimal (a sign, digits, one point, or one comma where ``decimal_comma``) is read digit by
+    digit in numpy into its digits m and the count f of those after the point, and is m / 10ᶠ:
 
     * up to :data:`_PLAIN_DIGITS` digits, m and 10ᶠ are exact doubles and one division rounds
       correctly (Clinger's fast path);
@@ -293,7 +316,7 @@ def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.n
         mantissa = np.where(is_digit, mantissa * np.uint64(10) + digit, mantissa)
         digits += is_digit
         fraction += is_digit & after_point
-        is_point = ((byte == 46) | (byte == 44)) & inside
+        is_point = ((byte == 46) | ((byte == 44) & decimal_comma)) & inside
         decimal &= ~(is_point & after_point)
         after_point |= is_point
         other = inside & ~is_digit & ~is_point
@@ -316,7 +339,7 @@ def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.n
     numbers = np.where(negative, -numbers, numbers)
     for row in np.flatnonzero(~decimal | (digits > 19)).tolist():
         field = text[int(starts[row]):int(starts[row] + lengths[row])]
-        if NUMBER_WITH_COMMA.fullmatch(field) is None:
+        if (NUMBER_WITH_COMMA if decimal_comma else NUMBER).fullmatch(field) is None:
             return None
         numbers[row] = float(field.replace(b",", b"."))
     return numbers

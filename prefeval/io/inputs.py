@@ -21,19 +21,23 @@ from __future__ import annotations
 
 import numbers
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from itertools import chain
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
-import pandas as pd
 
 from prefeval.errors import InputError, UsageError
 from prefeval.io.fields import TextColumn
 from prefeval.io.trec import QRELS_FORMAT, Qrels, RunColumns, qrels_from_columns, read_qrels, read_run
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 PathLike = str | os.PathLike
-Judgments = PathLike | pd.DataFrame | Mapping
+Judgments = Union[PathLike, "pd.DataFrame", Mapping]
 """A qrels or a run: a path, a DataFrame, or a dict of dicts."""
 
 QUERY_COLUMNS = ("query_id", "q_id", "qid")
@@ -56,13 +60,13 @@ def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevanc
         value = float(grades[row])
         what = "is missing (NaN)" if np.isnan(value) else f"is out of range ({value!r}): {QRELS_FORMAT.limit_text}"
         raise InputError(QRELS_SOURCE, f"the grade of document {docids[row]!r} in query {qids[row]!r} {what}")
-    return qrels_from_columns(QRELS_SOURCE, qids, docids, grades, binary_relevance, relevance_floor,
-                              keep_empty=keep_empty)
+    return qrels_from_columns(QRELS_SOURCE, TextColumn.of_texts(qids), TextColumn.of_texts(docids), grades,
+                              binary_relevance, relevance_floor, keep_empty=keep_empty)
 
 
 def named_runs(runs) -> list[tuple[str | None, Judgments]]:
     """(name, run) for each run, in order; the name is None when it comes from a file name."""
-    if _is_path(runs) or isinstance(runs, pd.DataFrame):
+    if _is_path(runs) or _is_frame(runs):
         runs = [runs]
     if isinstance(runs, Mapping):
         if _looks_like_one_run(runs):
@@ -72,7 +76,7 @@ def named_runs(runs) -> list[tuple[str | None, Judgments]]:
             )
         named = [(str(name), run) for name, run in runs.items()]
         for name, run in named:
-            if not (_is_path(run) or isinstance(run, (pd.DataFrame, Mapping))):
+            if not (_is_path(run) or _is_frame(run) or isinstance(run, Mapping)):
                 raise UsageError(
                     f"run {name!r} is of type {type(run).__name__}, not a path, DataFrame or dict; to pass one run "
                     f"as {{qid: {{docid: score}}}}, name it: {{'name': run}}"
@@ -112,10 +116,17 @@ def _is_path(value) -> bool:
     return isinstance(value, (str, os.PathLike))
 
 
+def _is_frame(value) -> bool:
+    """Whether ``value`` is a pandas DataFrame. pandas is not imported for the question (its import
+    takes longer than evaluating a run): no DataFrame exists before something else imported it."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
 def _columns(value, source: str, number_columns: tuple[str, ...],
              number_name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(qids, docids as text, numbers as float64) of a DataFrame or a dict of dicts."""
-    if isinstance(value, pd.DataFrame):
+    if _is_frame(value):
         qids, docids, numbers = _frame_columns(value, source, number_columns, number_name)
     elif isinstance(value, Mapping):
         qids, docids, numbers = _dict_columns(value, source, number_name)
@@ -141,6 +152,8 @@ def _frame_columns(frame: pd.DataFrame, source: str, number_columns: tuple[str, 
         if column.isna().any():
             row = column.index[column.isna().to_numpy()][0]
             raise InputError(source, f"column {column.name!r} is missing a value (row {row!r})")
+    import pandas as pd
+
     numbers = pd.to_numeric(number, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.isnan(numbers) & number.notna().to_numpy()
     if bad.any():
@@ -190,7 +203,7 @@ def _first_non_number(judgments: Mapping, number_name: str) -> str:
 
 
 def _as_text(ids: np.ndarray) -> np.ndarray:
-    """Ids as Python strings (object array), whatever type they were given in."""
-    if pd.api.types.infer_dtype(ids, skipna=False) == "string":
+    """Ids as Python strings (object array), whatever type they were given in (``str(id)``)."""
+    if all(type(value) is str for value in ids.tolist()):
         return ids
-    return pd.Series(ids, dtype=object).astype(str).to_numpy(dtype=object)
+    return np.array([str(value) for value in ids.tolist()] or [], dtype=object)

@@ -28,16 +28,17 @@ them the same bytes):
 
 A UTF-8 byte-order mark and gzip compression are handled by :mod:`prefeval.io.source`.
 
-Reading has two paths that accept exactly the same files (runs of the most common shape take a
-third, :func:`~prefeval.io.fields.split_run`, which reads them without a Python string per field and
-gives way to these two for any other text). The fast path hands the bytes to pandas'
-C tokeniser (with a one-character separator when the file allows it, which is twice as fast as
-``\\s+``) and checks the shape of the result; files with a vertical tab, a form feed, a NUL byte or a
-lone carriage return, which pandas splits differently, never take it. Whenever the fast path fails or
-finds anything odd, the slow path, :func:`scan_lines`, reads the file line by line in Python.
-Strictly (for evaluation, :func:`read_columns`) it raises an :class:`InputError` naming the first bad
-line, or (for the rare valid file that pandas cannot take) returns the columns itself. Leniently (for
-``prefeval check``, :func:`read_columns_leniently`) it keeps the good lines and counts the bad ones.
+Reading has two paths that accept exactly the same files (files of the most common shape take a
+third, :func:`~prefeval.io.fields.split_fields`, which reads them without a Python string per field
+and gives way to these two for any other text: :func:`read_fields`). The fast path hands the bytes
+to pandas' C tokeniser (with a one-character separator when the file allows it, which is twice as
+fast as ``\\s+``) and checks the shape of the result; files with a vertical tab, a form feed, a NUL
+byte or a lone carriage return, which pandas splits differently, never take it. Whenever the fast
+path fails or finds anything odd, the slow path, :func:`scan_lines`, reads the file line by line in
+Python. Strictly (for evaluation, :func:`read_columns`) it raises an :class:`InputError` naming the
+first bad line, or (for the rare valid file that pandas cannot take) returns the columns itself.
+Leniently (for ``prefeval check``, :func:`read_columns_leniently`) it keeps the good lines and counts
+the bad ones.
 
 Nothing is read twice: what an error found after reading (a document twice in a query of a run, a
 query named ``all``) needs to name its lines is kept as :class:`LineNumbers`, which costs nothing for
@@ -52,15 +53,19 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from prefeval.errors import InputError
-from prefeval.io.fields import TextColumn, split_run
+from prefeval.io.codes import factorize
+from prefeval.io.fields import FieldLayout, TextColumn, split_fields
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.numbers import NAN_SPELLINGS, NUMBER, NUMBER_WITH_COMMA
 from prefeval.io.source import UTF8_BOM, display_name, read_bytes
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_GRADE = 2.0**53
 """The largest grade magnitude: beyond it grades are no longer exact integers, and sums of gains
@@ -128,6 +133,12 @@ class LineFormat:
             expected = f"{self.min_fields} to {self.max_fields}"
         message = f"expected {expected} fields ({self.layout}), found {found}"
         return message + self.other_kind_hint
+
+    @property
+    def field_layout(self) -> FieldLayout:
+        """The fields as :func:`~prefeval.io.fields.split_fields` finds them."""
+        return FieldLayout(texts=(self.text_fields["qid"], self.text_fields["docid"]), number=self.number_field[1],
+                           min_fields=self.min_fields, max_fields=self.max_fields, decimal_comma=self.decimal_comma)
 
     @property
     def used_fields(self) -> int:
@@ -236,7 +247,8 @@ class Qrels:
 
     The other documents of the qrels (grade <= 0: judged non-relevant, or negative: in the pool but
     not judged, trec_eval's -1 and -2) are ``other_docids[other_offsets[q]:other_offsets[q + 1]]``
-    with their ``other_grades`` (None when not read from judgments).
+    with their ``other_grades`` (None when not read from judgments). They are needed only to be found
+    in runs, by key: their ids are a :class:`~prefeval.io.fields.TextColumn`, read as text on demand.
     """
 
     source: str
@@ -247,7 +259,7 @@ class Qrels:
     grades: np.ndarray
     num_judged: np.ndarray | None = None
     other_offsets: np.ndarray | None = None
-    other_docids: np.ndarray | None = None
+    other_docids: TextColumn | None = None
     other_grades: np.ndarray | None = None
     top_grade: float | None = None
     """The largest grade of the whole qrels when these are a part of them (a streamed chunk)."""
@@ -327,18 +339,18 @@ def read_qrels(
     ``relevance_floor`` and ``keep_empty``)."""
     source = display_name(path)
     data = read_bytes(path)
-    columns = read_columns(data, source, QRELS_FORMAT)
+    qids, docids, grades = read_fields(data, source, QRELS_FORMAT)
     return qrels_from_columns(
-        source, columns["qid"], columns["docid"], columns["grade"], binary_relevance, relevance_floor,
-        line_of=lambda row: int(LineNumbers.of_file(data, len(columns["grade"])).of([row])[0]),
+        source, qids, docids, grades, binary_relevance, relevance_floor,
+        line_of=lambda row: int(LineNumbers.of_file(data, len(grades)).of([row])[0]),
         keep_empty=keep_empty,
     )
 
 
 def qrels_from_columns(
     source: str,
-    qids: np.ndarray,
-    docids: np.ndarray,
+    qids: TextColumn,
+    docids: TextColumn,
     grades: np.ndarray,
     binary_relevance: float | None = None,
     relevance_floor: float | None = None,
@@ -353,42 +365,46 @@ def qrels_from_columns(
     without a relevant document (trec_eval's convention), else they are dropped.
     A query named ``all`` is an error: eval lines, trec_eval's output and every summary line use that
     id for the means over queries. ``line_of(row)`` gives the line of a row, for that message.
+
+    A document judged on several lines of a query (subtopics) keeps its largest grade. Queries and
+    documents are numbered in order of first appearance, and ids matched by their keys
+    (:mod:`prefeval.io.fields`).
     """
-    named_all = np.flatnonzero(qids == SUMMARY_QID)
+    query_codes, query_rows = factorize(qids.keys)
+    qid_texts = qids.texts(query_rows)
+    named_all = np.flatnonzero(qid_texts == SUMMARY_QID)
     if len(named_all):
         raise InputError(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line (the means "
                                  "over queries) has; rename the query",
-                         line_of(int(named_all[0])) if line_of is not None else None)
+                         line_of(int(query_rows[named_all[0]])) if line_of is not None else None)
     grades = mapped_grades(grades, binary_relevance, relevance_floor)
-    query_codes, qids = pd.factorize(qids)
-    judgments = pd.DataFrame({"query": query_codes, "docid": docids, "grade": grades})
-    best = judgments.groupby(["query", "docid"], sort=False)["grade"].max().reset_index()
-    is_relevant = best["grade"].to_numpy() > 0
-    relevant, other = best[is_relevant], best[~is_relevant]
-    relevant = relevant.iloc[np.argsort(relevant["query"].to_numpy(), kind="stable")]
-    other = other.iloc[np.argsort(other["query"].to_numpy(), kind="stable")]
-    kept = np.arange(len(qids)) if keep_empty else np.unique(relevant["query"].to_numpy())
+    document_codes, document_rows = factorize(docids.keys)
+    pair_codes, pair_rows = factorize(query_codes * max(len(document_rows), 1) + document_codes)
+    best = np.full(len(pair_rows), -np.inf)
+    np.maximum.at(best, pair_codes, grades)
+    pair_query = query_codes[pair_rows]
+    relevant, other = (rows[np.argsort(pair_query[rows], kind="stable")]
+                       for rows in (np.flatnonzero(best > 0), np.flatnonzero(best <= 0)))
+    num_queries = len(query_rows)
+    kept = np.arange(num_queries) if keep_empty else np.unique(pair_query[relevant])
     if len(kept) == 0:
         raise InputError(source, "no query has a relevant document (a grade > 0 after -b/-f)")
-    renumber = np.full(len(qids), -1)
+    renumber = np.full(num_queries, -1)
     renumber[kept] = np.arange(len(kept))
-    query_of_document = renumber[relevant["query"].to_numpy()]
-    offsets = np.searchsorted(query_of_document, np.arange(len(kept) + 1)).astype(np.int64)
-    query_of_other = renumber[other["query"].to_numpy()]
-    other = other[query_of_other >= 0]
-    query_of_other = query_of_other[query_of_other >= 0]
-    dropped = np.setdiff1d(np.arange(len(qids)), kept)
+    query_of_document = renumber[pair_query[relevant]]
+    query_of_other = renumber[pair_query[other]]
+    other, query_of_other = other[query_of_other >= 0], query_of_other[query_of_other >= 0]
     return Qrels(
         source=source,
-        qids=[str(qids[q]) for q in kept],
-        dropped_qids=[str(qids[q]) for q in dropped],
-        offsets=offsets,
-        docids=relevant["docid"].to_numpy(dtype=object),
-        grades=relevant["grade"].to_numpy(dtype=np.float64),
-        num_judged=np.bincount(best["query"].to_numpy(), minlength=len(qids))[kept].astype(np.int64),
+        qids=qid_texts[kept].tolist(),
+        dropped_qids=qid_texts[np.setdiff1d(np.arange(num_queries), kept)].tolist(),
+        offsets=np.searchsorted(query_of_document, np.arange(len(kept) + 1)).astype(np.int64),
+        docids=docids.texts(pair_rows[relevant]),
+        grades=best[relevant],
+        num_judged=np.bincount(pair_query, minlength=num_queries)[kept].astype(np.int64),
         other_offsets=np.searchsorted(query_of_other, np.arange(len(kept) + 1)).astype(np.int64),
-        other_docids=other["docid"].to_numpy(dtype=object),
-        other_grades=other["grade"].to_numpy(dtype=np.float64),
+        other_docids=docids[pair_rows[other]],
+        other_grades=best[other],
     )
 
 
@@ -408,7 +424,7 @@ def read_run(path: str) -> RunColumns:
     """Read a run file into its qid, docid and score columns (lines scored ``nan`` dropped)."""
     source = display_name(path)
     data = read_bytes(path)
-    qids, docids, scores = read_run_fields(data, source)
+    qids, docids, scores = read_fields(data, source, RUN_FORMAT)
     lines = LineNumbers.of_file(data, len(scores))
     unscored = np.isnan(scores)
     if unscored.any():
@@ -418,22 +434,25 @@ def read_run(path: str) -> RunColumns:
                       lines=lines, tag=first_tag(data))
 
 
-def read_run_fields(data: bytes, source: str, first_line: int | None = None,
-                    ) -> tuple[TextColumn, TextColumn, np.ndarray]:
-    """The query ids, docids and scores of every line of run text, ``nan`` scores included.
+def read_fields(data: bytes, source: str, fmt: LineFormat, first_line: int | None = None,
+                ) -> tuple[TextColumn, TextColumn, np.ndarray]:
+    """The query ids, docids and numbers of every line of a run's or qrels' text (a run's ``nan``
+    scores included).
 
-    A run of the common shape is split by :func:`~prefeval.io.fields.split_run`, without a Python
-    string per field; any other text by the paths of :func:`read_columns` (the whole file, when
-    ``first_line`` is None: no line at all is an error) or :func:`read_block_columns` (a block whose
-    first line is ``first_line``), which name a malformed line."""
-    split = split_run(data)
-    if split is not None:
+    Text of the common shape is split by :func:`~prefeval.io.fields.split_fields`, without a Python
+    string per field; any other text (and numbers ``fmt`` refuses, grades out of range, which they
+    name) by the paths of :func:`read_columns` (the whole file, when ``first_line`` is None: no line
+    at all is an error) or :func:`read_block_columns` (a block whose first line is ``first_line``),
+    which name a malformed line."""
+    split = split_fields(data, fmt.field_layout)
+    if split is not None and not np.any(fmt.refused(split[2])):
         return split
     if first_line is None:
-        columns = read_columns(data, source, RUN_FORMAT)
+        columns = read_columns(data, source, fmt)
     else:
-        columns = read_block_columns(data, source, RUN_FORMAT, first_line)
-    return TextColumn.of_texts(columns["qid"]), TextColumn.of_texts(columns["docid"]), columns["score"]
+        columns = read_block_columns(data, source, fmt, first_line)
+    return (TextColumn.of_texts(columns["qid"]), TextColumn.of_texts(columns["docid"]),
+            columns[fmt.number_field[0]])
 
 
 def first_tag(data: bytes) -> str | None:
@@ -590,7 +609,10 @@ def _pandas_read(text: bytes, sep: str, fmt: LineFormat) -> pd.DataFrame | None:
     """The file's columns as a frame keyed by field index, the number column converted; None when
     pandas cannot read it as such. Plain numbers are tried first (the fastest), then numbers with
     ``nan`` where the format allows it, then a decimal comma (checked against the syntax of
-    :mod:`prefeval.io.numbers`, since pandas' own conversion of text accepts more)."""
+    :mod:`prefeval.io.numbers`, since pandas' own conversion of text accepts more). pandas is
+    imported here, by the few files that come this way."""
+    import pandas as pd
+
     number_index = fmt.number_field[1]
     if fmt.max_fields is not None and sep == r"\s+":
         names, usecols, width = None, None, fmt.max_fields

@@ -19,13 +19,14 @@ consider all of them (:mod:`prefeval.ranking.ties`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
 
 from prefeval.errors import InputError
+from prefeval.io.codes import KeyIndex, factorize
 from prefeval.io.fields import TextColumn, by_stretch, first_of_each, text_keys
 from prefeval.io.trec import Qrels, RunColumns
 
@@ -163,74 +164,73 @@ class RankedRun:
 
 
 class DocumentLookup:
-    """Finds a list of the qrels' documents (docids, and the query of each) among a run's rows, by
-    the keys of the docids' bytes (:class:`~prefeval.io.fields.TextColumn`)."""
+    """Finds a list of the qrels' documents (the keys of their docids' bytes,
+    :class:`~prefeval.io.fields.TextColumn`, and the query of each) among a run's rows."""
 
-    def __init__(self, docids: np.ndarray, query_of_document: np.ndarray):
+    def __init__(self, keys: np.ndarray, query_of_document: np.ndarray):
         self.query_of_document = query_of_document
-        self._docid_code, unique = pd.factorize(text_keys(docids.tolist()))
-        self.docid_index = pd.Index(unique)
+        self._docid_code, first = factorize(keys)
+        self.docid_index = KeyIndex(keys[first])
 
-    def rows(self, row_keys: pd.Index, unique_docids: np.ndarray) -> np.ndarray:
+    def rows(self, row_index: KeyIndex, unique_docids: np.ndarray) -> np.ndarray:
         """For every document of the list, the row of the run that retrieved it, or -1.
 
-        ``row_keys`` holds, per row, query × len(unique_docids) + the code of the docid's key in
-        ``unique_docids`` (the keys of the run's distinct docids); its hash table (built to find
-        duplicates) answers every lookup.
+        ``row_index`` holds, per row, query × len(unique_docids) + the code of the docid's key in
+        ``unique_docids`` (the keys of the run's distinct docids); built to find duplicates, it
+        answers every lookup.
         """
         # the code, in the run, of every docid of the list (-1: the run lacks it)
-        known = self.docid_index.get_indexer(unique_docids)
+        known = self.docid_index.positions(unique_docids)
         code_of_docid = np.full(len(self.docid_index), -1, dtype=np.int64)
         code_of_docid[known[known >= 0]] = np.flatnonzero(known >= 0)
         codes = code_of_docid[self._docid_code]
         keys = np.where(codes >= 0, self.query_of_document * len(unique_docids) + codes, -1)
-        return row_keys.get_indexer(keys)
+        return row_index.positions(keys)
 
 
 class RelevantLookup:
     """Maps a run's rows to the qrels' numbering of queries and of relevant documents (and, with
     ``others``, of the qrels' other documents).
 
-    The hash tables of the keys of the qrels' query ids and docids are built once, for all runs.
+    The indexes of the keys of the qrels' query ids and docids are built once, for all runs.
     Ids are matched by their keys (:mod:`prefeval.io.fields`): two different ids with one key, a
     chance of about n² / 2⁶⁵ for n ids, would be taken for one.
     """
 
     def __init__(self, qrels: Qrels, others: bool = False):
         self.qrels = qrels
-        self.query_index = pd.Index(text_keys(qrels.qids))
-        if not self.query_index.is_unique:
-            raise InputError(qrels.source, "two query ids of the qrels have the same 64-bit key; rename one")
+        self.query_index = KeyIndex(text_keys(qrels.qids))
         self.dropped = frozenset(qrels.dropped_qids)
-        self.relevant = DocumentLookup(qrels.docids, qrels.query_of_document)
-        self.others = DocumentLookup(qrels.other_docids, qrels.query_of_other) if others else None
+        self.relevant = DocumentLookup(text_keys(qrels.docids.tolist()), qrels.query_of_document)
+        self.others = DocumentLookup(qrels.other_docids.keys, qrels.query_of_other) if others else None
 
     def query_numbers(self, qids: TextColumn) -> np.ndarray:
         """The qrels' number of each row's query, -1 for queries the qrels do not have; each id of a
         stretch of equal ids (the lines of a query) is looked up once."""
-        return by_stretch(qids.keys, self.query_index.get_indexer)
+        return by_stretch(qids.keys, self.query_index.positions)
 
-    def relevant_rows(self, row_keys: pd.Index, unique_docids: np.ndarray) -> np.ndarray:
+    def relevant_rows(self, row_index: KeyIndex, unique_docids: np.ndarray) -> np.ndarray:
         """For every relevant document of the qrels, the row of the run that retrieved it, or -1."""
-        return self.relevant.rows(row_keys, unique_docids)
+        return self.relevant.rows(row_index, unique_docids)
 
 
-_LEADING_ZEROS = r"(?<![0-9])0+(?=[0-9])"
+_LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
 
 
 def query_id_hint(run_qids, qrels_qids) -> str:
     """Why no query id of a run matches the qrels: a difference in zero-padding ('051' against '51',
     'q0101' against 'q101') when that is it, else an example of each."""
-    run_qids, qrels_qids = pd.Index(run_qids).astype(str), pd.Index(qrels_qids).astype(str)
+    run_qids, qrels_qids = [str(qid) for qid in run_qids], [str(qid) for qid in qrels_qids]
     if len(run_qids) == 0 or len(qrels_qids) == 0:
         return " (the qrels hold no query)" if len(qrels_qids) == 0 else ""
-    run_bare, qrels_bare = (pd.Index(ids.str.replace(_LEADING_ZEROS, "", regex=True)) for ids in (run_qids, qrels_qids))
-    shared = np.flatnonzero(run_bare.isin(qrels_bare))
-    if len(shared) == 0:
-        return f" (run ids such as {run_qids[0]!r}, qrels ids such as {qrels_qids[0]!r})"
-    run_qid = run_qids[shared[0]]
-    qrels_qid = qrels_qids[np.flatnonzero(qrels_bare == run_bare[shared[0]])[0]]
-    return f"; the ids differ in zero-padding ({run_qid!r} in the run, {qrels_qid!r} in the qrels)"
+    qrels_of_bare: dict[str, str] = {}
+    for qid in qrels_qids:
+        qrels_of_bare.setdefault(_LEADING_ZEROS.sub("", qid), qid)
+    for run_qid in run_qids:
+        qrels_qid = qrels_of_bare.get(_LEADING_ZEROS.sub("", run_qid))
+        if qrels_qid is not None:
+            return f"; the ids differ in zero-padding ({run_qid!r} in the run, {qrels_qid!r} in the qrels)"
+    return f" (run ids such as {run_qids[0]!r}, qrels ids such as {qrels_qids[0]!r})"
 
 
 def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None,
@@ -253,12 +253,14 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
                              "no query id of this run is in the qrels" + query_id_hint(run_qids, qrels.qids))
         run = replace(run, qids=run.qids[judged], docids=run.docids[judged], scores=run.scores[judged])
         queries = queries[judged]
-    doc_codes, unique_docids = pd.factorize(run.docids.keys)
-    row_keys = pd.Index(queries * len(unique_docids) + doc_codes)
-    if not row_keys.is_unique:
+    doc_codes, first = factorize(run.docids.keys)
+    unique_docids = run.docids.keys[first]
+    row_keys = queries * len(unique_docids) + doc_codes
+    row_index = KeyIndex(row_keys)
+    if not row_index.is_unique:
         _report_duplicate(run, judged, queries, row_keys, qrels)
     ranking = rank_within_queries(queries, run.docids, run.scores, qrels.num_queries)
-    rows = lookup.relevant_rows(row_keys, unique_docids)
+    rows = lookup.relevant_rows(row_index, unique_docids)
     found = rows >= 0
     ranks = np.full(len(qrels.docids), UNRETRIEVED)
     ranks[found] = ranking.rank[rows[found]]
@@ -274,7 +276,7 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         tie_size[beyond & (tie_start > topk)] = 1
     other_ranks = None
     if lookup.others is not None:
-        rows = lookup.others.rows(row_keys, unique_docids)
+        rows = lookup.others.rows(row_index, unique_docids)
         other_ranks = np.full(len(rows), UNRETRIEVED)
         other_ranks[rows >= 0] = ranking.rank[rows[rows >= 0]]
         if topk is not None:
@@ -408,14 +410,14 @@ def _rank_by_sorting(queries: np.ndarray, docids: TextColumn, scores: np.ndarray
     return RowRanks(rank, tie_start, tie_size)
 
 
-def _report_duplicate(run: RunColumns, judged: np.ndarray, queries, row_keys: pd.Index, qrels: Qrels) -> None:
+def _report_duplicate(run: RunColumns, judged: np.ndarray, queries, row_keys: np.ndarray, qrels: Qrels) -> None:
     """A document twice in one query of a run is an error (as in trec_eval), naming both lines.
 
     The rows are those of the run's judged queries (``judged``, per row as read): the lines come from
     ``run.lines``, which numbers the rows as read, so the input is never read again."""
-    keys = row_keys.to_numpy()
-    second = int(np.flatnonzero(row_keys.duplicated())[0])
-    first = int(np.flatnonzero(keys == keys[second])[0])
+    codes, first_rows = factorize(row_keys)
+    second = int(np.flatnonzero(first_rows[codes] != np.arange(len(codes)))[0])
+    first = int(first_rows[codes[second]])
     qid, docid = qrels.qids[queries[second]], run.docids.texts([second])[0]
     lines = [None, None] if run.lines is None else run.lines.of(np.flatnonzero(judged)[[first, second]]).tolist()
     raise InputError(

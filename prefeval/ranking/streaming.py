@@ -39,9 +39,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
 
 from prefeval.errors import InputError
+from prefeval.io.codes import factorize
 from prefeval.io.fields import TextColumn, by_stretch, text_keys
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.source import display_name, read_blocks
@@ -55,14 +55,15 @@ from prefeval.io.trec import (
     first_tag,
     mapped_grades,
     qrels_from_columns,
-    read_block_columns,
-    read_run_fields,
+    read_fields,
     run_id_from_path,
 )
 from prefeval.ranking.loading import SHOWN, below_level, note_below_level, note_dropped, note_run
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, query_id_hint, rank_relevant
 from prefeval.runtime.parallel import Served
+
+_SUMMARY_KEY = text_keys([SUMMARY_QID])[0]
 
 FOREIGN = -1
 """The query number of a line whose query the qrels do not have."""
@@ -101,12 +102,10 @@ class QueryIndex:
     max_grade: float = 0.0
     """The largest grade of the qrels (after ``-b`` and ``-f``), which every chunk's qrels keep."""
 
-    def numbers_of(self, qids: TextColumn | np.ndarray) -> np.ndarray:
-        """The number of each id's query (ids as a column or as an array of texts), :data:`DROPPED`
-        or :data:`FOREIGN`. Each id of a stretch of equal ids (the lines of a query) is looked up once."""
-        if isinstance(qids, TextColumn):
-            return by_stretch(qids.keys, self._numbers_of_keys)
-        return by_stretch(qids, lambda heads: self._numbers_of_keys(text_keys(heads.tolist())))
+    def numbers_of(self, qids: TextColumn) -> np.ndarray:
+        """The number of each id's query, :data:`DROPPED` or :data:`FOREIGN`. Each id of a stretch of
+        equal ids (the lines of a query) is looked up once."""
+        return by_stretch(qids.keys, self._numbers_of_keys)
 
     def _numbers_of_keys(self, keys: np.ndarray) -> np.ndarray:
         found = np.minimum(np.searchsorted(self.sorted_hashes, keys), len(self.sorted_hashes) - 1)
@@ -124,37 +123,37 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
     empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
     rows, last, count, max_grade = 0, None, 0, 0.0
     for block, first_line in read_blocks(path):
-        columns = read_block_columns(block, source, QRELS_FORMAT, first_line)
-        qids = columns["qid"]
+        qids, _, grades = read_fields(block, source, QRELS_FORMAT, first_line)
         if not len(qids):
             continue
         rows += len(qids)
-        named_all = np.flatnonzero(qids == SUMMARY_QID)
+        named_all = np.flatnonzero(qids.keys == _SUMMARY_KEY)
         if len(named_all):
             line = RowLines.of_block(block, len(qids), first_line).of([named_all[0]])[0]
             raise InputError(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line (the "
                                      "means over queries) has; rename the query", int(line))
-        codes, uniques = pd.factorize(qids)
+        codes, firsts = factorize(qids.keys)
         if len(codes) > 1 and (np.diff(codes) < 0).any():
             return None
-        block_hashes = text_keys(uniques.tolist())
-        grades = mapped_grades(columns["grade"], relevance.binary_relevance, relevance.relevance_floor)
-        has_relevant = np.bincount(codes, weights=grades > 0, minlength=len(uniques)) > 0
+        block_hashes = qids.keys[firsts]
+        grades = mapped_grades(grades, relevance.binary_relevance, relevance.relevance_floor)
+        has_relevant = np.bincount(codes, weights=grades > 0, minlength=len(firsts)) > 0
         max_grade = max(max_grade, float(grades.max(initial=0.0)))
         if last is not None and block_hashes[0] == last:  # the previous block's last query goes on
             relevant.values[-1] |= has_relevant[0]
             if has_relevant[0]:
                 empty.pop(count - 1, None)
-            block_hashes, has_relevant, uniques = block_hashes[1:], has_relevant[1:], uniques[1:]
+            block_hashes, has_relevant, firsts = block_hashes[1:], has_relevant[1:], firsts[1:]
         if len(empty) <= SHOWN:  # one more than shown, and the last, which the next block may yet take
-            empty.update((count + i, str(uniques[i])) for i in np.flatnonzero(~has_relevant)[:SHOWN + 2])
+            shown = np.flatnonzero(~has_relevant)[:SHOWN + 2]
+            empty.update(zip((count + shown).tolist(), qids.texts(firsts[shown]).tolist()))
         if len(block_hashes):
             hashes.append(block_hashes)
             relevant.append(has_relevant)
             last = block_hashes[-1]
             count += len(block_hashes)
             if len(texts) < HINT_QIDS:
-                texts.extend(str(qid) for qid in uniques[:HINT_QIDS])
+                texts.extend(qids.texts(firsts[:HINT_QIDS]).tolist())
     if rows == 0:
         raise InputError(source, f"no qrels lines ({QRELS_FORMAT.layout}) in the file")
     all_hashes, kept = hashes.values.copy(), relevant.values.copy()
@@ -211,19 +210,18 @@ def _contains(sorted_hashes: np.ndarray, hashes: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _Rows:
-    """Parsed lines waiting for their chunk: the text columns (arrays of texts for the qrels,
-    :class:`~prefeval.io.fields.TextColumn` for a run), the number, the query numbers, the lines."""
+    """Parsed lines waiting for their chunk: the text columns, the number, the query numbers, the lines."""
 
-    qids: np.ndarray | TextColumn
-    docids: np.ndarray | TextColumn
+    qids: TextColumn
+    docids: TextColumn
     values: np.ndarray
     queries: np.ndarray
     lines: np.ndarray
 
     @classmethod
-    def empty(cls, keyed: bool) -> _Rows:
-        """No rows; ``keyed``: with text columns of a run (:class:`~prefeval.io.fields.TextColumn`)."""
-        text = TextColumn.of_texts([]) if keyed else np.empty(0, dtype=object)
+    def empty(cls) -> _Rows:
+        """No rows."""
+        text = TextColumn.of_texts([])
         return cls(text, text, np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
 
     def split(self, stop: int) -> tuple[_Rows, _Rows]:
@@ -279,11 +277,7 @@ class _FileStream:
             return
         if self.rows_read == 0 and self.tag is None and self.fmt is RUN_FORMAT:
             self.tag = first_tag(block)
-        if self.fmt is RUN_FORMAT:
-            qids, docids, values = read_run_fields(block, self.source, first_line)
-        else:
-            columns = read_block_columns(block, self.source, self.fmt, first_line)
-            qids, docids, values = columns["qid"], columns["docid"], columns[self.fmt.number_field[0]]
+        qids, docids, values = read_fields(block, self.source, self.fmt, first_line)
         if not len(values):
             return
         lines = RowLines.of_block(block, len(values), first_line).numbers
@@ -304,8 +298,7 @@ class _FileStream:
         steps = np.diff(queries, prepend=self._last_query)
         if (steps < 0).any():
             row = int(np.flatnonzero(steps < 0)[0])
-            qid = qids.texts([row])[0] if isinstance(qids, TextColumn) else qids[row]
-            raise OutOfOrder(self.source, int(lines[row]), str(qid))
+            raise OutOfOrder(self.source, int(lines[row]), str(qids.texts([row])[0]))
         self.judged_queries += int((steps > 0).sum())
         self._last_query = int(queries[-1])
         self.frontier = self._last_query
@@ -331,7 +324,7 @@ class _FileStream:
 
     def take(self, stop: int) -> _Rows:
         """The waiting rows of the queries numbered below ``stop`` (all read: ``stop <= frontier``)."""
-        rows = _Rows.joined(self.waiting) if self.waiting else _Rows.empty(keyed=self.fmt is RUN_FORMAT)
+        rows = _Rows.joined(self.waiting) if self.waiting else _Rows.empty()
         taken, rest = rows.split(stop)
         self.waiting = [rest] if len(rest.queries) else []
         return taken
