@@ -83,6 +83,14 @@ def _finalised(keys: np.ndarray) -> np.ndarray:
     return keys
 
 
+def pair_keys(numbers: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """A 64-bit key of each pair (number, key): the key ⊕ SplitMix64's finaliser of (number + 1) · φ
+    (a bijection of the number). Two different pairs share a key with probability 2⁻⁶⁴, as two ids
+    do; a document is matched to a query's judgment, or found twice in a query, by one sort of
+    these keys instead of numbering the docids first."""
+    return keys ^ _finalised((np.asarray(numbers).astype(np.uint64) + np.uint64(1)) * _GOLDEN)
+
+
 def text_keys(texts: Sequence[str]) -> np.ndarray:
     """:func:`byte_keys` of texts, encoded as the readers decoded them (UTF-8, surrogate escapes
     standing for bytes that are not UTF-8): a text's key is the key of its field in the file."""

@@ -59,7 +59,7 @@ import numpy as np
 
 from prefeval.errors import InputError
 from prefeval.io.codes import factorize
-from prefeval.io.fields import FieldLayout, TextColumn, split_fields
+from prefeval.io.fields import FieldLayout, TextColumn, pair_keys, split_fields
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.numbers import NAN_SPELLINGS, NUMBER, NUMBER_WITH_COMMA
 from prefeval.io.source import UTF8_BOM, display_name, read_bytes
@@ -378,8 +378,7 @@ def qrels_from_columns(
                                  "over queries) has; rename the query",
                          line_of(int(query_rows[named_all[0]])) if line_of is not None else None)
     grades = mapped_grades(grades, binary_relevance, relevance_floor)
-    document_codes, document_rows = factorize(docids.keys)
-    pair_codes, pair_rows = factorize(query_codes * max(len(document_rows), 1) + document_codes)
+    pair_codes, pair_rows = factorize(pair_keys(query_codes, docids.keys))
     best = np.full(len(pair_rows), -np.inf)
     np.maximum.at(best, pair_codes, grades)
     pair_query = query_codes[pair_rows]

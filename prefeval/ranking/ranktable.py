@@ -27,7 +27,7 @@ import numpy as np
 
 from prefeval.errors import InputError
 from prefeval.io.codes import KeyIndex, factorize
-from prefeval.io.fields import TextColumn, by_stretch, first_of_each, text_keys
+from prefeval.io.fields import TextColumn, by_stretch, first_of_each, pair_keys, text_keys
 from prefeval.io.trec import Qrels, RunColumns
 
 UNRETRIEVED = np.inf
@@ -165,27 +165,16 @@ class RankedRun:
 
 class DocumentLookup:
     """Finds a list of the qrels' documents (the keys of their docids' bytes,
-    :class:`~prefeval.io.fields.TextColumn`, and the query of each) among a run's rows."""
+    :class:`~prefeval.io.fields.TextColumn`, and the query of each) among a run's rows, by the keys
+    of their (query, docid) pairs (:func:`~prefeval.io.fields.pair_keys`)."""
 
     def __init__(self, keys: np.ndarray, query_of_document: np.ndarray):
-        self.query_of_document = query_of_document
-        self._docid_code, first = factorize(keys)
-        self.docid_index = KeyIndex(keys[first])
+        self.keys = pair_keys(query_of_document, keys)
 
-    def rows(self, row_index: KeyIndex, unique_docids: np.ndarray) -> np.ndarray:
-        """For every document of the list, the row of the run that retrieved it, or -1.
-
-        ``row_index`` holds, per row, query × len(unique_docids) + the code of the docid's key in
-        ``unique_docids`` (the keys of the run's distinct docids); built to find duplicates, it
-        answers every lookup.
-        """
-        # the code, in the run, of every docid of the list (-1: the run lacks it)
-        known = self.docid_index.positions(unique_docids)
-        code_of_docid = np.full(len(self.docid_index), -1, dtype=np.int64)
-        code_of_docid[known[known >= 0]] = np.flatnonzero(known >= 0)
-        codes = code_of_docid[self._docid_code]
-        keys = np.where(codes >= 0, self.query_of_document * len(unique_docids) + codes, -1)
-        return row_index.positions(keys)
+    def rows(self, row_index: KeyIndex) -> np.ndarray:
+        """For every document of the list, the row of the run that retrieved it, or -1 (``row_index``:
+        the pair keys of the run's rows, built to find a document twice in a query)."""
+        return row_index.positions(self.keys)
 
 
 class RelevantLookup:
@@ -209,9 +198,9 @@ class RelevantLookup:
         stretch of equal ids (the lines of a query) is looked up once."""
         return by_stretch(qids.keys, self.query_index.positions)
 
-    def relevant_rows(self, row_index: KeyIndex, unique_docids: np.ndarray) -> np.ndarray:
+    def relevant_rows(self, row_index: KeyIndex) -> np.ndarray:
         """For every relevant document of the qrels, the row of the run that retrieved it, or -1."""
-        return self.relevant.rows(row_index, unique_docids)
+        return self.relevant.rows(row_index)
 
 
 _LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
@@ -253,14 +242,12 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
                              "no query id of this run is in the qrels" + query_id_hint(run_qids, qrels.qids))
         run = replace(run, qids=run.qids[judged], docids=run.docids[judged], scores=run.scores[judged])
         queries = queries[judged]
-    doc_codes, first = factorize(run.docids.keys)
-    unique_docids = run.docids.keys[first]
-    row_keys = queries * len(unique_docids) + doc_codes
+    row_keys = pair_keys(queries, run.docids.keys)
     row_index = KeyIndex(row_keys)
     if not row_index.is_unique:
         _report_duplicate(run, judged, queries, row_keys, qrels)
     ranking = rank_within_queries(queries, run.docids, run.scores, qrels.num_queries)
-    rows = lookup.relevant_rows(row_index, unique_docids)
+    rows = lookup.relevant_rows(row_index)
     found = rows >= 0
     ranks = np.full(len(qrels.docids), UNRETRIEVED)
     ranks[found] = ranking.rank[rows[found]]
@@ -276,7 +263,7 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         tie_size[beyond & (tie_start > topk)] = 1
     other_ranks = None
     if lookup.others is not None:
-        rows = lookup.others.rows(row_index, unique_docids)
+        rows = lookup.others.rows(row_index)
         other_ranks = np.full(len(rows), UNRETRIEVED)
         other_ranks[rows >= 0] = ranking.rank[rows[rows >= 0]]
         if topk is not None:
