@@ -1,9 +1,10 @@
-"""Integer codes for arrays of integer keys (the 64-bit keys of ids, :mod:`prefeval.io.fields`, or
-numbers made of such codes), with numpy alone.
+"""Integer codes for arrays of integer keys (the 64-bit keys of ids and of (query, docid) pairs,
+:mod:`prefeval.io.fields`), with numpy alone.
 
 * :func:`factorize` numbers the distinct keys 0, 1, ... in order of first appearance, as pandas'
   ``factorize`` does, and says where each first appears;
-* :class:`KeyIndex` finds keys among a set of keys, as pandas' ``Index.get_indexer`` does.
+* :class:`KeyIndex` finds keys among a set of keys, as pandas' ``Index.get_indexer`` does, and
+  :func:`sorted_positions` among keys already sorted (the streamed query index).
 
 Both sort (O(n log n)) where pandas hashes (O(n)). Sorting 64-bit integers is fast enough that the
 difference does not show next to reading the lines the keys come from, and it spares every
@@ -54,8 +55,17 @@ class KeyIndex:
 
     def positions(self, wanted: np.ndarray) -> np.ndarray:
         """For each key of ``wanted``, its position among the index's keys, or -1 (int64)."""
-        wanted = np.asarray(wanted, dtype=self._sorted.dtype)
-        if not len(self._sorted):
-            return np.full(len(wanted), -1, dtype=np.int64)
-        at = np.minimum(np.searchsorted(self._sorted, wanted), len(self._sorted) - 1)
-        return np.where(self._sorted[at] == wanted, self._order[at], -1)
+        at = sorted_positions(self._sorted, wanted)
+        found = at >= 0
+        at[found] = self._order[at[found]]
+        return at
+
+
+def sorted_positions(sorted_keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """For each key of ``wanted``, the position of its first occurrence in the ascending
+    ``sorted_keys``, or -1 where it does not occur (int64)."""
+    wanted = np.asarray(wanted, dtype=sorted_keys.dtype)
+    if not len(sorted_keys):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    at = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
+    return np.where(sorted_keys[at] == wanted, at, -1)

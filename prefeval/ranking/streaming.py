@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from prefeval.errors import InputError
-from prefeval.io.codes import factorize
+from prefeval.io.codes import factorize, sorted_positions
 from prefeval.io.fields import TextColumn, by_stretch, text_keys
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.source import display_name, read_blocks
@@ -108,8 +108,8 @@ class QueryIndex:
         return by_stretch(qids.keys, self._numbers_of_keys)
 
     def _numbers_of_keys(self, keys: np.ndarray) -> np.ndarray:
-        found = np.minimum(np.searchsorted(self.sorted_hashes, keys), len(self.sorted_hashes) - 1)
-        return np.where(self.sorted_hashes[found] == keys, self.numbers[found], FOREIGN)
+        found = sorted_positions(self.sorted_hashes, keys)
+        return np.where(found >= 0, self.numbers[found], FOREIGN)
 
 
 def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> QueryIndex | None:
@@ -201,11 +201,6 @@ class _Growing:
     def values(self) -> np.ndarray:
         """The values appended so far (a view)."""
         return self._buffer[:self._size]
-
-
-def _contains(sorted_hashes: np.ndarray, hashes: np.ndarray) -> np.ndarray:
-    found = np.minimum(np.searchsorted(sorted_hashes, hashes), len(sorted_hashes) - 1)
-    return sorted_hashes[found] == hashes
 
 
 @dataclass
@@ -308,7 +303,7 @@ class _FileStream:
         if not len(qids):
             return
         hashes, first = np.unique(qids.keys, return_index=True)
-        new = ~np.any([_contains(earlier, hashes) for earlier in self.foreign_hashes], axis=0) \
+        new = ~np.any([sorted_positions(earlier, hashes) >= 0 for earlier in self.foreign_hashes], axis=0) \
             if self.foreign_hashes else np.ones(len(hashes), dtype=bool)
         if new.any():
             self.foreign_hashes.append(hashes[new])
