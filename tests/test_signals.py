@@ -197,6 +197,24 @@ def test_a_stop_swallowed_by_a_destructor_is_raised_again():
             time.sleep(0)
 
 
+def test_a_stop_during_an_import_waits_for_its_end(tmp_path, monkeypatch):
+    """A module is never left half imported (numpy half imported has crashed the exit): the stop is
+    raised once the import has finished."""
+    (tmp_path / "module_stopped_midway.py").write_text(
+        "import signal\nsteps = ['started']\nsignal.raise_signal(signal.SIGTERM)\nsteps.append('finished')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        with stopping_quietly(), pytest.raises(Interrupted) as stopped:
+            import module_stopped_midway  # noqa: F401
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:  # the stop is raised a moment after the import
+                time.sleep(0.001)
+        assert sys.modules["module_stopped_midway"].steps == ["started", "finished"]
+        assert stopped.value.exit_code == 143
+    finally:
+        sys.modules.pop("module_stopped_midway", None)
+
+
 def test_the_api_keeps_keyboard_interrupt():
     with pytest.raises(KeyboardInterrupt), deferred():  # no handlers installed: nothing deferred
         signal.raise_signal(signal.SIGINT)

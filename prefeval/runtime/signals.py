@@ -13,7 +13,12 @@ Two kinds of code must not be cut in the middle:
   file created but not yet known to its cleanup, a file renamed into place) runs under
   :func:`deferred`: a signal that arrives meanwhile takes effect at the end of the step;
 * a forked worker process (:mod:`prefeval.runtime.parallel`) must not run the parent's handler: it
-  is forked under :func:`blocked_for_children` and calls :func:`as_worker` first thing.
+  is forked under :func:`blocked_for_children` and calls :func:`as_worker` first thing;
+* an import (the command's module, numpy, and whatever a command imports when it needs it): a stop
+  raised in the middle of a module's body leaves it half made, and a C extension half made (numpy's)
+  can turn the exit into an ``ImportError`` message or a crash (SIGSEGV, seen once in 300 stops). A
+  stop that arrives during an import is raised again a moment later (:data:`AGAIN_AFTER`), once no
+  import is under way.
 
 Once the command's result is committed (its output file renamed into place), or the command is
 ending anyway (an error reported), :func:`ignore_stops` makes a later signal change nothing: it would
@@ -33,7 +38,9 @@ from collections.abc import Iterator
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 AGAIN_AFTER = 0.001
-"""Seconds after which a stop that Python could not raise (in a destructor) is raised again."""
+"""Seconds after which a stop that could not be raised (in a destructor, during an import) is tried again."""
+_IMPORT_MACHINERY = "<frozen importlib._bootstrap"
+"""How the frames of Python's import machinery name their file (``_bootstrap`` and ``_bootstrap_external``)."""
 
 
 class Interrupted(BaseException):
@@ -69,7 +76,39 @@ def _stop(signum: int, frame) -> None:
     if _deferring():
         _state.pending = signum
         return
+    if _importing(frame):
+        _raise_later(signum)
+        return
     raise Interrupted(signum)
+
+
+def _importing(frame) -> bool:
+    """Whether ``frame`` (where a signal handler interrupted the main thread) runs within an import."""
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(_IMPORT_MACHINERY):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _raise_later(signum: int) -> None:
+    """Raise :class:`Interrupted` in :data:`AGAIN_AFTER` seconds (from a timer signal), or again later
+    while an import is under way then; not at all once stops are ignored."""
+    if not hasattr(signal, "setitimer"):
+        raise Interrupted(signum)
+    if getattr(_state, "timer", None) is None:  # the first time: keep what was there
+        _state.timer = signal.getsignal(signal.SIGALRM)
+
+    def again(_signum, frame) -> None:
+        if _ignoring():
+            return
+        if _importing(frame):
+            signal.setitimer(signal.ITIMER_REAL, AGAIN_AFTER)
+            return
+        raise Interrupted(signum)
+
+    signal.signal(signal.SIGALRM, again)
+    signal.setitimer(signal.ITIMER_REAL, AGAIN_AFTER)
 
 
 def ignore_stops() -> None:
@@ -96,19 +135,11 @@ def _unraisable(previous_hook):
 
     def hook(unraisable) -> None:
         if isinstance(unraisable.exc_value, Interrupted) and hasattr(signal, "setitimer"):
-            signum = unraisable.exc_value.signum
-            if getattr(_state, "timer", None) is None:  # the first time: keep what was there
-                _state.timer = signal.getsignal(signal.SIGALRM)
-            signal.signal(signal.SIGALRM, lambda *_: None if _ignoring() else _raise(signum))
-            signal.setitimer(signal.ITIMER_REAL, AGAIN_AFTER)
+            _raise_later(unraisable.exc_value.signum)
             return
         previous_hook(unraisable)
 
     return hook
-
-
-def _raise(signum: int) -> None:
-    raise Interrupted(signum)
 
 
 @contextlib.contextmanager
