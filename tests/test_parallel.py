@@ -39,6 +39,7 @@ def test_errors_in_workers_reach_the_caller_intact():
 
 def test_parallel_output_is_byte_identical(monkeypatch):
     monkeypatch.setattr(evaluation_module, "BLOCK_ELEMENTS", 200)  # many small blocks
+    monkeypatch.setattr(evaluation_module, "SHARED_VALUES", 0)  # shared out however few
     options = dict(samples=2, query_fraction=0.8, label_fraction=0.9, seed=3)
     sequential = Evaluation.from_files(QRELS, RUNS, jobs=1, **options)
     parallel = Evaluation.from_files(QRELS, RUNS, jobs=2, **options)
@@ -47,6 +48,25 @@ def test_parallel_output_is_byte_identical(monkeypatch):
     two = b"".join(evaluation_lines(parallel))
     assert one == two
     assert one.count(b"\n") == 2 * (5 * 10 + 6 + 4)  # 5 of 7 queries per sample
+
+
+def test_a_small_sample_is_evaluated_in_one_process(monkeypatch):
+    """Forking workers costs more than a small sample's blocks take: they are shared out only from
+    SHARED_VALUES values on, and the lines are the same either way."""
+    jobs_used = []
+
+    def recording_fork_map(function, items, jobs):
+        jobs_used.append(jobs)
+        return fork_map(function, items, jobs)
+
+    monkeypatch.setattr(evaluation_module, "fork_map", recording_fork_map)
+    evaluation = Evaluation.from_files(QRELS, RUNS, jobs=2)
+    assert evaluation.num_runs * 7 * len(evaluation.measures) < evaluation_module.SHARED_VALUES
+    alone = b"".join(evaluation_lines(evaluation))
+    assert jobs_used == [1]
+    monkeypatch.setattr(evaluation_module, "SHARED_VALUES", 10 * 7 * len(evaluation.measures))  # 4 runs + 6 pairs
+    assert b"".join(evaluation_lines(Evaluation.from_files(QRELS, RUNS, jobs=2))) == alone
+    assert jobs_used == [1, 2]
 
 
 def test_a_worker_that_dies_is_an_error_not_a_hang():
