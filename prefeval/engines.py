@@ -29,7 +29,6 @@ from prefeval.errors import UsageError
 from prefeval.evaluation import Evaluation
 from prefeval.io.output import output_stream
 from prefeval.io.source import is_regular_file
-from prefeval.ranking.streaming import OutOfOrder
 from prefeval.runtime.notes import note
 
 AUTO, MEMORY, STREAM, DASK = "auto", "memory", "stream", "dask"
@@ -78,6 +77,8 @@ def write_files_evaluation(make: Callable[[str], Evaluation], write: Callable[[E
         with output_stream(output, inputs) as stream:
             write(evaluation, stream)
         return
+    from prefeval.ranking.streaming import OutOfOrder  # imported by the streamed collection already
+
     try:
         if engine == DASK:
             from prefeval.distributed import DaskDistributor

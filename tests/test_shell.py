@@ -9,7 +9,7 @@ import sys
 import orjson
 import pytest
 from click.testing import CliRunner
-from conftest import EXAMPLES, QRELS, run_cli
+from conftest import EXAMPLES, QRELS, RUNS, run_cli
 
 from prefeval.cli import COMMANDS, main
 from prefeval.cli.common import styled_for
@@ -159,9 +159,8 @@ def test_prefeval_alone_prints_the_help_on_stdout():
                                             text=True).stdout
 
 
-def modules_loaded_by(*args: str) -> set[str]:
-    """The heavy modules (numpy, pandas, scipy, matplotlib) and command modules that ``prefeval ARGS``
-    imports, in a fresh interpreter."""
+def every_module_loaded_by(*args: str) -> set[str]:
+    """Every module that ``prefeval ARGS`` imports, in a fresh interpreter."""
     script = f"""
 import sys
 from prefeval.cli import main
@@ -169,12 +168,18 @@ try:
     main({list(args)!r})
 except SystemExit:
     pass
-loaded = {{name.split(".")[0] if not name.startswith("prefeval") else name for name in sys.modules}}
-print(" ".join(sorted(loaded & {{"numpy", "pandas", "scipy", "matplotlib"}} | {{
-    name for name in loaded if name.startswith("prefeval.cli.")}})), file=sys.stderr)
+print(" ".join(sorted(sys.modules)), file=sys.stderr)
 """
     process = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     return set(process.stderr.split())
+
+
+def modules_loaded_by(*args: str) -> set[str]:
+    """The heavy modules (numpy, pandas, scipy, matplotlib) and command modules that ``prefeval ARGS``
+    imports, in a fresh interpreter."""
+    loaded = every_module_loaded_by(*args)
+    heavy = {name.split(".")[0] for name in loaded} & {"numpy", "pandas", "scipy", "matplotlib"}
+    return heavy | {name for name in loaded if name.startswith("prefeval.cli.")}
 
 
 def test_help_imports_no_command_and_no_numerical_library():
@@ -198,6 +203,31 @@ def test_evaluating_files_needs_neither_pandas_nor_scipy(tmp_path):
         "numpy", "prefeval.cli.common", "prefeval.cli.evaluate"}
     run.write_text("q1 Q0 a 1 2.5 t\n\nq1  Q0 b 2 1.5\nq2 Q0 c 1 1 t\n")  # a blank line, two spaces
     assert "pandas" in modules_loaded_by("eval", "-q", "-R", str(qrels), str(run))
+
+
+def test_one_run_imports_only_what_it_uses():
+    """Evaluating one run, as a shell loop does, imports neither what shares work out among processes
+    (multiprocessing), nor streaming, nor the significance tests and tables, nor a seed's source of
+    randomness: each takes milliseconds that trec_eval's whole run is measured against."""
+    loaded = every_module_loaded_by("eval", "--format", "tsv", "-q", "-m", "ap,ndcg", "-R", QRELS, RUNS[0])
+    assert "prefeval.evaluation" in loaded
+    unused = {"multiprocessing", "secrets", "hashlib", "shutil", "prefeval.ranking.streaming",
+              "prefeval.analyses.significance", "prefeval.report.runs_table", "prefeval.report.tables"}
+    assert loaded & unused == set()
+
+
+def test_numpy_gets_one_blas_thread_unless_told_otherwise():
+    script = "import os, prefeval.cli; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
+    environment = {name: value for name, value in os.environ.items()
+                   if name not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+
+    def threads(**chosen) -> str:
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                              env={**environment, **chosen}).stdout.strip()
+
+    assert threads() == "1"
+    assert threads(OPENBLAS_NUM_THREADS="2") == "2"
+    assert threads(OMP_NUM_THREADS="4") == "None"
 
 
 def test_version_is_still_shown():

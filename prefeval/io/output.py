@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import stat
 import sys
 from collections.abc import Iterable, Iterator
@@ -165,7 +164,8 @@ def output_stream(path: str | os.PathLike | None, inputs: Iterable = (), held: b
             yield spool
             spool.seek(0)
             with output_stream(path, inputs) as stream:
-                shutil.copyfileobj(spool, stream, 1 << 20)
+                while block := spool.read(1 << 20):
+                    stream.write(block)
         return
     if target is None:
         if sys.stdout is None:  # closed by the caller (``>&-``)

@@ -95,10 +95,13 @@ def fork_map(function: Callable[[Item], Result], items: Iterable[Item], jobs: in
     that raised it. Closing the iterator early (or an exception, or a stop, in the consumer) stops
     the workers.
     """
-    import multiprocessing
-
     items = list(items)
-    if jobs <= 1 or len(items) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if jobs <= 1 or len(items) < 2:
+        yield from map(function, items)
+        return
+    import multiprocessing  # here: with what it imports, it takes longer than a small evaluation
+
+    if "fork" not in multiprocessing.get_all_start_methods():
         yield from map(function, items)
         return
     context = multiprocessing.get_context("fork")

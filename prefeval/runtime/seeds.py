@@ -10,7 +10,6 @@ call it, so that it neither draws nor reports a seed.
 from __future__ import annotations
 
 import numbers
-import secrets
 
 from prefeval.errors import UsageError
 from prefeval.runtime.notes import note
@@ -22,6 +21,8 @@ SEED_LIMIT = 2**32
 def resolve_seed(seed: int | None) -> int:
     """``seed`` when given (a non-negative integer), else a fresh one, reported as a note."""
     if seed is None:
+        import secrets  # only to draw one: with hashlib, it takes longer to import than a small evaluation
+
         seed = secrets.randbelow(SEED_LIMIT)
         note(f"no --seed given; drew seed {seed} (pass --seed {seed} to repeat)")
         return seed
