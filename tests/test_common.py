@@ -29,7 +29,7 @@ from prefeval.measures.base import REGISTRY, AdditiveMetric, Measure, Metric, Pa
 from prefeval.measures.names import FOREIGN_NAMES, TREC_EVAL, trec_eval_spelling
 from prefeval.measures.preferences import Comparison
 from prefeval.ranking.positions import Selection, binary_positions, graded_positions
-from prefeval.report.trec_eval import trec_eval_name
+from prefeval.report.tsv import trec_eval_name
 
 TOLERANCE = 1e-12
 SAMPLE_VALUES = {int: (0, 1, 3, 10, 10**9), float: (0.0, 0.15, 0.5, 0.9, 2.0, 1e200, math.inf)}

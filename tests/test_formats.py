@@ -14,7 +14,7 @@ from prefeval.evaluation import Evaluation
 from prefeval.report.evaluation import write_evaluation
 from prefeval.report.formats import full_precision, tsv_text
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, render
-from prefeval.report.trec_eval import trec_eval_name
+from prefeval.report.tsv import trec_eval_name
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -207,12 +207,14 @@ def test_evaluating_files_needs_neither_pandas_nor_scipy(tmp_path):
 
 def test_one_run_imports_only_what_it_uses():
     """Evaluating one run, as a shell loop does, imports neither what shares work out among processes
-    (multiprocessing), nor streaming, nor the significance tests and tables, nor a seed's source of
-    randomness: each takes milliseconds that trec_eval's whole run is measured against."""
+    (multiprocessing), nor streaming, nor the significance tests and tables, nor trec_eval's and
+    ir_measures' own layouts, nor a seed's source of randomness: each takes milliseconds that
+    trec_eval's whole run is measured against."""
     loaded = every_module_loaded_by("eval", "--format", "tsv", "-q", "-m", "ap,ndcg", "-R", QRELS, RUNS[0])
     assert "prefeval.evaluation" in loaded
     unused = {"multiprocessing", "secrets", "hashlib", "shutil", "prefeval.ranking.streaming",
-              "prefeval.analyses.significance", "prefeval.report.runs_table", "prefeval.report.tables"}
+              "prefeval.analyses.significance", "prefeval.report.runs_table", "prefeval.report.tables",
+              "prefeval.report.trec_eval", "prefeval.measures.trec_eval_measures", "prefeval.report.ir_measures"}
     assert loaded & unused == set()
 
 

@@ -31,8 +31,6 @@ from prefeval.ranking.options import DROP, EMPTY_QUERIES, MISSING_QUERIES, SKIP,
 from prefeval.ranking.subsampling import LABEL_POLICIES
 from prefeval.report.evaluation import check_evaluation_format, write_evaluation
 from prefeval.report.formats import EVAL_FORMATS, IR_MEASURES_FORMAT, TREC_EVAL_FORMAT, write_lines
-from prefeval.report.ir_measures import ir_measures_evaluation, ir_measures_report
-from prefeval.report.trec_eval import check_trec_eval_options, trec_eval_evaluation, trec_eval_report
 from prefeval.runtime.progress import Progress
 
 
@@ -138,7 +136,9 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         if fmt in (TREC_EVAL_FORMAT, IR_MEASURES_FORMAT) and engine in (STREAM, DASK):
             raise UsageError(f"--format {fmt} lists every query of a run before the next run: it reads the "
                              "collection in memory (--engine memory)")
-        if fmt == TREC_EVAL_FORMAT:
+        if fmt == TREC_EVAL_FORMAT:  # each tool's layout and conventions, imported only when asked for
+            from prefeval.report.trec_eval import check_trec_eval_options, trec_eval_evaluation, trec_eval_report
+
             check_trec_eval_options(measure_set=measure_set, binary_relevance=binary_relevance,
                                     relevance_floor=relevance_floor, samples=samples, query_fraction=query_fraction,
                                     label_fraction=label_fraction, summary=summary_statistics, ties=ties,
@@ -151,6 +151,9 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                             stream)
             return
         if fmt == IR_MEASURES_FORMAT:
+            from prefeval.report.ir_measures import ir_measures_evaluation, ir_measures_report
+            from prefeval.report.trec_eval import check_trec_eval_options
+
             check_trec_eval_options(measure_set=measure_set, binary_relevance=binary_relevance,
                                     relevance_floor=relevance_floor, samples=samples, query_fraction=query_fraction,
                                     label_fraction=label_fraction, summary=summary_statistics, ties=ties,

@@ -9,7 +9,7 @@ from prefeval.errors import UsageError
 from prefeval.evaluation import Evaluation
 from prefeval.report.eval_lines import evaluation_lines, evaluation_records
 from prefeval.report.formats import EVAL_FORMATS, TABLE_FORMATS, TREC_EVAL_FORMAT, check_format, write_lines
-from prefeval.report.trec_eval import trec_eval_lines
+from prefeval.report.tsv import trec_eval_lines
 
 
 def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl", per_query: bool = False,

@@ -1,73 +1,22 @@
-"""trec_eval's text layout for ``eval --format tsv``, and trec_eval's names for prefeval's metrics.
-
-trec_eval prints every value as ``printf("%-22s\\t%s\\t%6.4f\\n", measure, qid, value)``: the measure
-name left-aligned in 22 characters, a tab, the query id (``all`` for the mean), a tab, the value with
-4 decimals. prefeval writes the same, with trec_eval's name where one exists (:func:`trec_eval_name`)
-and prefeval's canonical name otherwise, preceded by:
-
-* a run column when several runs are evaluated: the run id on a run's metric lines, and
-  ``RUNI/RUNJ`` on a pair's lines;
-* a sample column, before it, when several samples are drawn (``--samples``).
-
-Run and query ids are escaped as every tsv field is (:func:`~prefeval.report.formats.tsv_text`: a
-tab, line break or backslash in a run id, a name given in Python or a file name, is written ``\\t``,
-``\\n``, ``\\\\``), and in the pair column a ``/`` within a run id is written ``\\/``, so that every
-line keeps its columns.
-
-Lines come in the order of the JSON lines (queries in qrels order, then the means).
-"""
+"""trec_eval's own output (``eval --format trec_eval``): the evaluation trec_eval would make
+(:func:`trec_eval_evaluation`, its conventions) and what it prints (:func:`trec_eval_report`), line
+by line in its layout (:func:`~prefeval.report.tsv.trec_eval_line`)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.evaluation import Evaluation, Summary
-from prefeval.io.keys import LABEL_KEYS, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID
+from prefeval.io.keys import SUMMARY_QID
 from prefeval.measures import parse_measure
-from prefeval.measures.names import trec_eval_spelling
 from prefeval.measures.summaries import GEOMETRIC_FLOOR
 from prefeval.measures.trec_eval_measures import RELSTRING, RUNID, TrecEvalItem, trec_eval_items
 from prefeval.ranking.options import KEEP, SKIP, WORST
-from prefeval.report.formats import tsv_text
-
-TREC_EVAL_LINE = "{name:<22}\t{qid}\t{value:6.4f}"
-
-
-def trec_eval_name(measure: str) -> str:
-    """trec_eval's name of the prefeval measure ``measure``, from the one table of foreign names
-    (:func:`~prefeval.measures.names.trec_eval_spelling`): ``ap@10`` → ``map_cut_10``, ``p@0`` →
-    ``set_P``, ``success@1`` → ``success_1``. A measure trec_eval has no name for (preferences,
-    ``rbp``, ``rr@10``), or a name that is not a measure, is written as it is."""
-    try:
-        return trec_eval_spelling(parse_measure(measure)) or measure
-    except UsageError:
-        return measure
-
-
-def trec_eval_lines(records: Iterable[dict], run_column: bool, sample_column: bool) -> Iterator[str]:
-    """The lines of ``eval`` records (:mod:`prefeval.report.eval_lines`) in trec_eval's layout."""
-    names: dict[str, str] = {}
-    for record in records:
-        prefix = f"{record[SAMPLE]}\t" if sample_column else ""
-        if run_column:
-            if RUN in record:
-                prefix += tsv_text(record[RUN]) + "\t"
-            else:
-                prefix += f"{tsv_text(record[RUNI], '/')}/{tsv_text(record[RUNJ], '/')}\t"
-        qid = tsv_text(record[QID])
-        for measure, value in record.items():
-            if measure in LABEL_KEYS:
-                continue
-            if measure not in names:
-                names[measure] = trec_eval_name(measure)
-            yield prefix + TREC_EVAL_LINE.format(name=names[measure], qid=qid, value=value)
-
-
-# --- trec_eval's own output (--format trec_eval) --------------------------------------------------------
+from prefeval.report.tsv import trec_eval_line
 
 RELSTRING_LENGTH = 10
 """trec_eval's ``relstring`` shows the judgments of the first ten documents."""
@@ -114,18 +63,18 @@ def trec_eval_report(evaluation: Evaluation, items: Sequence[TrecEvalItem], per_
                     if not item.per_query:
                         continue
                     if item.name == RELSTRING:
-                        yield _line(item.name, qid, f"'{relstrings[run][q]}'")
+                        yield trec_eval_line(item.name, qid, f"'{relstrings[run][q]}'")
                     else:
-                        yield _line(item.name, qid, _value(per_query_values[_key(item)][run, q], item, counts))
+                        yield trec_eval_line(item.name, qid, _value(per_query_values[_key(item)][run, q], item, counts))
         if summary:
             for item in items:
                 if not item.in_summary:
                     continue
                 if item.name == RUNID:
                     tag = table.run_tags[run] if table.run_tags and table.run_tags[run] is not None else run_id
-                    yield _line(item.name, SUMMARY_QID, tag)
+                    yield trec_eval_line(item.name, SUMMARY_QID, tag)
                 else:
-                    yield _line(item.name, SUMMARY_QID, _value(summaries[_key(item)][run], item, counts))
+                    yield trec_eval_line(item.name, SUMMARY_QID, _value(summaries[_key(item)][run], item, counts))
 
 
 def _summaries(evaluation: Evaluation, values: dict[str, np.ndarray], shown: np.ndarray,
@@ -158,10 +107,6 @@ def _summaries(evaluation: Evaluation, values: dict[str, np.ndarray], shown: np.
 def _key(item: TrecEvalItem) -> str:
     """The prefeval name of an item's measure (parsed once per item)."""
     return parse_measure(item.measure).name
-
-
-def _line(name: str, qid: str, value: str) -> str:
-    return f"{name:<22}\t{qid}\t{value}"
 
 
 def _value(value: float, item: TrecEvalItem, counts: set[str]) -> str:
