@@ -88,6 +88,12 @@ class _Tasks:
         self.writer.close()
 
 
+def shares_out(jobs: int, count: int) -> bool:
+    """Whether :func:`fork_map` over ``count`` items with ``jobs`` uses worker processes (else it maps
+    in this process): for two items or more, with two jobs or more, where processes can be forked."""
+    return jobs > 1 and count >= 2 and hasattr(os, "fork")
+
+
 def fork_map(function: Callable[[Item], Result], items: Iterable[Item], jobs: int) -> Iterator[Result]:
     """``map(function, items)`` over ``jobs`` forked processes, yielding results in item order.
 
@@ -96,14 +102,11 @@ def fork_map(function: Callable[[Item], Result], items: Iterable[Item], jobs: in
     the workers.
     """
     items = list(items)
-    if jobs <= 1 or len(items) < 2:
+    if not shares_out(jobs, len(items)):
         yield from map(function, items)
         return
     import multiprocessing  # here: with what it imports, it takes longer than a small evaluation
 
-    if "fork" not in multiprocessing.get_all_start_methods():
-        yield from map(function, items)
-        return
     context = multiprocessing.get_context("fork")
     tasks = _Tasks(context)
     workers, readers = [], []
