@@ -26,6 +26,7 @@ import sys
 import click
 
 from prefeval.cli.common import CONTEXT, ending_quietly
+from prefeval.runtime.ending import end_process
 from prefeval.runtime.signals import Interrupted, ignore_stops, stopping_quietly
 
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
@@ -80,21 +81,28 @@ class LazyGroup(click.Group):
 
         Called without ``args`` it is the process's own command line, which ends with it: the
         signal handlers are left in place, so that a signal while the interpreter shuts down is
-        quiet too. Called with ``args`` (a test, a program embedding it), it restores them.
-        ``standalone_mode=False`` is click's own behaviour, untouched.
+        quiet too, and the process ends without taking the interpreter apart
+        (:func:`~prefeval.runtime.ending.end_process`). Called with ``args`` (a test, a program
+        embedding it), it restores them and raises ``SystemExit``. ``standalone_mode=False`` is
+        click's own behaviour, untouched.
         """
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        with stopping_quietly(restore=args is not None):
-            try:
+        try:
+            with stopping_quietly(restore=args is not None):
                 try:
-                    with ending_quietly():
-                        code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-                        sys.exit(code if isinstance(code, int) else 0)
-                finally:
-                    ignore_stops()  # the command has ended: a signal from now on changes nothing
-            except Interrupted as stop:  # the one stop there can be, come while the command was ending
-                sys.exit(stop.exit_code)
+                    try:
+                        with ending_quietly():
+                            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+                            sys.exit(code if isinstance(code, int) else 0)
+                    finally:
+                        ignore_stops()  # the command has ended: a signal from now on changes nothing
+                except Interrupted as stop:  # the one stop there can be, come while the command was ending
+                    sys.exit(stop.exit_code)
+        except SystemExit as end:
+            if args is None:
+                end_process(end.code)
+            raise
 
 
 def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
