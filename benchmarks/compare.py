@@ -21,9 +21,12 @@ since trec_eval does not read gzip):
 trec_eval is not a dependency: give its path with ``--trec-eval`` (build it from
 https://github.com/usnistgov/trec_eval with ``make``), or the scenarios that need it are skipped.
 Python sources (prefeval's and the reference script's) are compiled to bytecode first, as an
-installed package is. Every figure is the median over ``--repeat`` runs after one warm-up, wall time alone (no memory
-sampling, which would take a share of the machine); the ratios come from the same run of this
-script, so they hold on a noisy machine where the absolute times may not.
+installed package is. The commands of a scenario take turns (A B A B ..., after a warm-up turn);
+every time is the median over ``--repeat`` turns, wall time alone (no memory sampling, which would
+take a share of the machine), and every ratio the median over the turns of prefeval's time divided
+by the other command's in the same turn, so that it holds on a noisy machine where the absolute
+times may not. Each ratio is checked against the scale issue's target (:data:`TARGETS`). Run it
+from the checkout's root, whose ``prefeval`` it times.
 """
 
 from __future__ import annotations
@@ -37,8 +40,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from run import CACHE, ROBUST03, compiled, measure  # noqa: E402
+from run import CACHE, ROBUST03, compiled, in_turns, median_timing, turn_ratio  # noqa: E402
 from synthetic import Collection, write_collection  # noqa: E402
+
+STARTUP = "startup"
+"""The scenario of two prefeval commands timed alone (the others compare prefeval with other tools)."""
 
 SIX_METRICS = {"prefeval": "ap,ndcg,rr,p@10,r@100,rp",
                "trec_eval": ["map", "ndcg", "recip_rank", "P.10", "recall.100", "Rprec"]}
@@ -72,8 +78,8 @@ def scenarios(names: list[str], trec_eval: str | None,
     prefeval = [python, "-m", "prefeval"]
     qrels, runs = robust03_plain()
     found = []
-    if not names or "startup" in names:
-        found.append(("startup", {"prefeval --help": [*prefeval, "--help"],
+    if not names or STARTUP in names:
+        found.append((STARTUP, {"prefeval --help": [*prefeval, "--help"],
                                   "prefeval measures": [*prefeval, "measures"]}))
     if not names or "one-run" in names:
         commands = {"prefeval": [*prefeval, "eval", "--format", "tsv", "-q", "-m", SIX_METRICS["prefeval"],
@@ -96,6 +102,19 @@ def scenarios(names: list[str], trec_eval: str | None,
 
 MANY_QUERIES = Collection(runs=2, queries=30_000, depth=100, relevant=10.0)
 
+TARGETS = {
+    (STARTUP, "prefeval --help"): ("< 0.3 s", lambda wall, ratio: wall < 0.3),
+    (STARTUP, "prefeval measures"): ("< 0.3 s", lambda wall, ratio: wall < 0.3),
+    ("one-run", "trec_eval"): ("prefeval ≤ 1.5 × trec_eval", lambda wall, ratio: ratio <= 1.5),
+    ("metrics", "trec_eval loop"): ("prefeval ≤ 0.5 × the loop", lambda wall, ratio: ratio <= 0.5),
+    ("metrics", "pytrec_eval"): ("prefeval faster", lambda wall, ratio: ratio < 1.0),
+    ("metrics-30k", "trec_eval loop"): ("prefeval ≤ 0.5 × the loop", lambda wall, ratio: ratio <= 0.5),
+    ("metrics-30k", "pytrec_eval"): ("prefeval faster", lambda wall, ratio: ratio < 1.0),
+    ("reference", "pref_eval.py -q"): ("prefeval ≤ 0.2 × (5 × faster)", lambda wall, ratio: ratio <= 0.2),
+}
+"""The targets of the scale issue, per (scenario, command): what is asked, and whether a command's
+median wall time and prefeval's ratio to it meet it."""
+
 
 def metric_commands(trec_eval: str | None, qrels: str, runs: list[str]) -> dict[str, list[str]]:
     """Six metrics per query on every run: prefeval, trec_eval looped over the runs, pytrec_eval."""
@@ -116,15 +135,22 @@ def main() -> None:
     parser.add_argument("--reference", help="a checkout of the reference scripts (pref_eval.py), for 'reference'")
     args = parser.parse_args()
     compiled(os.path.join(HERE, "..", "prefeval"), *([args.reference] if args.reference else []))
-    lines = [f"Command: `python benchmarks/compare.py --repeat {args.repeat}` (median of {args.repeat} whole-process "
-             "runs after a warm-up).", "", "| scenario | tool | wall | ÷ first tool |", "|---|---|---:|---:|"]
+    lines = ["| scenario | command | wall (median) | prefeval ÷ it (median of the turns) | target | met |",
+             "|---|---|---:|---:|---|---|"]
     for name, commands in scenarios(args.scenario, args.trec_eval, args.reference):
-        first = None
-        for tool, command in commands.items():
-            wall = measure(command, args.repeat, memory=False).wall
-            first = first or wall
-            lines.append(f"| {name} | {tool} | {wall:.2f} s | {wall / first:.2f} |")
+        runs = in_turns(commands, args.repeat)
+        first = next(iter(runs.values()))
+        for tool, timings in runs.items():
+            wall = median_timing(timings).wall
+            ratio = turn_ratio(first, timings) if timings is not first and name != STARTUP else None
+            target, met = TARGETS.get((name, tool), ("", None))
+            verdict = "" if not target else ("yes" if met(wall, ratio) else "no")
+            lines.append(f"| {name} | {tool} | {wall:.3f} s | {'' if ratio is None else f'{ratio:.2f}'} "
+                         f"| {target} | {verdict} |")
             print(lines[-1], file=sys.stderr, flush=True)
+    options = "".join(f" --scenario {name}" for name in args.scenario)
+    print(f"Command: `python benchmarks/compare.py --repeat {args.repeat}{options}` (the commands of a scenario "
+          f"taking turns, {args.repeat} turns after a warm-up; whole processes).\n")
     print("\n".join(lines))
 
 

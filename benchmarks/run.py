@@ -115,12 +115,14 @@ def run_large(scenario: Scenario, repeat: int) -> dict:
                 "dask": base + ["--engine", "dask", "--jobs", "2", "-o", outputs["dask"]]}
     if not huge:
         commands["floor"] = [python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs]
-    timings = measure_in_turns(commands, repeat)
-    floor, evaluate, dask = timings.get("floor"), timings["eval"], timings["dask"]
+    runs = in_turns(commands, repeat, memory=True, warm_up=False)
+    timings = {name: median_timing(timings) for name, timings in runs.items()}
+    ratios = {name: turn_ratio(runs[name], runs["floor"]) for name in ("eval", "dask")} if not huge else {}
     same = _same_bytes(*outputs.values())
     for path in outputs.values():
         os.unlink(path)
-    return {"scenario": scenario, "floor": floor, "eval": evaluate, "dask": dask, "same": same, "repeat": repeat}
+    return {"scenario": scenario, "floor": timings.get("floor"), "eval": timings["eval"], "dask": timings["dask"],
+            "ratios": ratios, "same": same, "repeat": repeat}
 
 
 def _same_bytes(first: str, second: str, size: int = 1 << 24) -> bool:
@@ -137,14 +139,15 @@ def _memory(timing: Timing) -> str:
     return f"{timing.tree_pss_mib:,.0f} / {timing.tree_rss_mib:,.0f} MiB"
 
 
-def _ratio(timing: Timing, floor: Timing | None) -> str:
-    return f"{timing.wall / floor.wall:.2f}" if floor else "—"
+def _ratio(ratios: dict[str, float], name: str) -> str:
+    return f"{ratios[name]:.2f}" if name in ratios else "—"
 
 
 def large_report(results: list[dict]) -> str:
     lines = [
         "",
-        "Recommender scale (median of the runs shown, the commands taking turns; whole processes; peak memory "
+        "Recommender scale (median of the runs shown, the commands taking turns; ratios: median of the turns' "
+        "ratios; whole processes; peak memory "
         "summed over the process tree, sampled every 10 ms, as proportional set sizes (PSS: a page that forked "
         "processes share counts once) and, after the slash, resident set sizes (RSS: counted in every process "
         "that maps it); the pandas floor is `benchmarks/pandas_floor.py`):",
@@ -158,8 +161,8 @@ def large_report(results: list[dict]) -> str:
         base = f"{floor.wall:.1f} s | {_memory(floor)}" if floor else "(does not fit) | —"
         lines.append(
             f"| {s.name} | {s.lines:,} | {r['repeat']} | {base} "
-            f"| {ev.wall:.1f} s | {_ratio(ev, floor)} | {_memory(ev)} "
-            f"| {dask.wall:.1f} s | {_ratio(dask, floor)} | {_memory(dask)} "
+            f"| {ev.wall:.1f} s | {_ratio(r['ratios'], 'eval')} | {_memory(ev)} "
+            f"| {dask.wall:.1f} s | {_ratio(r['ratios'], 'dask')} | {_memory(dask)} "
             f"| {'yes' if r['same'] else 'NO'} |")
     return "\n".join(lines) + "\n"
 
@@ -180,25 +183,42 @@ def _wanted(name: str, names: list[str]) -> bool:
 def measure(command: list[str], repeat: int, memory: bool = True) -> Timing:
     """Median wall time and peak memory of ``command`` over ``repeat`` runs (after one warm-up);
     ``memory`` False: the wall time alone (see :func:`_run_once`)."""
-    timings = [_run_once(command, memory=memory) for _ in range(repeat + 1)][1:]
-    return Timing(
-        wall=statistics.median(t.wall for t in timings),
-        max_rss_mib=max(t.max_rss_mib for t in timings),
-        tree_rss_mib=max(t.tree_rss_mib for t in timings),
-    )
+    return median_timing(in_turns({"command": command}, repeat, memory=memory)["command"])
 
 
-def measure_in_turns(commands: dict[str, list[str]], repeat: int) -> dict[str, Timing]:
-    """Like :func:`measure` for several commands, run in turns (A B C A B C ...), no warm-up, so
-    that other load on the machine falls on all of them alike."""
+def median_walls(commands: dict[str, list[str] | tuple[list[str], dict | None]], repeat: int) -> dict[str, float]:
+    """The median wall time of each command, the commands taking turns (:func:`in_turns`)."""
+    return {name: median_timing(runs).wall for name, runs in in_turns(commands, repeat).items()}
+
+
+def in_turns(commands: dict[str, list[str] | tuple[list[str], dict | None]], repeat: int, memory: bool = False,
+             warm_up: bool = True) -> dict[str, list[Timing]]:
+    """Each command's timings, run by run: ``repeat`` runs of every command (a command, or a command and
+    its environment), the commands taking turns (A B C A B C ...) after a warm-up turn (unless not
+    ``warm_up``), so that other load on the machine falls on all of them alike; with ``memory``, the
+    peaks of each run's process tree too (see :func:`_run_once`)."""
     runs: dict[str, list[Timing]] = {name: [] for name in commands}
-    for _ in range(repeat):
+    for turn in range(repeat + warm_up):
         for name, command in commands.items():
-            runs[name].append(_run_once(command))
-    return {name: Timing(wall=statistics.median(t.wall for t in timings),
-                         max_rss_mib=max(t.max_rss_mib for t in timings),
-                         tree_rss_mib=max(t.tree_rss_mib for t in timings),
-                         tree_pss_mib=max(t.tree_pss_mib for t in timings)) for name, timings in runs.items()}
+            command, env = command if isinstance(command, tuple) else (command, None)
+            timing = _run_once(command, env, memory=memory)
+            if turn or not warm_up:
+                runs[name].append(timing)
+    return runs
+
+
+def median_timing(timings: list[Timing]) -> Timing:
+    """The median wall time of the runs, and the largest of their memory peaks."""
+    return Timing(wall=statistics.median(t.wall for t in timings),
+                  max_rss_mib=max(t.max_rss_mib for t in timings),
+                  tree_rss_mib=max(t.tree_rss_mib for t in timings),
+                  tree_pss_mib=max(t.tree_pss_mib for t in timings))
+
+
+def turn_ratio(timings: list[Timing], others: list[Timing]) -> float:
+    """The median over the turns of the ratio of the two commands' wall times in the same turn: it
+    holds when the machine's speed drifts between turns, which a ratio of medians does not."""
+    return statistics.median(one.wall / other.wall for one, other in zip(timings, others))
 
 
 def _run_once(command: list[str], env: dict[str, str] | None = None, memory: bool = True) -> Timing:
@@ -276,7 +296,7 @@ def run_ties(scenario: Scenario, repeat: int, ties: str) -> dict:
     output = os.path.join(CACHE, f"{scenario.name}.ties.jsonl")
     base = [sys.executable, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, "-o", output, *scenario.runs]
     commands = {"docid": (base, None), ties: (base[:5] + ["--ties", ties, "--seed", "1"] + base[5:], None)}
-    return {"scenario": scenario, **taking_turns(commands, repeat)}
+    return {"scenario": scenario, **median_walls(commands, repeat)}
 
 
 def run_against(scenario: Scenario, repeat: int, other: str) -> dict:
@@ -288,23 +308,11 @@ def run_against(scenario: Scenario, repeat: int, other: str) -> dict:
         env = dict(os.environ, PYTHONPATH=path)
         commands[name] = ([sys.executable, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, "-o", outputs[name],
                            *scenario.runs], env)
-    medians = taking_turns(commands, repeat)
+    medians = median_walls(commands, repeat)
     same = _same_bytes(outputs["before"], outputs["after"])
     for path in outputs.values():
         os.unlink(path)
     return {"scenario": scenario, **medians, "same": same}
-
-
-def taking_turns(commands: dict[str, tuple[list[str], dict | None]], repeat: int) -> dict[str, float]:
-    """The median wall time of each command, the commands taking turns run by run after a warm-up
-    turn, so that other load on the machine falls on all of them alike."""
-    walls: dict[str, list[float]] = {name: [] for name in commands}
-    for turn in range(repeat + 1):
-        for name, (command, env) in commands.items():
-            wall = _run_once(command, env, memory=False).wall
-            if turn:
-                walls[name].append(wall)
-    return {name: statistics.median(times) for name, times in walls.items()}
 
 
 def against_report(results: list[dict], repeat: int, other: str) -> str:
