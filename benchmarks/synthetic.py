@@ -34,8 +34,10 @@ class Collection:
 
     @property
     def name(self) -> str:
+        """The folder of its files in the cache: every parameter that changes their bytes is in it."""
         items = f"-{self.catalogue}items" if self.catalogue else ""
-        return f"synthetic-v2-{self.runs}runs-{self.queries}q-{self.depth}d{items}-seed{self.seed}"
+        return (f"synthetic-v3-{self.runs}runs-{self.queries}q-{self.depth}d-{self.relevant:g}rel-{self.max_grade}g"
+                f"-{self.tied_runs:g}tied-{self.judged_nonrelevant:g}nonrel{items}-seed{self.seed}")
 
     @property
     def lines(self) -> int:
