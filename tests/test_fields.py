@@ -167,6 +167,7 @@ def test_the_splitter_gives_way_on_other_qrels(data):
     b"q1 Q0 a 1 2\r\n", b"q1 Q0 a 1 2\n#c\nq1 Q0 b 1 2\n", b"q1\tQ0 a 1 2\n", b"q1 Q0 a 1\n",
     b"q1 Q0 a 1 2 t\nq1 Q0 b 1 2\n", b"q1 Q0 a 1 2\x00\n", b"q1 Q0 a 1 2\x0b\n", b"q1 Q0 a 1 x\n",
     b"q1 Q0 a 1 1_0\n", b"q1 Q0 a 1 1.2.3\n", b"q1 Q0 a 1 -\n", b"q1 Q0 a 1 \xd9\xa1\n",
+    b"q1 Q0 a 1 2 t x\nq1 Q0 b 1 2\n", b"q1 Q0 a 1 2\nq1 Q0 b 1 2 t x\n", b"\nq1 Q0 a 1 2\n",
 ])
 def test_the_splitter_gives_way_on_any_other_text(data):
     """Anything but the common shape (or a score that is not a number) is left to the general reader."""

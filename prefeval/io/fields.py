@@ -52,19 +52,20 @@ def byte_keys(buffer: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np
     little-endian and zero-padded past the field's end: x = (h ⊕ w) · φ, h = x ⊕ (x >> 29); the key
     is h after the finaliser of SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom
     number generators", OOPSLA 2014). Arithmetic is modulo 2⁶⁴. Fields shorter than 8 bytes cost
-    one word; the loop runs over words, not over rows.
+    one word; the loop runs over words, not over rows (every row has a first word; the later words
+    are those of the rows long enough).
     """
-    count = len(starts)
     keys = lengths.astype(np.uint64) * _GOLDEN
-    if count == 0:
+    if len(starts) == 0:
         return keys
     # the 8 bytes from every position, as one little-endian word (an unaligned view, nothing copied)
     words_at = np.ndarray(shape=(len(buffer) - _WORD + 1,), dtype="<u8", buffer=buffer, strides=(1,))
-    rows = np.arange(count)
     for offset in range(0, int(lengths.max()), _WORD):
-        if offset:
-            rows = rows[lengths[rows] > offset]
-        words = words_at[starts[rows] + offset] & _LOW_BYTES[np.minimum(lengths[rows] - offset, _WORD)]
+        rows = slice(None) if offset == 0 else np.flatnonzero(lengths > offset)
+        left = lengths[rows] - offset
+        words = words_at[starts[rows] + offset]
+        if int(left.min()) < _WORD:
+            words &= _LOW_BYTES[np.minimum(left, _WORD)]
         mixed = (keys[rows] ^ words) * _GOLDEN
         keys[rows] = mixed ^ (mixed >> np.uint64(29))
     return _finalised(keys)
@@ -254,39 +255,43 @@ def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn, TextColu
 
 
 def _split_piece(data: bytes, start: int, stop: int, separator: int, layout: FieldLayout):
-    """:func:`split_fields` on the lines of ``data[start:stop]`` (whole lines); positions are in ``data``."""
-    text = data[start:stop]
-    if not text.endswith(b"\n"):
-        text += b"\n"
-    buffer = np.frombuffer(text + bytes(_WIDEST_NUMBER), np.uint8)
-    body = buffer[:len(text)]
-    control = body <= 32
-    ends = np.flatnonzero(body == 10)
-    separators = np.flatnonzero(body == separator)
-    lines = len(ends)
-    if control[0] or (control[1:] & control[:-1]).any() or int(control.sum()) != lines + len(separators):
-        return None  # an empty field, a blank line, or whitespace other than one separator
-    if len(separators) % lines:
+    """:func:`split_fields` on the lines of ``data[start:stop]`` (whole lines); positions are in ``data``.
+
+    The bytes up to 32 (whitespace and control bytes) are found in one pass; the piece has the common
+    shape when they are all separators and line ends, no two adjacent (no empty field, blank line or
+    line that starts or ends with a separator), and read line by line as F − 1 separators then a line
+    end, F fields to a line: F + 1 of them a line would put a line end among the separators, F − 1
+    a separator at a line's end."""
+    missing_end = b"" if data.endswith(b"\n", start, stop) else b"\n"
+    text = b"".join((memoryview(data)[start:stop], missing_end, bytes(_WIDEST_NUMBER)))
+    buffer = np.frombuffer(text, np.uint8)
+    size = len(text) - _WIDEST_NUMBER
+    breaks = np.flatnonzero(buffer[:size] <= 32)
+    kinds = buffer[breaks]
+    is_end = kinds == 10
+    lines = int(np.count_nonzero(is_end))
+    if not lines or len(breaks) % lines or np.count_nonzero(kinds == separator) != len(breaks) - lines:
+        return None  # whitespace other than one separator, or fields of a different number on some line
+    fields = len(breaks) // lines
+    if not layout.min_fields <= fields <= (layout.max_fields or fields):
         return None
-    per_line = len(separators) // lines
-    if per_line + 1 < layout.min_fields or (layout.max_fields is not None and per_line + 1 > layout.max_fields):
+    grid = breaks.reshape(lines, fields)  # per line: where each field ends (its separator, then the line end)
+    ends = is_end.reshape(lines, fields)
+    if not ends[:, -1].all() or breaks[0] == 0 or (np.diff(breaks) == 1).any():  # (no other line end: counted)
         return None
-    if (np.searchsorted(separators, ends) != per_line * np.arange(1, lines + 1)).any():
-        return None
-    line_starts = np.concatenate(([0], ends[:-1] + 1))
-    if b"#" in text and (body[line_starts] == ord("#")).any():
+    line_starts = np.concatenate(([0], grid[:-1, -1] + 1))
+    if b"#" in text and (buffer[line_starts] == ord("#")).any():
         return None  # a comment line
-    separators = separators.reshape(lines, per_line)
 
     def bounds(field: int) -> tuple[np.ndarray, np.ndarray]:
-        first = line_starts if field == 0 else separators[:, field - 1] + 1
-        return first, (separators[:, field] if field < per_line else ends) - first
+        first = line_starts if field == 0 else grid[:, field - 1] + 1
+        return first, grid[:, field] - first
 
     numbers = _decimals(buffer, text, *bounds(layout.number), decimal_comma=layout.decimal_comma)
     if numbers is None:
         return None
     (qid_starts, qid_lengths), (doc_starts, doc_lengths) = (bounds(field) for field in layout.texts)
-    return (per_line, byte_keys(buffer, qid_starts, qid_lengths), qid_starts + start, qid_lengths,
+    return (fields, byte_keys(buffer, qid_starts, qid_lengths), qid_starts + start, qid_lengths,
             byte_keys(buffer, doc_starts, doc_lengths), doc_starts + start, doc_lengths, numbers)
 
 
@@ -295,8 +300,10 @@ def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.n
     """The numbers of the fields, each rounded as ``strtod`` rounds it; None when a field is not a
     number.
 
-    A decimal (a sign, digits, one point, or one comma where ``decimal_comma``) is read digit by
-    digit in numpy into its digits m and the count f of those after the point, and is m / 10ᶠ:
+    A decimal (a sign, digits, one point, or one comma where ``decimal_comma``) is read in numpy, a
+    column of characters at a time over all the fields, into its digits m (Horner's rule over its
+    digit characters) and the count f of those after the point (the characters after the point,
+    every one a digit in a decimal), and is m / 10ᶠ:
 
     * up to :data:`_PLAIN_DIGITS` digits, m and 10ᶠ are exact doubles and one division rounds
       correctly (Clinger's fast path);
@@ -310,29 +317,26 @@ def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.n
     """
     width = int(min(lengths.max(initial=0), _WIDEST_NUMBER))
     matrix = as_strided(buffer, shape=(len(buffer) - width + 1, width), strides=(1, 1))[starts]
-    count = len(starts)
-    mantissa = np.zeros(count, dtype=np.uint64)
-    digits = np.zeros(count, dtype=np.int64)
-    fraction = np.zeros(count, dtype=np.int64)
-    after_point = np.zeros(count, dtype=bool)
-    decimal = lengths <= width
-    for column in range(width):
-        byte = matrix[:, column]
-        inside = lengths > column
-        digit = byte - np.uint8(48)
-        is_digit = (digit < 10) & inside
-        mantissa = np.where(is_digit, mantissa * np.uint64(10) + digit, mantissa)
-        digits += is_digit
-        fraction += is_digit & after_point
-        is_point = ((byte == 46) | ((byte == 44) & decimal_comma)) & inside
-        decimal &= ~(is_point & after_point)
-        after_point |= is_point
-        other = inside & ~is_digit & ~is_point
-        if column == 0:
-            other &= (byte != 45) & (byte != 43)
-        decimal &= ~other
-    decimal &= digits >= 1
-    negative = matrix[:, 0] == 45 if width else np.zeros(count, dtype=bool)
+    columns = np.ascontiguousarray(matrix.T)  # a character column of every field, contiguous
+    inside = np.arange(width)[:, None] < lengths
+    digit = columns - np.uint8(48)
+    is_digit = (digit < 10) & inside
+    is_point = columns == 46
+    if decimal_comma:
+        is_point |= columns == 44
+    is_point &= inside
+    other = inside & ~(is_digit | is_point)
+    if width:
+        other[0] &= (columns[0] != 45) & (columns[0] != 43)  # a sign may open a number
+    digits = np.count_nonzero(is_digit, axis=0)
+    points = np.count_nonzero(is_point, axis=0)
+    decimal = ~other.any(axis=0) & (points <= 1) & (digits >= 1) & (lengths <= width)
+    point_at = (is_point * np.arange(width, dtype=np.uint8)[:, None]).max(axis=0, initial=0)  # of one point
+    fraction = np.where(points == 1, lengths - 1 - point_at, 0)
+    mantissa = np.zeros(len(starts), dtype=np.uint64)
+    for column in range(width):  # m = 10 m + d over the digit characters (modulo 2⁶⁴: beyond 19 digits, unused)
+        np.copyto(mantissa, mantissa * np.uint64(10) + digit[column], where=is_digit[column])
+    negative = columns[0] == 45 if width else np.zeros(len(starts), dtype=bool)
     plain = decimal & (digits <= _PLAIN_DIGITS)
     numbers = mantissa.astype(np.float64) / _POWERS_OF_TEN[np.where(plain, fraction, 0)]
     long = np.flatnonzero(decimal & ~plain & (digits <= 19))
@@ -358,6 +362,7 @@ _EXTENDED = np.finfo(np.longdouble).nmant >= 63
 _EXTENDED_POWERS_OF_TEN = (np.cumprod(np.concatenate(([1], np.full(19, 10))).astype(np.longdouble))
                            if _EXTENDED else None)
 """10⁰ .. 10¹⁹, each product exact in extended precision (5¹⁹ < 2⁶⁴)."""
+_TWO_TO_64 = np.longdouble(2) ** 64
 
 
 def _long_decimals(mantissa: np.ndarray, fraction: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -365,7 +370,9 @@ def _long_decimals(mantissa: np.ndarray, fraction: np.ndarray) -> tuple[np.ndarr
     if not _EXTENDED or (fraction >= len(_EXTENDED_POWERS_OF_TEN)).any():
         return np.zeros(len(mantissa)), np.arange(len(mantissa))
     quotient = mantissa.astype(np.longdouble) / _EXTENDED_POWERS_OF_TEN[fraction]
+    # the significand in [1/2, 1), times 2⁶⁴: x87's 64-bit significand as an integer (a wider long
+    # double's leading 64 bits, whose halfway test is then only more cautious than needed)
     significand, _ = np.frexp(quotient)
-    below_double = np.fmod(np.ldexp(significand, 64), np.longdouble(2048))  # the 11 bits a double drops
-    unsure = np.flatnonzero(np.abs(below_double - 1024) <= 1)
+    below_double = (significand * _TWO_TO_64).astype(np.uint64) & np.uint64(2047)  # the 11 bits a double drops
+    unsure = np.flatnonzero((below_double >= 1023) & (below_double <= 1025))  # halfway is 1024
     return quotient.astype(np.float64), unsure
