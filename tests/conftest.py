@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner, Result
 from hypothesis import settings
 
+from prefeval.io.fields import TextColumn
 from prefeval.io.trec import Qrels
 from prefeval.ranking.ranktable import RankTable
 
@@ -91,7 +92,7 @@ def table_from_positions(runs: list[list[list[float]]], grades: list[list[float]
         qids=[f"q{q}" for q in range(len(lengths))],
         dropped_qids=[],
         offsets=offsets,
-        docids=np.array([f"d{f}" for f in range(offsets[-1])], dtype=object),
+        docids=TextColumn.of_texts([f"d{f}" for f in range(offsets[-1])]),
         grades=np.array([g for query in grades for g in query], dtype=np.float64),
     )
     ranks = np.array([[rank for query in run for rank in query] for run in runs], dtype=np.float64)

@@ -78,6 +78,7 @@ def test_text_column_indexing_joining_and_texts():
     assert docids.tolist() == ["a", "b", "\udcff"] and scores.tolist() == [1.5, 1.0, 3.0]
     assert docids[np.array([False, True, True])].tolist() == ["b", "\udcff"]
     assert docids[1:].texts([1]).tolist() == ["\udcff"]
+    assert docids[1] == "b" and docids[np.int64(2)] == "\udcff" and docids[-3] == "a"
     other = TextColumn.of_texts(["z"])
     joined = TextColumn.joined([docids[:1], other, docids[2:]])
     assert joined.tolist() == ["a", "z", "\udcff"]

@@ -53,7 +53,7 @@ def test_pool_labels_drop_the_least_retrieved_first():
     # query 4 keeps d0, d1, d2 (3, 2, 1 runs) then the two largest docids among the rest
     docids = t.qrels.docids
     fourth = slice(t.qrels.offsets[4], t.qrels.offsets[5])
-    assert sorted(docids[fourth][selection.documents[fourth]]) == sorted(["d12", "d13", "d14", "d21", "d20"])
+    assert sorted(docids[fourth][selection.documents[fourth]].tolist()) == sorted(["d12", "d13", "d14", "d21", "d20"])
     expected[fourth] = selection.documents[fourth]
     np.testing.assert_array_equal(selection.documents, expected)
 

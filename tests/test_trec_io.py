@@ -11,13 +11,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefeval.errors import InputError
+from prefeval.io.fields import TextColumn
 from prefeval.io.trec import (
     QRELS_FORMAT,
     RUN_FORMAT,
     LineFormat,
     _read_columns_fast,
+    qrels_from_columns,
     read_columns,
     read_columns_leniently,
+    read_fields,
     read_qrels,
     read_run,
     run_id_from_path,
@@ -40,7 +43,76 @@ def test_qrels_keep_relevant_documents_in_file_order(tmp_path):
 def test_qrels_grade_is_the_maximum_over_subtopics(tmp_path):
     path = write_text(tmp_path / "qrels", ["q1 1 a 1", "q1 2 a 3", "q1 3 a 0", "q1 Q0 b 0", "q1 2 b 2"])
     qrels = read_qrels(path)
-    assert dict(zip(qrels.docids, qrels.grades)) == {"a": 3.0, "b": 2.0}
+    assert dict(zip(qrels.docids.tolist(), qrels.grades)) == {"a": 3.0, "b": 2.0}
+
+
+def test_qrels_with_a_query_in_two_places_and_documents_judged_twice(tmp_path):
+    path = write_text(tmp_path / "qrels", [
+        "q2 0 a 1", "q1 0 b 0", "q2 0 c -1", "q3 0 d 0", "q1 1 e 2", "q2 1 a 0", "q1 2 b 1", "q2 0 f 0",
+    ])
+    qrels = read_qrels(path)
+    assert qrels.qids == ["q2", "q1"] and qrels.dropped_qids == ["q3"]
+    assert qrels.offsets.tolist() == [0, 1, 3] and qrels.docids.tolist() == ["a", "b", "e"]
+    assert qrels.grades.tolist() == [1.0, 1.0, 2.0] and qrels.num_judged.tolist() == [3, 2]
+    assert qrels.other_offsets.tolist() == [0, 2, 2] and qrels.other_docids.tolist() == ["c", "f"]
+    assert qrels.other_grades.tolist() == [-1.0, 0.0]
+    everything = read_qrels(path, keep_empty=True)
+    assert everything.qids == ["q2", "q1", "q3"] and everything.dropped_qids == []
+    assert everything.offsets.tolist() == [0, 1, 3, 3] and everything.other_offsets.tolist() == [0, 2, 2, 3]
+    assert everything.other_docids.tolist() == ["c", "f", "d"] and everything.num_judged.tolist() == [3, 2, 1]
+
+
+def reference_qrels(rows, binary_relevance, relevance_floor, keep_empty) -> dict | None:
+    """Every field of the qrels of (qid, docid, grade) rows, computed the plain way; None when no
+    query keeps a document."""
+    best: dict[str, dict[str, float]] = {}  # queries and documents in order of first appearance
+    for qid, docid, grade in rows:
+        if grade >= 0 and binary_relevance is not None:
+            grade = 1.0 if grade >= binary_relevance else 0.0
+        if grade >= 0 and relevance_floor is not None and grade < relevance_floor:
+            grade = 0.0
+        documents = best.setdefault(qid, {})
+        documents[docid] = max(documents.get(docid, -np.inf), grade)
+    kept = [qid for qid, documents in best.items() if keep_empty or max(documents.values()) > 0]
+    if not kept:
+        return None
+    relevant = [[(docid, grade) for docid, grade in best[qid].items() if grade > 0] for qid in kept]
+    other = [[(docid, grade) for docid, grade in best[qid].items() if grade <= 0] for qid in kept]
+    return dict(
+        qids=kept, dropped_qids=[qid for qid in best if qid not in kept],
+        offsets=np.cumsum([0] + [len(documents) for documents in relevant]).tolist(),
+        docids=[docid for documents in relevant for docid, _ in documents],
+        grades=[grade for documents in relevant for _, grade in documents],
+        num_judged=[len(best[qid]) for qid in kept],
+        other_offsets=np.cumsum([0] + [len(documents) for documents in other]).tolist(),
+        other_docids=[docid for documents in other for docid, _ in documents],
+        other_grades=[grade for documents in other for _, grade in documents],
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3", "é"]), st.sampled_from(["a", "b", "c", "d", "e"]),
+                          st.sampled_from([-1, 0, 1, 2, 3])), min_size=1, max_size=30),
+       st.booleans(), st.sampled_from([None, 1, 2]), st.sampled_from([None, 2]), st.booleans(), st.booleans())
+def test_qrels_agree_with_a_plain_reading(rows, by_query, binary_relevance, relevance_floor, keep_empty, as_text):
+    # rows grouped by query (each query one stretch, as most files) or not; documents judged twice or not
+    if by_query:
+        rows = sorted(rows, key=lambda row: row[0])
+    data = "".join(f"{qid} 0 {docid} {grade}\n" for qid, docid, grade in rows).encode()
+    qids, docids, grades = read_fields(data, "<qrels>", QRELS_FORMAT)
+    if as_text:  # the columns of a DataFrame or a dict
+        qids, docids = TextColumn.of_texts(qids.tolist()), TextColumn.of_texts(docids.tolist())
+    expected = reference_qrels(rows, binary_relevance, relevance_floor, keep_empty)
+    if expected is None:
+        with pytest.raises(InputError, match="no query has a relevant document"):
+            qrels_from_columns("<qrels>", qids, docids, grades, binary_relevance, relevance_floor,
+                               keep_empty=keep_empty)
+        return
+    qrels = qrels_from_columns("<qrels>", qids, docids, grades, binary_relevance, relevance_floor,
+                               keep_empty=keep_empty)
+    found = {name: getattr(qrels, name) for name in expected}
+    found = {name: value if isinstance(value, list) else value.tolist() for name, value in found.items()}
+    assert found == expected
 
 
 def test_binary_relevance_and_floor(tmp_path):

@@ -193,7 +193,7 @@ def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
     record.update(lines=len(scores), queries=len(unique_qids))
     record.update(_against_qrels(unique_qids, qrels, errors, warnings))
     record["duplicate_documents"] = _duplicates(data, query_codes, unique_qids, docids, errors)
-    ranking = rank_within_queries(query_codes, TextColumn.of_texts(docids), scores, len(unique_qids))
+    ranking = rank_within_queries(query_codes, TextColumn.of_texts(docids), scores)
     rank = ranking.rank
     depth = np.bincount(query_codes, minlength=len(unique_qids))
     record["ties"] = _ties(query_codes, ranking, depth, warnings)

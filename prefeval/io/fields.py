@@ -106,7 +106,7 @@ class TextColumn:
     (:meth:`texts`), read from the bytes they came from or kept as given.
 
     Indexing (a boolean mask, an array of rows, a slice) gives the column of those rows; the bytes
-    are shared, not copied."""
+    are shared, not copied. Indexing by one row gives that row's text, as an array gives an element."""
 
     __slots__ = ("keys", "_data", "_starts", "_lengths", "_texts")
 
@@ -124,7 +124,9 @@ class TextColumn:
     def __len__(self) -> int:
         return len(self.keys)
 
-    def __getitem__(self, rows) -> TextColumn:
+    def __getitem__(self, rows) -> TextColumn | str:
+        if isinstance(rows, (int, np.integer)):
+            return self.texts([rows])[0]
         if self._texts is not None:
             return TextColumn(self.keys[rows], texts=self._texts[rows])
         return TextColumn(self.keys[rows], self._data, self._starts[rows], self._lengths[rows])

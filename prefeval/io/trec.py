@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from prefeval.errors import InputError
-from prefeval.io.codes import factorize
+from prefeval.io.codes import factorize, has_repeats
 from prefeval.io.fields import FieldLayout, TextColumn, pair_keys, split_fields
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.numbers import NAN_SPELLINGS, NUMBER, NUMBER_WITH_COMMA
@@ -247,15 +247,17 @@ class Qrels:
 
     The other documents of the qrels (grade <= 0: judged non-relevant, or negative: in the pool but
     not judged, trec_eval's -1 and -2) are ``other_docids[other_offsets[q]:other_offsets[q + 1]]``
-    with their ``other_grades`` (None when not read from judgments). They are needed only to be found
-    in runs, by key: their ids are a :class:`~prefeval.io.fields.TextColumn`, read as text on demand.
+    with their ``other_grades`` (None when not read from judgments).
+
+    Documents are needed mostly to be found in runs, by key: ``docids`` and ``other_docids`` are
+    :class:`~prefeval.io.fields.TextColumn` s, their text read on demand (``docids.tolist()``).
     """
 
     source: str
     qids: list[str]
     dropped_qids: list[str]
     offsets: np.ndarray
-    docids: np.ndarray
+    docids: TextColumn
     grades: np.ndarray
     num_judged: np.ndarray | None = None
     other_offsets: np.ndarray | None = None
@@ -377,34 +379,51 @@ def qrels_from_columns(
         raise InputError(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line (the means "
                                  "over queries) has; rename the query",
                          line_of(int(query_rows[named_all[0]])) if line_of is not None else None)
-    grades = mapped_grades(grades, binary_relevance, relevance_floor)
-    pair_codes, pair_rows = factorize(pair_keys(query_codes, docids.keys))
-    best = np.full(len(pair_rows), -np.inf)
-    np.maximum.at(best, pair_codes, grades)
-    pair_query = query_codes[pair_rows]
-    relevant, other = (rows[np.argsort(pair_query[rows], kind="stable")]
-                       for rows in (np.flatnonzero(best > 0), np.flatnonzero(best <= 0)))
+    grades = mapped_grades(np.asarray(grades, dtype=np.float64), binary_relevance, relevance_floor)
+    rows, grades = _best_judgments(pair_keys(query_codes, docids.keys), grades)
+    query = query_codes[rows]
+    if (query[1:] < query[:-1]).any():  # a query's judgments apart: together, in the order they come
+        by_query = np.argsort(query, kind="stable")
+        rows, grades, query = rows[by_query], grades[by_query], query[by_query]
+    relevant = grades > 0
     num_queries = len(query_rows)
-    kept = np.arange(num_queries) if keep_empty else np.unique(pair_query[relevant])
-    if len(kept) == 0:
+    relevant_count = np.bincount(query[relevant], minlength=num_queries)
+    judged_count = np.bincount(query, minlength=num_queries)
+    kept = np.ones(num_queries, dtype=bool) if keep_empty else relevant_count > 0
+    if not kept.any():
         raise InputError(source, "no query has a relevant document (a grade > 0 after -b/-f)")
-    renumber = np.full(num_queries, -1)
-    renumber[kept] = np.arange(len(kept))
-    query_of_document = renumber[pair_query[relevant]]
-    query_of_other = renumber[pair_query[other]]
-    other, query_of_other = other[query_of_other >= 0], query_of_other[query_of_other >= 0]
+    other = ~relevant & kept[query]
     return Qrels(
         source=source,
         qids=qid_texts[kept].tolist(),
-        dropped_qids=qid_texts[np.setdiff1d(np.arange(num_queries), kept)].tolist(),
-        offsets=np.searchsorted(query_of_document, np.arange(len(kept) + 1)).astype(np.int64),
-        docids=docids.texts(pair_rows[relevant]),
-        grades=best[relevant],
-        num_judged=np.bincount(pair_query, minlength=num_queries)[kept].astype(np.int64),
-        other_offsets=np.searchsorted(query_of_other, np.arange(len(kept) + 1)).astype(np.int64),
-        other_docids=docids[pair_rows[other]],
-        other_grades=best[other],
+        dropped_qids=qid_texts[~kept].tolist(),
+        offsets=_offsets(relevant_count[kept]),
+        docids=docids[rows[relevant]],
+        grades=grades[relevant],
+        num_judged=judged_count[kept],
+        other_offsets=_offsets(judged_count[kept] - relevant_count[kept]),
+        other_docids=docids[rows[other]],
+        other_grades=grades[other],
     )
+
+
+def _best_judgments(keys: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, best): the first row of each distinct (query, docid) pair key, in order, and the
+    largest grade of the pair's rows. A document judged more than once in a query (subtopic qrels) is
+    rare: one sort tells whether there is any, and only then are the rows grouped by key."""
+    if not has_repeats(keys):
+        return np.arange(len(keys)), grades
+    codes, rows = factorize(keys)
+    best = np.full(len(rows), -np.inf)
+    np.maximum.at(best, codes, grades)
+    return rows, best
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    """Where each query's documents start, and where the last ends: 0 and the running sums of ``counts``."""
+    offsets = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return offsets
 
 
 def mapped_grades(grades: np.ndarray, binary_relevance: float | None = None,

@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from prefeval.errors import InputError
-from prefeval.io.codes import KeyIndex, factorize
-from prefeval.io.fields import TextColumn, by_stretch, first_of_each, pair_keys, text_keys
+from prefeval.io.codes import KeyIndex, factorize, has_repeats
+from prefeval.io.fields import TextColumn, by_stretch, first_of_each, pair_keys, stretch_starts, text_keys
 from prefeval.io.trec import Qrels, RunColumns
 
 UNRETRIEVED = np.inf
@@ -163,44 +163,27 @@ class RankedRun:
     tag: str | None = None
 
 
-class DocumentLookup:
-    """Finds a list of the qrels' documents (the keys of their docids' bytes,
-    :class:`~prefeval.io.fields.TextColumn`, and the query of each) among a run's rows, by the keys
-    of their (query, docid) pairs (:func:`~prefeval.io.fields.pair_keys`)."""
-
-    def __init__(self, keys: np.ndarray, query_of_document: np.ndarray):
-        self.keys = pair_keys(query_of_document, keys)
-
-    def rows(self, row_index: KeyIndex) -> np.ndarray:
-        """For every document of the list, the row of the run that retrieved it, or -1 (``row_index``:
-        the pair keys of the run's rows, built to find a document twice in a query)."""
-        return row_index.positions(self.keys)
-
-
 class RelevantLookup:
     """Maps a run's rows to the qrels' numbering of queries and of relevant documents (and, with
     ``others``, of the qrels' other documents).
 
-    The indexes of the keys of the qrels' query ids and docids are built once, for all runs.
-    Ids are matched by their keys (:mod:`prefeval.io.fields`): two different ids with one key, a
-    chance of about n² / 2⁶⁵ for n ids, would be taken for one.
+    The indexes of the keys of the qrels' query ids and of their documents' (query, docid) pairs
+    (:func:`~prefeval.io.fields.pair_keys`, the docids' keys as the qrels were read) are built once,
+    for all runs. Ids are matched by their keys (:mod:`prefeval.io.fields`): two different ids with
+    one key, a chance of about n² / 2⁶⁵ for n ids, would be taken for one.
     """
 
     def __init__(self, qrels: Qrels, others: bool = False):
         self.qrels = qrels
         self.query_index = KeyIndex(text_keys(qrels.qids))
         self.dropped = frozenset(qrels.dropped_qids)
-        self.relevant = DocumentLookup(text_keys(qrels.docids.tolist()), qrels.query_of_document)
-        self.others = DocumentLookup(qrels.other_docids.keys, qrels.query_of_other) if others else None
+        self.relevant = KeyIndex(pair_keys(qrels.query_of_document, qrels.docids.keys))
+        self.others = KeyIndex(pair_keys(qrels.query_of_other, qrels.other_docids.keys)) if others else None
 
     def query_numbers(self, qids: TextColumn) -> np.ndarray:
         """The qrels' number of each row's query, -1 for queries the qrels do not have; each id of a
         stretch of equal ids (the lines of a query) is looked up once."""
         return by_stretch(qids.keys, self.query_index.positions)
-
-    def relevant_rows(self, row_index: KeyIndex) -> np.ndarray:
-        """For every relevant document of the qrels, the row of the run that retrieved it, or -1."""
-        return self.relevant.rows(row_index)
 
 
 _LEADING_ZEROS = re.compile(r"(?<![0-9])0+(?=[0-9])")
@@ -243,19 +226,17 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         run = replace(run, qids=run.qids[judged], docids=run.docids[judged], scores=run.scores[judged])
         queries = queries[judged]
     row_keys = pair_keys(queries, run.docids.keys)
-    row_index = KeyIndex(row_keys)
-    if not row_index.is_unique:
+    if has_repeats(row_keys):
         _report_duplicate(run, judged, queries, row_keys, qrels)
-    ranking = rank_within_queries(queries, run.docids, run.scores, qrels.num_queries)
-    rows = lookup.relevant_rows(row_index)
-    found = rows >= 0
+    ranking = rank_within_queries(queries, run.docids, run.scores)
+    rows, documents = lookup.relevant.found(row_keys)
     ranks = np.full(len(qrels.docids), UNRETRIEVED)
-    ranks[found] = ranking.rank[rows[found]]
+    ranks[documents] = ranking.rank[rows]
     tie_start = ranks.copy()
     tie_size = np.ones(len(qrels.docids), dtype=np.int32)
     if ranking.tie_size is not None:
-        tie_start[found] = ranking.tie_start[rows[found]]
-        tie_size[found] = ranking.tie_size[rows[found]]
+        tie_start[documents] = ranking.tie_start[rows]
+        tie_size[documents] = ranking.tie_size[rows]
     if topk is not None:
         beyond = ranks > topk
         ranks[beyond] = UNRETRIEVED
@@ -263,9 +244,9 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         tie_size[beyond & (tie_start > topk)] = 1
     other_ranks = None
     if lookup.others is not None:
-        rows = lookup.others.rows(row_index)
-        other_ranks = np.full(len(rows), UNRETRIEVED)
-        other_ranks[rows >= 0] = ranking.rank[rows[rows >= 0]]
+        rows, documents = lookup.others.found(row_keys)
+        other_ranks = np.full(len(qrels.other_docids), UNRETRIEVED)
+        other_ranks[documents] = ranking.rank[rows]
         if topk is not None:
             other_ranks[other_ranks > topk] = UNRETRIEVED
     counts = np.bincount(queries, minlength=qrels.num_queries)
@@ -296,105 +277,89 @@ class RowRanks:
     tie_start: np.ndarray | None = None
     tie_size: np.ndarray | None = None
 
+    def of_rows(self, order: np.ndarray) -> RowRanks:
+        """The ranks of rows listed in ``order`` (a permutation), given back to the rows as they were:
+        ``self`` ranks row ``order[i]`` at ``i``."""
+        def back(values):
+            if values is None:
+                return None
+            restored = np.empty_like(values)
+            restored[order] = values
+            return restored
+        return RowRanks(back(self.rank), back(self.tie_start), back(self.tie_size))
 
-def rank_within_queries(queries: np.ndarray, docids: TextColumn, scores: np.ndarray, num_queries: int) -> RowRanks:
+
+def rank_within_queries(queries: np.ndarray, docids: TextColumn, scores: np.ndarray) -> RowRanks:
     """1-based rank of every row within its query: score descending, then docid descending (as
     bytes, :meth:`~prefeval.io.fields.TextColumn.byte_strings`); and the tie group of every row.
 
-    Most run files already list each query's documents in one block by score descending; that is
-    checked in one pass, and then only the rows that tie on score are reordered (by docid). Other
-    files are sorted numerically, docids compared only among rows whose query and score tie. Either
-    way the tie groups come from the same pass: a group is a run of adjacent tied rows.
+    Most run files already list each query's documents in one block by score descending, which one
+    pass checks; then a row's rank is 1 + its place in its block, but for the rows that tie on score,
+    reordered by docid (:func:`_order_ties_by_docid`), and a tie group is a stretch of adjacent tied
+    rows. Other files are first put in that order (by query, then score descending: a stable sort)
+    and ranked alike.
     """
     block_start = _blocks_by_score(queries, scores)
     if block_start is None:
-        return _rank_by_sorting(queries, docids, scores, num_queries)
+        order = np.lexsort((-scores, queries))
+        return rank_within_queries(queries[order], docids[order], scores[order]).of_rows(order)
     lengths = np.diff(np.append(block_start, len(queries)))
-    position = np.arange(len(queries)) - np.repeat(block_start, lengths)
+    rank = np.arange(1.0, len(queries) + 1.0) - np.repeat(block_start, lengths)
     tied_with_next = (queries[1:] == queries[:-1]) & (scores[1:] == scores[:-1])
     if not tied_with_next.any():
-        return RowRanks(position + 1.0)
-    # rows of a group are adjacent and in rank order but for the docids: its first row starts it
-    tie_start, tie_size = _tie_groups(position + 1.0, tied_with_next)
-    position = _order_ties_by_docid(position, tied_with_next, docids)
-    return RowRanks(position + 1.0, tie_start, tie_size)
+        return RowRanks(rank)
+    rows, first, size = _tie_groups(tied_with_next)
+    tie_start = rank.copy()
+    tie_start[rows] = np.repeat(rank[rows[first]], size)
+    tie_size = np.ones(len(rank), dtype=np.int64)
+    tie_size[rows] = np.repeat(size, size)
+    rank[rows[_by_docid(rows, first, size, docids)]] = rank[rows]
+    return RowRanks(rank, tie_start, tie_size)
 
 
-def _tie_groups(first_rank: np.ndarray, tied_with_next: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For rows listed group by group (the rows of a group adjacent, ``tied_with_next[i]`` when row
-    i + 1 is in the group of row i): each row's group's ``first_rank`` (the value at the group's
-    first row) and size."""
-    starts = np.concatenate(([True], ~tied_with_next))
-    group = np.cumsum(starts) - 1
-    first = np.flatnonzero(starts)
-    size = np.diff(np.append(first, len(starts)))
-    return first_rank[first][group], size[group]
+def _tie_groups(tied_with_next: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The groups of adjacent tied rows (``tied_with_next[i]`` when row i + 1 is in the group of row
+    i), as (rows, first, size): the rows of every group (two rows or more), ascending, so group after
+    group; where each group starts among them; and its number of rows."""
+    in_tie = np.zeros(len(tied_with_next) + 1, dtype=bool)
+    in_tie[:-1] = tied_with_next
+    in_tie[1:] |= tied_with_next
+    rows = np.flatnonzero(in_tie)
+    first = np.flatnonzero(np.concatenate(([True], ~tied_with_next[rows[:-1]])))
+    return rows, first, np.diff(np.append(first, len(rows)))
 
 
 def _blocks_by_score(queries: np.ndarray, scores: np.ndarray) -> np.ndarray | None:
     """Where each query's block starts, if every query is one block with scores non-increasing."""
-    if len(queries) == 0:
-        return None
-    same_query = queries[1:] == queries[:-1]
-    block_start = np.flatnonzero(np.concatenate(([True], ~same_query)))
-    if len(np.unique(queries[block_start])) != len(block_start):
+    block_start = stretch_starts(queries)
+    if has_repeats(queries[block_start]):
         return None  # a query in two blocks
-    if (same_query & (scores[1:] > scores[:-1])).any():
+    if ((queries[1:] == queries[:-1]) & (scores[1:] > scores[:-1])).any():
         return None
     return block_start
 
 
-def _order_ties_by_docid(position: np.ndarray, tied_with_next: np.ndarray, docids: TextColumn) -> np.ndarray:
-    """Reorder each group of adjacent tied rows by docid descending (positions are 0-based)."""
-    pairs = np.flatnonzero(tied_with_next)
-    in_tie = np.zeros(len(position), dtype=bool)
-    in_tie[pairs] = in_tie[pairs + 1] = True
-    rows = np.flatnonzero(in_tie)
+def _by_docid(rows: np.ndarray, first: np.ndarray, size: np.ndarray, docids: TextColumn) -> np.ndarray:
+    """The order of each group of tied rows (:func:`_tie_groups`) by docid descending: ``rows[order]``
+    lists the rows of every group in that order, group after group.
+
+    Runs list tied documents in an order of their own, mostly the same in every group: a group whose
+    docids descend keeps its order, one whose docids never descend is reversed, and only the rows of
+    the other groups are sorted by docid, the costly part. (Rows whose docids are equal, a document
+    twice in a query, which the callers report, may come in either order.)"""
     keys = docids.byte_strings(rows)
-    in_rows = np.searchsorted(rows, pairs)  # row pairs + 1 comes right after row pairs in rows
-    descending = keys[in_rows] > keys[in_rows + 1]
-    if descending.all():
-        return position
-    group = np.cumsum(np.concatenate(([True], ~tied_with_next[rows[:-1]] | (rows[1:] != rows[:-1] + 1))))
-    if not descending.any():  # listed by docid ascending: reverse every group
-        first = np.flatnonzero(np.diff(np.concatenate(([0], group))))
-        last = np.append(first[1:], len(rows)) - 1
-        size = last - first
-        offset = np.repeat(first, size + 1)
-        reversed_rows = rows[offset + (np.repeat(last, size + 1) - np.arange(len(rows)))]
-    else:
-        _, docid_rank = np.unique(keys, return_inverse=True)
-        reversed_rows = rows[np.lexsort((-docid_rank.ravel(), group))]
-    reordered = position.copy()
-    reordered[reversed_rows] = position[rows]
-    return reordered
-
-
-def _rank_by_sorting(queries: np.ndarray, docids: TextColumn, scores: np.ndarray, num_queries: int) -> RowRanks:
-    order = np.lexsort((-scores, queries))
-    sorted_queries, sorted_scores = queries[order], scores[order]
-    tied_with_next = (sorted_queries[1:] == sorted_queries[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
-    ties = tied_with_next.any()
-    if ties:
-        in_tie = np.zeros(len(order), dtype=bool)
-        in_tie[1:] |= tied_with_next
-        in_tie[:-1] |= tied_with_next
-        tied_rows = order[in_tie]
-        _, docid_rank = np.unique(docids.byte_strings(tied_rows), return_inverse=True)
-        tie_break = np.zeros(len(order), dtype=np.int64)
-        tie_break[tied_rows] = -docid_rank.ravel()
-        order = np.lexsort((tie_break, -scores, queries))
-        sorted_queries = queries[order]
-    first_of_query = np.searchsorted(sorted_queries, np.arange(num_queries))
-    sorted_rank = np.arange(1, len(order) + 1) - first_of_query[sorted_queries]
-    rank = np.empty(len(order), dtype=np.float64)
-    rank[order] = sorted_rank
-    if not ties:
-        return RowRanks(rank)
-    # reordering by docid moved rows only within their groups: the groups are where they were
-    tie_start, tie_size = np.empty(len(order), dtype=np.float64), np.empty(len(order), dtype=np.int64)
-    tie_start[order], tie_size[order] = _tie_groups(sorted_rank.astype(np.float64), tied_with_next)
-    return RowRanks(rank, tie_start, tie_size)
+    running = np.concatenate(([0], np.cumsum(keys[:-1] > keys[1:])))  # descents up to each row
+    descents = running[first + size - 1] - running[first]
+    order = np.arange(len(rows))
+    reversed_group = descents == 0
+    flipped = np.repeat(reversed_group, size)
+    order[flipped] = np.repeat((2 * first + size - 1)[reversed_group], size[reversed_group]) - order[flipped]
+    resorted = np.flatnonzero(np.repeat(~reversed_group & (descents < size - 1), size))
+    if len(resorted):
+        _, docid_rank = np.unique(keys[resorted], return_inverse=True)
+        group = np.repeat(np.arange(len(first)), size)[resorted]
+        order[resorted] = resorted[np.lexsort((-docid_rank.ravel(), group))]
+    return order
 
 
 def _report_duplicate(run: RunColumns, judged: np.ndarray, queries, row_keys: np.ndarray, qrels: Qrels) -> None:

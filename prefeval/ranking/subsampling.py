@@ -13,7 +13,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from prefeval.errors import UsageError
-from prefeval.io.fields import encoded
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankTable
 
@@ -81,7 +80,7 @@ def _keep_labels(table: RankTable, rng, fraction: float, policy: str) -> np.ndar
         preference_order = np.lexsort((rng.random(len(query)), query))
     else:
         times_retrieved = np.isfinite(table.ranks).sum(axis=0)
-        docid_rank = np.unique(encoded(qrels.docids), return_inverse=True)[1].ravel()
+        docid_rank = np.unique(qrels.docids.byte_strings(np.arange(len(query))), return_inverse=True)[1].ravel()
         preference_order = np.lexsort((-docid_rank, -times_retrieved, query))
     place_in_query = np.empty(len(query), dtype=np.int64)
     place_in_query[preference_order] = np.arange(len(query)) - qrels.offsets[query[preference_order]]
