@@ -127,7 +127,8 @@ def test_docids_that_are_not_utf8_tie_in_the_order_of_their_bytes(tmp_path, layo
     run = tmp_path / "run"
     run.write_bytes(b"".join(b"q Q0 " + docids[n] + b" 0 " + (b"2" if n == 0 else b"1") + b" t\n" for n in order))
     table = load_collection(str(qrels), [str(run)])
-    ranks = {docid.encode("utf-8", "surrogateescape"): rank for docid, rank in zip(table.qrels.docids.tolist(), table.ranks[0])}
+    ranks = {docid.encode("utf-8", "surrogateescape"): rank
+             for docid, rank in zip(table.qrels.docids.tolist(), table.ranks[0])}
     # b first; then the ties by bytes descending: 0xff > 0xe2 > 0xc3 > 0x80 > 'z'
     assert ranks == {b"b": 1.0, b"a\xff": 2.0, b"a\xe2\x82\xac": 3.0, b"a\xc3\xa9": 4.0, b"a\x80": 5.0, b"az": 6.0}
 
@@ -144,7 +145,8 @@ def test_tie_groups_are_kept_with_the_ranks(tmp_path):
     assert table.tie_start[0][table.qrels.docids.tolist().index("e")] == 5.0
     # under topk, a group across rank K keeps its members beyond K (rank inf); a group beyond K is no group
     cut = table_for(tmp_path, judgments, run, topk=5)
-    assert dict(zip(cut.qrels.docids.tolist(), cut.ranks[0])) == {"a": 1.0, "c": 3.0, "e": np.inf, "g": np.inf, "x": 1.0}
+    assert dict(zip(cut.qrels.docids.tolist(), cut.ranks[0])) == {"a": 1.0, "c": 3.0, "e": np.inf, "g": np.inf,
+                                                                   "x": 1.0}
     assert dict(zip(cut.qrels.docids.tolist(), cut.tie_size[0])) == {"a": 1, "c": 3, "e": 2, "g": 1, "x": 1}
     positions = binary_positions(cut, Selection.everything(cut), ties=True)
     # q's elements in order a, c, e (within the straddling group), g; e is alone of q's documents in its group
