@@ -27,6 +27,7 @@ import click
 
 from prefeval.cli.common import CONTEXT, ending_quietly
 from prefeval.runtime.ending import end_process
+from prefeval.runtime.memory import keep_freed_memory
 from prefeval.runtime.signals import Interrupted, ignore_stops, stopping_quietly
 
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
@@ -82,12 +83,15 @@ class LazyGroup(click.Group):
         Called without ``args`` it is the process's own command line, which ends with it: the
         signal handlers are left in place, so that a signal while the interpreter shuts down is
         quiet too, and the process ends without taking the interpreter apart
-        (:func:`~prefeval.runtime.ending.end_process`). Called with ``args`` (a test, a program
+        (:func:`~prefeval.runtime.ending.end_process`); and freed memory is kept for reuse
+        (:func:`~prefeval.runtime.memory.keep_freed_memory`). Called with ``args`` (a test, a program
         embedding it), it restores them and raises ``SystemExit``. ``standalone_mode=False`` is
         click's own behaviour, untouched.
         """
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        if args is None:
+            keep_freed_memory()
         try:
             with stopping_quietly(restore=args is not None):
                 try:
