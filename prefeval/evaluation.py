@@ -83,7 +83,7 @@ TIE_STREAM = 1
 """The first spawn key of the random streams of tie orders (the subsampling uses the seed itself)."""
 
 
-@dataclass
+@dataclass(eq=False)
 class Evaluation:
     """Runs ranked against qrels, and the measures to compute on them.
 
@@ -517,7 +517,7 @@ class Distributor(Protocol):
         """Per chunk, in order, the list of (rendered block, block) of :meth:`Evaluation.chunk_results`."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Chunk:
     """Consecutive queries of one sample, evaluated together: ``selection`` of ``table`` (None: the
     evaluation's), whose first query is query ``query_offset`` of the whole collection."""

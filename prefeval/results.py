@@ -19,7 +19,7 @@ import numpy as np
 from prefeval.measures.summaries import GEOMETRIC_FLOOR, MEAN, statistic_key, summarise
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Block:
     """The values of one sample on a block of consecutive queries.
 
@@ -43,7 +43,7 @@ class Block:
     """(P, Qb) likewise for pair lines (both runs have the query)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Summary:
     """One sample's means over its queries: ``metrics[name]`` (R,), ``preferences[name]`` (P,); and
     ``statistics[key]`` (R,), the other summary statistics asked for (``ap:median``,

@@ -175,7 +175,7 @@ RUN_FORMAT = LineFormat(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LineNumbers:
     """Where the rows of a file's columns are, kept compactly: the rows fill, in order, the lines
     that are not ``skipped`` (1-based numbers, ascending: blank lines, comments, lines scored
@@ -213,7 +213,7 @@ class LineNumbers:
         return LineNumbers(np.union1d(self.skipped, self.of(rows)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RowLines:
     """The line of each row, kept explicitly (rows gathered from blocks of a file); the same
     methods as :class:`LineNumbers`."""
@@ -232,7 +232,7 @@ class RowLines:
         return RowLines(np.delete(self.numbers, rows))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Qrels:
     """Relevance judgments, reduced to what evaluation needs: the relevant documents per query.
 
@@ -291,7 +291,7 @@ class Qrels:
         return np.repeat(np.arange(self.num_queries), self.num_relevant)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RunColumns:
     """The three columns of a run that evaluation reads, one row per scored (non-nan) line.
 
@@ -310,7 +310,7 @@ class RunColumns:
     """The run tag of the file's first line (its sixth field, trec_eval's ``runid``), if it has one."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Scan:
     """The columns of a file's well-formed lines, and its malformed lines: how many, the numbers
     (1-based) of the first few, and what is wrong with the first (None when no line is malformed)."""

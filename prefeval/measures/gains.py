@@ -137,7 +137,7 @@ def gain_map(measure) -> GainMap:
 
 # ---------------------------------------------------------------------------------------------- lists
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class JudgedList:
     """Per run, the judged documents with a gain other than 0, by rank within each query.
 
@@ -190,7 +190,7 @@ def judged_list(positions: Positions, segment_gains: np.ndarray, zero_gain) -> J
                       start, length)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class IdealList:
     """Per query, the positive gains of its judged documents, largest first (the ideal ranking).
 

@@ -25,7 +25,7 @@ def sign_of_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (x < y).view(np.int8) - (x > y).view(np.int8)
 
 
-@dataclass
+@dataclass(eq=False)
 class Comparison:
     """The position vectors of the first (``x``) and second (``y``) run of P pairs, (P, N) each, on
     the segments of ``positions``; the signs sgn(y_i − x_i) are computed once for all measures."""

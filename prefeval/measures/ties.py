@@ -300,7 +300,7 @@ def metric_bounds(measures: Sequence[Metric], positions: Positions) -> dict[str,
 
 # --- preferences -------------------------------------------------------------------------------------
 
-@dataclass
+@dataclass(eq=False)
 class _ExpectedSigns(Comparison):
     """A comparison whose signs are the expectations E[sgn(y_i − x_i)] (for measures linear in them)."""
 
@@ -311,7 +311,7 @@ class _ExpectedSigns(Comparison):
         return self.expected
 
 
-@dataclass
+@dataclass(eq=False)
 class PairValues:
     """A preference's expectations on P pairs × Q queries, and the ``variance`` of each Monte Carlo
     estimate (0 where the value is exact), or None when every value is exact."""
@@ -461,7 +461,7 @@ def rr_lexiprecision_bounds(positions: Positions, first: np.ndarray,
     return low, high
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class _RankInterval:
     """The ranks a run's next relevant document can take: ``low`` .. ``high`` (empty when low >
     high) and, when ``infinite``, ``inf`` (not retrieved)."""

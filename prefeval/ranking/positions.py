@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # only named in annotations: importing it (and pandas) would 
     from prefeval.ranking.ranktable import RankTable
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Selection:
     """Which queries (increasing indexes into the RankTable's) and which relevant documents count."""
 
@@ -48,7 +48,7 @@ class Selection:
         return Selection(self.queries, self.documents & (table.qrels.grades >= level))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TieGroups:
     """The tie group of every element of :class:`Positions`, R × N like its ranks.
 
@@ -127,7 +127,7 @@ def sequential_segment_sum(values: np.ndarray, start: np.ndarray, length: np.nda
     return out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Others:
     """The judged documents of each query that are not in its segment, for one-segment-per-query
     positions: what bpref, infAP, Judged@k, trec_eval's ``-J`` and the like read.
@@ -182,7 +182,7 @@ class Others:
                       self.length[first:stop])
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Positions:
     """Position vectors of all runs on a list of segments (see the module docstring).
 

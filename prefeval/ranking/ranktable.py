@@ -34,7 +34,7 @@ UNRETRIEVED = np.inf
 """The rank of a relevant document that a run did not retrieve (or retrieved below ``topk``)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RankTable:
     """Ranks of the relevant documents, for R runs over the Q queries of the qrels.
 
@@ -144,7 +144,7 @@ def _stack(rows: list[np.ndarray], empty_shape: tuple[int, int], dtype) -> np.nd
     return np.vstack(rows) if rows else np.empty(empty_shape, dtype=dtype)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RankedRun:
     """One run reduced to its row of the RankTable (small enough to send between processes), with
     what the notes on the data need: its number of scored lines and the ids of its queries that the
@@ -266,7 +266,7 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RowRanks:
     """Every row of a run ranked within its query (:func:`rank_within_queries`): its 1-based
     ``rank``; and its tie group (the rows of its query with its score): ``tie_start``, the group's

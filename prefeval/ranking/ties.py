@@ -130,7 +130,7 @@ def with_ranks(positions: Positions, ranks: np.ndarray) -> Positions:
     return dataclasses.replace(positions, ranks=ranks, num_items=positions.num_items + moved[:, first_segment])
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class CutoffSplit:
     """One-run positions (:meth:`~prefeval.ranking.positions.Positions.gather`) in which every query
     whose last group straddles the end of the retrieved list (``--topk``) is repeated once per value
@@ -326,7 +326,7 @@ def random_subsets(rng: np.random.Generator, relevant: np.ndarray, size: np.ndar
     return (ordered + 1).astype(np.float64)
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class RankDistributions:
     """The distribution of every element's rank over uniformly random tie orders, R × N: ranks
     ``low`` + u for u = 0 .. ``width`` − 1 (``inf`` beyond the run's ``retrieved`` list), with
