@@ -179,14 +179,18 @@ def test_pieces_read_as_one(monkeypatch):
     """A file longer than a piece reads as the same columns; fields that change in number between
     pieces give way."""
     lines = [f"q{n // 7} Q0 d{n} {n} {n / 3:.5f} tag" for n in range(200)]
-    data = ("\n".join(lines) + "\n").encode()
-    whole = split_run(data)
-    monkeypatch.setattr(fields, "_PIECE_BYTES", 64)
-    pieces = split_run(data)
-    for one, other in zip(whole[:2], pieces[:2]):
-        assert one.tolist() == other.tolist()
-        np.testing.assert_array_equal(one.keys, other.keys)
-    np.testing.assert_array_equal(whole[2], pieces[2])
+    for data in (("\n".join(lines) + "\n").encode(), "\n".join(lines).encode()):  # with and without a last line end
+        monkeypatch.setattr(fields, "_PIECE_BYTES", 1 << 20)
+        whole = split_run(data)
+        monkeypatch.setattr(fields, "_PIECE_BYTES", 64)
+        pieces = split_run(data)
+        assert whole[0].tolist() == [f"q{n // 7}" for n in range(200)]
+        assert pieces[1].tolist() == [f"d{n}" for n in range(200)]
+        for one, other in zip(whole[:2], pieces[:2]):
+            assert one.tolist() == other.tolist()
+            np.testing.assert_array_equal(one.keys, other.keys)
+        np.testing.assert_array_equal(whole[2], pieces[2])
+        np.testing.assert_array_equal(pieces[2], [float(f"{n / 3:.5f}") for n in range(200)])
     mixed = ("\n".join(lines[:100] + [line.rsplit(" ", 1)[0] for line in lines[100:]]) + "\n").encode()
     assert split_run(mixed) is None
 
