@@ -16,7 +16,6 @@ every chunk's values in query order (:mod:`prefeval.results`), so the output is 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -425,7 +424,7 @@ class SampleEvaluation:
                                          evaluation.ties != DOCID, evaluation.needs_others, evaluation.sequential_sums)
             if reads_grades and evaluation.relevance.relevance_level is not None:
                 at_level = self.positions(False, None, judged_only)
-                positions = dataclasses.replace(positions, num_at_level=at_level.length)
+                positions = positions._replace(num_at_level=at_level.length)
             self._positions[key] = positions
         return self._positions[key]
 

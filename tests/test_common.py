@@ -97,8 +97,8 @@ def collections(draw, num_runs: int = 3):
             row += [float(r) if keep else math.inf for r, keep in zip(ranks, retrieved)]
         other_ranks.append(row)
     other_ranks = np.array(other_ranks, dtype=np.float64).reshape(num_runs, sum(other_counts))
-    qrels = dataclasses.replace(
-        table.qrels, other_offsets=np.concatenate(([0], np.cumsum(other_counts))).astype(np.int64),
+    qrels = table.qrels._replace(
+        other_offsets=np.concatenate(([0], np.cumsum(other_counts))).astype(np.int64),
         other_docids=TextColumn.of_texts([f"n{f}" for f in range(sum(other_counts))]),
         other_grades=np.array(other_grades, dtype=np.float64))
     deepest = np.zeros((num_runs, num_queries), dtype=np.int64)

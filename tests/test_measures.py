@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import warnings
 from fractions import Fraction
@@ -219,7 +218,7 @@ def test_auc_counts_the_pairs_then_divides():
     # 3 relevant among 10 items at ranks 1, 4, 6: (7 + 5 + 4) correctly ordered pairs of 3 × 7
     table = table_from_positions([[[1.0, 4.0, 6.0]]])
     positions = binary_positions(table, Selection.everything(table))
-    positions = dataclasses.replace(positions, num_items=np.array([[10]]))
+    positions = positions._replace(num_items=np.array([[10]]))
     assert parse_measure("auc").compute(positions)[0, 0] == float(Fraction(7 + 5 + 4, 21))
 
 

@@ -120,7 +120,7 @@ def enumerated(measure: str, grades: list[float], items: int, max_grade: float) 
     for order in itertools.permutations(grades):
         table = table_from_positions(rankings, [list(order)])
         table = dataclasses.replace(table, num_retrieved=np.full((len(rankings), 1), items))
-        positions = dataclasses.replace(binary_positions(table, Selection.everything(table)), max_grade=max_grade)
+        positions = binary_positions(table, Selection.everything(table))._replace(max_grade=max_grade)
         values.append(parse_measure(measure).compute(positions)[:, 0])
     return np.concatenate(values)
 
@@ -165,7 +165,7 @@ def test_runs_are_tested_against_the_threshold():
     # P(X_1 >= 3) = C(98, 2) / C(100, 2) = 0.960 >= 0.95 > P(X_1 >= 4) = 0.941
     table = table_from_positions([[[1, 2], [9, 10]], [[3, 20], [1, 30]]])
     table = dataclasses.replace(table, num_retrieved=np.full((2, 2), 100))
-    qrels = dataclasses.replace(table.qrels, num_judged=np.array([100, 100]))
+    qrels = table.qrels._replace(num_judged=np.array([100, 100]))
     evaluation = NullEvaluation(qrels=qrels, measures=select_additive_metrics(["p@2", "rr"], (), "null"), table=table)
     records = list(null_records(evaluation))
     assert len(records) == 2 * (2 + 2 * 2) + 2 * 2
@@ -237,7 +237,7 @@ def test_auc_of_runs_counts_the_catalogue_when_one_is_given():
     # relevant at 2 and unretrieved; 5 retrieved: eval's AUC has 6 items, the catalogue 40
     table = table_from_positions([[[2, math.inf]]])
     table = dataclasses.replace(table, num_retrieved=np.array([[5]]))
-    qrels = dataclasses.replace(table.qrels, num_judged=np.array([6]))
+    qrels = table.qrels._replace(num_judged=np.array([6]))
     measures = select_additive_metrics(["auc"], (), "null")
     judged = NullEvaluation(qrels=qrels, measures=measures, table=table, seed=0, draws=10)
     assert judged.observed()["auc"][0, 0] == pytest.approx((4 - 1) / (2 * 4))

@@ -125,7 +125,7 @@ def enumerated_expectation(measure: str, full_ranks: list[int], grades: list[flo
                      for sample in samples]
     table = table_from_positions(sampled_ranks, [[grades[j] for j in order]])
     table = dataclasses.replace(table, num_retrieved=np.full((len(sampled_ranks), 1), len(full_ranks) + sample_size))
-    positions = dataclasses.replace(binary_positions(table, Selection.everything(table)), max_grade=max_grade)
+    positions = binary_positions(table, Selection.everything(table))._replace(max_grade=max_grade)
     return float(parse_measure(measure).compute(positions).mean())
 
 

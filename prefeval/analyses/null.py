@@ -45,7 +45,6 @@ is *above the null* when it exceeds the threshold by more than 1e-9 (the tie tol
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -193,7 +192,7 @@ class NullEvaluation:
         AUC counts the whole catalogue (MEASURES.md), unretrieved relevant documents at its bottom."""
         positions = binary_positions(self.table, Selection.everything(self.table))
         if self.num_items is not None:
-            positions = dataclasses.replace(positions, num_items=np.full_like(positions.num_items, self.num_items))
+            positions = positions._replace(num_items=np.full_like(positions.num_items, self.num_items))
         return {measure.name: measure.compute(positions) for measure in self.measures}
 
     def _simulate(self, measures: list[AdditiveMetric],
@@ -228,7 +227,7 @@ def random_rankings(rng: np.random.Generator, block: Positions, items: np.ndarra
     else:
         grades = np.broadcast_to(grades, ranks.shape)
     everything = np.broadcast_to(items, (draws, len(items))).astype(np.int64)
-    return dataclasses.replace(block, ranks=ranks, grades=grades, num_retrieved=everything, num_items=everything)
+    return block._replace(ranks=ranks, grades=grades, num_retrieved=everything, num_items=everything)
 
 
 @dataclass(frozen=True)

@@ -234,7 +234,7 @@ def complete_rankings(table: RankTable, num_items: int, policy: str = "worst") -
 def sampled_list(positions: Positions, sample_size: int) -> Positions:
     """The positions as seen on a sampled list: m relevant + M sampled items, all of them ranked."""
     items = np.broadcast_to(positions.length + sample_size, positions.num_items.shape).astype(np.int64)
-    return dataclasses.replace(positions, num_retrieved=items, num_items=items)
+    return positions._replace(num_retrieved=items, num_items=items)
 
 
 def expected_sampled_values(measures: Sequence[AdditiveMetric], positions: Positions, sample_size: int,
@@ -341,7 +341,7 @@ def monte_carlo(measures: Sequence[AdditiveMetric], positions: Positions, sample
     moments = {m.name: (Moments(), Moments()) for m in measures}
     for _ in range(draws):
         ranks = draw_sampled_ranks(rng, positions, sample_size, replacement)
-        drawn = dataclasses.replace(sampled, ranks=ranks)
+        drawn = sampled._replace(ranks=ranks)
         for measure in measures:
             values = measure.compute(drawn)
             per_query, of_means = moments[measure.name]

@@ -23,7 +23,7 @@ Both paths give the same rows, keys and numbers.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -219,8 +219,7 @@ def first_of_each(column: TextColumn) -> np.ndarray:
     return column.texts(np.sort(first))
 
 
-@dataclass(frozen=True)
-class FieldLayout:
+class FieldLayout(NamedTuple):
     """Where :func:`split_fields` finds what it reads: the text fields ``texts`` (their 0-based
     numbers, the query id's and the docid's), the number field ``number``, how many fields a line
     has (from ``min_fields`` to ``max_fields``, None: no limit), and whether a decimal comma may

@@ -23,7 +23,6 @@ import numbers
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
 from itertools import chain
 from typing import TYPE_CHECKING, Union
 
@@ -94,7 +93,7 @@ def load_run(run: Judgments, name: str | None = None) -> RunColumns:
         columns = read_run(os.fspath(run))
         if name is None or name == columns.run_id:
             return columns
-        return replace(columns, run_id=name)
+        return columns._replace(run_id=name)
     source = f"<run {name}>"
     qids, docids, scores = _columns(run, source, SCORE_COLUMNS, "score")
     scored = ~np.isnan(scores)

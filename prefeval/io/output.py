@@ -28,8 +28,7 @@ import re
 import stat
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from prefeval.errors import UsageError
 from prefeval.io.source import STDIN
@@ -46,8 +45,7 @@ _DESCRIPTOR_DIRECTORY = re.compile(r"/proc/[^/]+/fd")
 _MAX_LINKS = 40
 
 
-@dataclass(frozen=True)
-class OutputTarget:
+class OutputTarget(NamedTuple):
     """What writing ``-o path`` means: the ``file`` written (``path`` with its symbolic links
     resolved), whether it is replaced atomically (a regular or new file) or written through, and
     whether the output is gzip-compressed."""

@@ -52,8 +52,7 @@ import io
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -78,8 +77,7 @@ _NOT_BLANK = re.compile(rb"\S")
 _ENCODING = dict(encoding="utf-8", encoding_errors="surrogateescape")
 
 
-@dataclass(frozen=True)
-class LineFormat:
+class LineFormat(NamedTuple):
     """The shape of one kind of TREC file, for both reading paths and for error messages.
 
     ``max_fields`` None: any number of fields from ``min_fields`` on, those after the used ones
@@ -175,13 +173,16 @@ RUN_FORMAT = LineFormat(
 )
 
 
-@dataclass(frozen=True, eq=False)
-class LineNumbers:
+_NO_LINES = np.empty(0, dtype=np.int64)
+_NO_LINES.flags.writeable = False
+
+
+class LineNumbers(NamedTuple):
     """Where the rows of a file's columns are, kept compactly: the rows fill, in order, the lines
     that are not ``skipped`` (1-based numbers, ascending: blank lines, comments, lines scored
     ``nan``). A file whose every line is a row skips none and keeps nothing."""
 
-    skipped: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    skipped: np.ndarray = _NO_LINES
 
     @classmethod
     def of_file(cls, data: bytes, rows: int) -> LineNumbers:
@@ -213,8 +214,7 @@ class LineNumbers:
         return LineNumbers(np.union1d(self.skipped, self.of(rows)))
 
 
-@dataclass(frozen=True, eq=False)
-class RowLines:
+class RowLines(NamedTuple):
     """The line of each row, kept explicitly (rows gathered from blocks of a file); the same
     methods as :class:`LineNumbers`."""
 
@@ -232,8 +232,7 @@ class RowLines:
         return RowLines(np.delete(self.numbers, rows))
 
 
-@dataclass(frozen=True, eq=False)
-class Qrels:
+class Qrels(NamedTuple):
     """Relevance judgments, reduced to what evaluation needs: the relevant documents per query.
 
     Queries are numbered 0..Q-1 in order of first appearance in the file; only queries with at
@@ -291,8 +290,7 @@ class Qrels:
         return np.repeat(np.arange(self.num_queries), self.num_relevant)
 
 
-@dataclass(frozen=True, eq=False)
-class RunColumns:
+class RunColumns(NamedTuple):
     """The three columns of a run that evaluation reads, one row per scored (non-nan) line.
 
     Query ids and docids are :class:`~prefeval.io.fields.TextColumn`: keys of their bytes, the text
@@ -310,8 +308,7 @@ class RunColumns:
     """The run tag of the file's first line (its sixth field, trec_eval's ``runid``), if it has one."""
 
 
-@dataclass(frozen=True, eq=False)
-class Scan:
+class Scan(NamedTuple):
     """The columns of a file's well-formed lines, and its malformed lines: how many, the numbers
     (1-based) of the first few, and what is wrong with the first (None when no line is malformed)."""
 

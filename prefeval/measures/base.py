@@ -14,8 +14,7 @@ import difflib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -27,8 +26,7 @@ from prefeval.measures.order import FAMILY_ORDER
 from prefeval.ranking.positions import Positions
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(NamedTuple):
     """A parameter written after ``@``: its name, type, default and accepted range (inclusive)."""
 
     name: str

@@ -31,7 +31,7 @@ values agree whenever no two gains of a query differ by less than 1 (integer gai
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -48,8 +48,7 @@ TREC_EVAL_EXPERIMENTAL = "Buckley, trec_eval 9.0 (2008), experimental measure; n
 
 # ---------------------------------------------------------------------------------------------- gain maps
 
-@dataclass(frozen=True)
-class GainMap:
+class GainMap(NamedTuple):
     """The gains of some relevance levels (integers >= 0); every other level's gain is its grade."""
 
     levels: tuple[int, ...]
@@ -137,8 +136,7 @@ def gain_map(measure) -> GainMap:
 
 # ---------------------------------------------------------------------------------------------- lists
 
-@dataclass(frozen=True, eq=False)
-class JudgedList:
+class JudgedList(NamedTuple):
     """Per run, the judged documents with a gain other than 0, by rank within each query.
 
     ``ranks`` and ``gains`` are (R, M); query q holds ``start[q] .. start[q] + length[q] - 1``,
@@ -190,8 +188,7 @@ def judged_list(positions: Positions, segment_gains: np.ndarray, zero_gain) -> J
                       start, length)
 
 
-@dataclass(frozen=True, eq=False)
-class IdealList:
+class IdealList(NamedTuple):
     """Per query, the positive gains of its judged documents, largest first (the ideal ranking).
 
     ``gains`` (M,), query q holding ``start[q] .. start[q] + length[q] - 1`` (length = n+).

@@ -59,7 +59,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from prefeval.errors import UsageError
 
@@ -245,8 +245,7 @@ _SHADOWED = {"rbp"}
 prefeval's ``trec_rbp``, written ``rbp_p=0.9`` (which reads back) rather than ``rbp``."""
 
 
-@dataclass(frozen=True)
-class Translation:
+class Translation(NamedTuple):
     """A prefeval family and the texts of the parameters a foreign name sets, by prefeval name."""
 
     family: str

@@ -53,7 +53,7 @@ name (``ap``), as it always had.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -67,8 +67,7 @@ TAIL = 10
 is exact whenever N is a multiple of TAIL (0.1 · 30 is 3.0000000000000004, 30 / 10 is 3)."""
 
 
-@dataclass(frozen=True)
-class Statistic:
+class Statistic(NamedTuple):
     """One summary statistic: its name, what it is (for help texts), its direction, and its weighted
     definition ``weighted(x, w)``: x (n,) sorted ascending, w (B, n) integer weights with N = Σ w > 0
     on every row; one value per row."""

@@ -55,10 +55,10 @@ The tests compare both policies with every order of every group, on small random
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -167,7 +167,7 @@ def _shares_at(measure: AdditiveMetric, block: Positions) -> Callable[[np.ndarra
         count = np.bincount(group, weights=grades == level, minlength=len(first))
         weight = np.where(grouped, count[group] / ties.relevant.ravel(), grades == level).reshape(block.grades.shape)
         level_grades = np.where(grouped, level, grades).reshape(block.grades.shape)
-        variants.append((dataclasses.replace(block, grades=level_grades), weight))
+        variants.append((block._replace(grades=level_grades), weight))
     return lambda ranks: sum(weight * measure.shares(variant, ranks) for variant, weight in variants)
 
 
@@ -461,8 +461,7 @@ def rr_lexiprecision_bounds(positions: Positions, first: np.ndarray,
     return low, high
 
 
-@dataclass(frozen=True, eq=False)
-class _RankInterval:
+class _RankInterval(NamedTuple):
     """The ranks a run's next relevant document can take: ``low`` .. ``high`` (empty when low >
     high) and, when ``infinite``, ``inf`` (not retrieved)."""
 

@@ -17,10 +17,8 @@ other orders are possible (:mod:`prefeval.ranking.ties`).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -28,8 +26,7 @@ if TYPE_CHECKING:  # only named in annotations: importing it (and pandas) would 
     from prefeval.ranking.ranktable import RankTable
 
 
-@dataclass(frozen=True, eq=False)
-class Selection:
+class Selection(NamedTuple):
     """Which queries (increasing indexes into the RankTable's) and which relevant documents count."""
 
     queries: np.ndarray
@@ -48,8 +45,7 @@ class Selection:
         return Selection(self.queries, self.documents & (table.qrels.grades >= level))
 
 
-@dataclass(frozen=True, eq=False)
-class TieGroups:
+class TieGroups(NamedTuple):
     """The tie group of every element of :class:`Positions`, R × N like its ranks.
 
     The group of an element is the set of documents of its query that share its score in the run;
@@ -127,8 +123,7 @@ def sequential_segment_sum(values: np.ndarray, start: np.ndarray, length: np.nda
     return out
 
 
-@dataclass(frozen=True, eq=False)
-class Others:
+class Others(NamedTuple):
     """The judged documents of each query that are not in its segment, for one-segment-per-query
     positions: what bpref, infAP, Judged@k, trec_eval's ``-J`` and the like read.
 
@@ -182,8 +177,7 @@ class Others:
                       self.length[first:stop])
 
 
-@dataclass(frozen=True, eq=False)
-class Positions:
+class Positions(NamedTuple):
     """Position vectors of all runs on a list of segments (see the module docstring).
 
     Per element (N of them): ``ranks`` and ``grades`` (R × N, sorted by rank within each segment),
@@ -329,7 +323,7 @@ class Positions:
 
         ties = None
         if self.ties is not None:
-            ties = TieGroups(*(per_element(values) for values in dataclasses.astuple(self.ties)))
+            ties = TieGroups(*(per_element(values) for values in self.ties))
         return Positions(
             ranks=per_element(self.ranks),
             grades=per_element(self.grades),
@@ -355,8 +349,7 @@ def binary_positions(table: RankTable, selection: Selection, ties: bool = False,
     length = np.bincount(query, minlength=len(selection.queries))
     positions = _positions(table, selection, documents, length, np.arange(len(selection.queries)), ties)
     if others or sequential:
-        positions = dataclasses.replace(positions, others=_others(table, selection) if others else None,
-                                        sequential=sequential)
+        positions = positions._replace(others=_others(table, selection) if others else None, sequential=sequential)
     return positions
 
 

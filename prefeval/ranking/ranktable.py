@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -144,8 +145,7 @@ def _stack(rows: list[np.ndarray], empty_shape: tuple[int, int], dtype) -> np.nd
     return np.vstack(rows) if rows else np.empty(empty_shape, dtype=dtype)
 
 
-@dataclass(frozen=True, eq=False)
-class RankedRun:
+class RankedRun(NamedTuple):
     """One run reduced to its row of the RankTable (small enough to send between processes), with
     what the notes on the data need: its number of scored lines and the ids of its queries that the
     qrels do not have (ignored)."""
@@ -223,7 +223,7 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         if not judged.any() and len(foreign) == len(run_qids):
             raise InputError(run.source,
                              "no query id of this run is in the qrels" + query_id_hint(run_qids, qrels.qids))
-        run = replace(run, qids=run.qids[judged], docids=run.docids[judged], scores=run.scores[judged])
+        run = run._replace(qids=run.qids[judged], docids=run.docids[judged], scores=run.scores[judged])
         queries = queries[judged]
     row_keys = pair_keys(queries, run.docids.keys)
     if has_repeats(row_keys):
@@ -266,8 +266,7 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
     )
 
 
-@dataclass(frozen=True, eq=False)
-class RowRanks:
+class RowRanks(NamedTuple):
     """Every row of a run ranked within its query (:func:`rank_within_queries`): its 1-based
     ``rank``; and its tie group (the rows of its query with its score): ``tie_start``, the group's
     first rank, and ``tie_size``, its number of rows (1 for a row no other row ties with). Both are

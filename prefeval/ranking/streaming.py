@@ -361,10 +361,9 @@ class _Readers:
         them over) and every run of this reader ranked on them."""
         relevance = self.collection.relevance
         judgments = self.qrels.take(stop)
-        qrels = dataclasses.replace(
-            qrels_from_columns(self.collection.index.source, judgments.qids, judgments.docids, judgments.values,
-                               relevance.binary_relevance, relevance.relevance_floor, keep_empty=True),
-            top_grade=self.collection.index.max_grade)
+        qrels = qrels_from_columns(self.collection.index.source, judgments.qids, judgments.docids, judgments.values,
+                                   relevance.binary_relevance, relevance.relevance_floor,
+                                   keep_empty=True)._replace(top_grade=self.collection.index.max_grade)
         lookup = RelevantLookup(qrels, self.collection.others)
         ranked = []
         for number, stream in zip(self.numbers, self.runs):

@@ -35,9 +35,9 @@ distinct order of a run on a query (only the subset of slots the relevant docume
 
 from __future__ import annotations
 
-import dataclasses
 from functools import lru_cache
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 
@@ -117,7 +117,7 @@ def extreme_order(positions: Positions, best: bool, split: CutoffSplit | None = 
     group = np.cumsum((ties.place == 1).ravel())
     grades = positions.grades.ravel()
     order = np.lexsort((-grades if best else grades, group))
-    return dataclasses.replace(with_ranks(positions, ranks), grades=grades[order].reshape(positions.grades.shape))
+    return with_ranks(positions, ranks)._replace(grades=grades[order].reshape(positions.grades.shape))
 
 
 def with_ranks(positions: Positions, ranks: np.ndarray) -> Positions:
@@ -127,11 +127,10 @@ def with_ranks(positions: Positions, ranks: np.ndarray) -> Positions:
     are those of its first segment (all of them, in graded positions)."""
     moved = positions.segment_sum(np.isinf(ranks).astype(np.int64) - np.isinf(positions.ranks))
     first_segment = np.searchsorted(positions.query, np.arange(positions.num_queries))
-    return dataclasses.replace(positions, ranks=ranks, num_items=positions.num_items + moved[:, first_segment])
+    return positions._replace(ranks=ranks, num_items=positions.num_items + moved[:, first_segment])
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
-class CutoffSplit:
+class CutoffSplit(NamedTuple):
     """One-run positions (:meth:`~prefeval.ranking.positions.Positions.gather`) in which every query
     whose last group straddles the end of the retrieved list (``--topk``) is repeated once per value
     of h, the number of the group's relevant documents that fall within the list, so that each
@@ -326,8 +325,7 @@ def random_subsets(rng: np.random.Generator, relevant: np.ndarray, size: np.ndar
     return (ordered + 1).astype(np.float64)
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
-class RankDistributions:
+class RankDistributions(NamedTuple):
     """The distribution of every element's rank over uniformly random tie orders, R × N: ranks
     ``low`` + u for u = 0 .. ``width`` − 1 (``inf`` beyond the run's ``retrieved`` list), with
     cumulative probabilities ``cdf[offset + u]`` = P(rank <= low + u). An element in no group, or in
