@@ -37,7 +37,7 @@ from __future__ import annotations
 import numbers
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -64,8 +64,7 @@ from prefeval.ranking.subsampling import keep_count
 from prefeval.runtime.seeds import resolve_seed
 
 
-@dataclass(frozen=True)
-class Aggregation:
+class Aggregation(NamedTuple):
     """What is aggregated under one key of the records: ``measure`` (a key of the eval lines), by
     ``methods`` (MC4 and Borda for a preference; one statistic for a metric: ``ap`` by the mean,
     ``ap:median`` by the median)."""

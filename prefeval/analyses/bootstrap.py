@@ -53,7 +53,7 @@ description of overlap, not a significance test (``prefeval significance`` tests
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -65,8 +65,7 @@ BLOCK_ELEMENTS = 1 << 22
 """At most this many resample × query weights (and resample × run × run wins) are held at once."""
 
 
-@dataclass(frozen=True)
-class RankBootstrap:
+class RankBootstrap(NamedTuple):
     """The ranks of the runs of one ordering over all queries and over B resamples.
 
     ``runs`` are in the order over all queries (best first), ``scores`` their scores there (tied runs

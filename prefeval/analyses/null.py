@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
@@ -95,8 +96,7 @@ MAX_DRAWN_RANKS = 1 << 28
 EXACT, MONTE_CARLO = "exact", "monte_carlo"
 
 
-@dataclass(frozen=True)
-class NullValues:
+class NullValues(NamedTuple):
     """One metric's null distribution on every query: ``expected`` and ``threshold`` (Q,), and how
     each was obtained (:data:`EXACT` or :data:`MONTE_CARLO`)."""
 
@@ -230,8 +230,7 @@ def random_rankings(rng: np.random.Generator, block: Positions, items: np.ndarra
     return block._replace(ranks=ranks, grades=grades, num_retrieved=everything, num_items=everything)
 
 
-@dataclass(frozen=True)
-class NullSetting:
+class NullSetting(NamedTuple):
     """What the closed forms need: m and N per query, and the qrels as positions of one run that
     retrieves nothing (for the grades, their ideal order and the segments)."""
 

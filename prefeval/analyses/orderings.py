@@ -28,7 +28,7 @@ the statistics their weighted versions, computed for the B samples at once
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -44,8 +44,7 @@ STATIONARY_PRECISION = 1e-12
 """Stationary probabilities are exact to this; smaller ones (a run the chain leaves for good) are 0."""
 
 
-@dataclass(frozen=True)
-class QueryOrderings:
+class QueryOrderings(NamedTuple):
     """Per-query tie-aware orderings of R runs over Q queries.
 
     ``level[q, r]`` is the tie group of run r on query q (0 = best, −1 = run absent from the query);

@@ -66,6 +66,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import gammaln, xlog1py, xlogy
@@ -94,8 +95,7 @@ MAX_ITEMS = 10**8
 log-factorials up to the larger of the two (0.8 GB of memory at this size)."""
 
 
-@dataclass(frozen=True)
-class SampledValues:
+class SampledValues(NamedTuple):
     """One metric at one sample size, for R runs and Q queries.
 
     ``exact`` and ``sampled`` (the expected sampled value) are (R, Q). With Monte Carlo draws,

@@ -58,6 +58,7 @@ import numbers
 import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -142,8 +143,7 @@ class SignificanceOptions:
         return replace(self, seed=resolve_seed(self.seed)) if self.draws_at_random else self
 
 
-@dataclass(frozen=True)
-class PairStatistics:
+class PairStatistics(NamedTuple):
     """Per pair (arrays of length P): what :func:`compare_pairs` found."""
 
     mean: np.ndarray
@@ -398,8 +398,7 @@ def pairwise_significance(
                    "sample": sample.sample}
 
 
-@dataclass(frozen=True)
-class BaselinePairs:
+class BaselinePairs(NamedTuple):
     """The pairs of runs that hold a baseline, each oriented as (other run, baseline).
 
     A pair's values (a preference or a metric delta) are antisymmetric, so a pair listed as

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from prefeval.errors import UsageError
 
@@ -35,8 +35,7 @@ RECALL_LEVELS = tuple(level / 10 for level in range(11))
 R_MULTIPLES = tuple(level / 5 for level in range(1, 11))
 
 
-@dataclass(frozen=True)
-class TrecEvalItem:
+class TrecEvalItem(NamedTuple):
     """One line kind of the layout: its printed ``name``, and the prefeval measure it is (its name),
     None for ``runid`` and ``relstring``; printed per query and on the summary, or not."""
 
@@ -46,8 +45,7 @@ class TrecEvalItem:
     in_summary: bool = True
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
     """How one trec_eval measure expands: into one prefeval measure per value of a list (``spell``
     a value into a prefeval name, ``show`` it in the printed name), or into one measure (``spell``
     the parameter text, or None without one)."""

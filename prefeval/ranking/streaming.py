@@ -33,10 +33,10 @@ relevance level are made when the last chunk has been read (:meth:`StreamedColle
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -84,8 +84,7 @@ class OutOfOrder(Exception):
         return (type(self), (self.source, self.line, self.qid))
 
 
-@dataclass(frozen=True)
-class QueryIndex:
+class QueryIndex(NamedTuple):
     """The qrels' queries, by the keys of their ids (:func:`~prefeval.io.fields.byte_keys`):
     ``numbers[i]`` is the number, among the kept queries, of the query whose key is
     ``sorted_hashes[i]``, or :data:`DROPPED`."""
@@ -325,8 +324,7 @@ class _FileStream:
         return taken
 
 
-@dataclass(frozen=True)
-class RunReport:
+class RunReport(NamedTuple):
     """What the notes need of a run once it has been read to the end."""
 
     rows_read: int
@@ -433,7 +431,7 @@ class StreamedCollection:
                       for share in shares]
             if all(group.forked for group in groups):
                 # the readers look queries up in their own (forked) copy: this process keeps the counts
-                self.index = dataclasses.replace(self.index, sorted_hashes=None, numbers=None)
+                self.index = self.index._replace(sorted_hashes=None, numbers=None)
             for group in groups:
                 group.send("advance", 0)
             start = 0

@@ -60,7 +60,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -122,8 +122,7 @@ class PlotRequest:
                 raise UsageError(f"{name} must be a number from {low:g} to {high:g}, not {value!r}")
 
 
-@dataclass(frozen=True)
-class RunStyle:
+class RunStyle(NamedTuple):
     colour: str
     marker: str
 
@@ -137,8 +136,7 @@ def run_styles(runs: list[str]) -> dict[str, RunStyle]:
     return {run: RunStyle(f"C{n % 10}", MARKERS[(n + n // 10) % len(MARKERS)]) for n, run in enumerate(runs)}
 
 
-@dataclass(frozen=True)
-class PlotKind:
+class PlotKind(NamedTuple):
     name: str
     summary: str
     draw: Callable[[PlotRequest], Figure]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 BETTER = "better"
 WORSE = "worse"
@@ -29,8 +30,7 @@ _LATEX_SPECIAL = {
 }
 
 
-@dataclass(frozen=True)
-class Cell:
+class Cell(NamedTuple):
     """One cell: its text, a significance marker (:data:`BETTER`, :data:`WORSE` or none), emphasis."""
 
     text: str
