@@ -22,7 +22,7 @@ from importlib import import_module
 from prefeval.errors import InputError, UsageError
 
 _PUBLIC = {
-    "Evaluation": ("prefeval.evaluation", "Evaluation"),
+    "Evaluation": ("prefeval.engine.evaluation", "Evaluation"),
     "aggregate": ("prefeval.analyses.aggregate", "aggregate"),
     "check": ("prefeval.analyses.check", "check"),
     "compare": ("prefeval.dataframes", "compare"),

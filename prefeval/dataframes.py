@@ -11,7 +11,7 @@
 prefeval, trec_eval or ir_measures name them (``ap``, ``map``, ``AP``).
 
 ``measures`` is one name or a list of names. Options are those of ``prefeval eval``, under its
-names (:meth:`prefeval.evaluation.Evaluation.from_files`: ``measure_set``, ``binary_relevance``,
+names (:meth:`prefeval.engine.evaluation.Evaluation.from_files`: ``measure_set``, ``binary_relevance``,
 ``relevance_floor``, ``relevance_level``, ``topk``, ``samples``, ``query_fraction``,
 ``label_fraction``, ``label_fraction_policy``, ``seed``, ``jobs``, ``ties``, ``draws``); an unknown
 one is a :class:`~prefeval.errors.UsageError` that lists them. ``ties="expected"`` makes every value
@@ -29,8 +29,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from prefeval.engine.evaluation import Block, Evaluation, Summary
 from prefeval.errors import UsageError
-from prefeval.evaluation import Block, Evaluation, Summary
 
 OPTIONS = tuple(name for name in inspect.signature(Evaluation.from_files).parameters
                 if name not in ("qrels", "runs", "measures", "progress"))

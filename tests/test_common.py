@@ -24,12 +24,12 @@ from hypothesis import strategies as st
 
 from prefeval.errors import UsageError
 from prefeval.io.fields import TextColumn
-from prefeval.measures import DEFAULT_EVAL_MEASURES, FAMILY_ORDER, METRIC, PREFERENCE_MEASURES, parse_measure
+from prefeval.measures import DEFAULT_EVAL_MEASURES, FAMILY_ORDER, METRIC, PREFERENCE_MEASURES, foreign, parse_measure
 from prefeval.measures.base import REGISTRY, AdditiveMetric, Measure, Metric, Param, families, register
-from prefeval.measures.names import FOREIGN_NAMES, TREC_EVAL, trec_eval_spelling
+from prefeval.measures.foreign import trec_eval
 from prefeval.measures.preferences import Comparison
+from prefeval.measures.request import layout_name, read_as, read_request
 from prefeval.ranking.positions import Selection, binary_positions, graded_positions
-from prefeval.report.tsv import trec_eval_name
 
 TOLERANCE = 1e-12
 SAMPLE_VALUES = {int: (0, 1, 3, 10, 10**9), float: (0.0, 0.15, 0.5, 0.9, 2.0, 1e200, math.inf)}
@@ -231,24 +231,65 @@ def test_preference_never_favours_a_run_without_relevant_documents(family, table
 
 # --- names, citations, order ------------------------------------------------------------------------
 
+def assert_read_back(measure: Measure, back: Measure, tool: str, printed: str) -> None:
+    """``back``, read from ``printed`` (``tool``'s name of ``measure``), is ``measure``, but for what
+    the tool's name does not say: the parameters it sets by options (utility's N, trec_eval's -N),
+    and the relevance level of ``NumRet(rel=1)``, ir_measures' name of num_rel_ret (grade >= 1: grade
+    > 0 on integer grades)."""
+    assert type(back) is type(measure), printed
+    differing = {param.name for param, ours, theirs in zip(measure.all_parameters(), measure.values, back.values)
+                 if ours != theirs}
+    if measure.family == "num_rel_ret" and differing == {"rel"} and back.param("rel") == 1:
+        differing = set()
+    row = trec_eval.row_of_printed(printed) if tool == trec_eval.TOOL else None
+    assert differing <= set(row.unnamed if row is not None else ()), printed
+
+
 @pytest.mark.parametrize("measure", INSTANCES, ids=lambda measure: measure.name)
-def test_names_read_back(measure):
+@pytest.mark.parametrize("tool", list(foreign.TOOLS))
+def test_names_read_back(measure, tool):
+    """prefeval's name reads back as the measure; each tool's name of it (when it has one) reads back,
+    by that tool's table, as the same measure, and is written the same again; a format of the tool
+    prints that name, or prefeval's where the tool has none (never a name the tool gives another
+    measure)."""
     assert parse_measure(measure.name) == measure
-    printed = trec_eval_spelling(measure)
-    assert trec_eval_name(measure.name) == (printed or measure.name)  # what --format tsv writes
+    printed = foreign.spell(measure, tool)
+    shown = layout_name(measure, tool)
     if printed is not None:
-        back = parse_measure(printed)
-        assert (type(back), back.values) == (type(measure), measure.values), printed
-        assert trec_eval_spelling(back) == printed
+        [back] = read_as(tool, printed)
+        assert_read_back(measure, back, tool, printed)
+        assert foreign.spell(back, tool) == printed
+        assert shown == printed
+    else:
+        again = parse_measure(shown)
+        assert (type(again), again.values) == (type(measure), measure.values), shown
+        assert shown.lower() not in {row.name.lower() for row in foreign.TOOLS[tool].ROWS}
+
+
+@pytest.mark.parametrize("tool", list(foreign.TOOLS))
+def test_every_row_of_every_foreign_table_round_trips(tool):
+    """Every row of every tool's table: its example reads as measures of its family, each of which the
+    tool writes under a name that reads back as the same measure."""
+    for row in foreign.TOOLS[tool].ROWS:
+        if row.family is None:
+            continue
+        measures = read_as(tool, row.example())
+        assert measures, row.example()
+        for measure in measures:
+            printed = foreign.spell(measure, tool)
+            if printed is None:  # a parameter the tool echoes as typed (set_F's β²): the request keeps it
+                printed = read_request([row.example()]).printed(tool)[measure.name]
+            [back] = read_as(tool, printed)
+            assert_read_back(measure, back, tool, printed)
 
 
 def test_every_trec_eval_name_is_written_for_some_measure():
-    printed = {trec_eval_spelling(measure) for measure in INSTANCES} - {None}
-    for entry in FOREIGN_NAMES:
-        if entry.tool == TREC_EVAL:
-            # a cut-off or level after "_"; trec_eval's own parameter pairs (rbp_p=0.9) likewise
-            pattern = re.escape(entry.name) + (r"(_[0-9.]+)?" if entry.cutoff else r"(_p=[0-9.]+)?")
-            assert any(re.fullmatch(pattern, name) for name in printed), entry.name
+    printed = {foreign.spell(measure, trec_eval.TOOL) for measure in INSTANCES} - {None}
+    for row in trec_eval.ROWS:
+        if row.family is not None:
+            # a parameter after "_"; trec_eval's own parameter pairs (rbp_p=0.9) likewise
+            pattern = re.escape(row.name) + (r"(_[0-9.,-]+)?" if row.parameter else r"(_p=[0-9.]+)?")
+            assert any(re.fullmatch(pattern, name) for name in printed), row.name
 
 
 @pytest.mark.parametrize("family", FAMILIES, ids=family_id)

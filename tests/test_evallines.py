@@ -11,8 +11,8 @@ import pytest
 from conftest import EXAMPLES, QRELS
 
 import prefeval
+from prefeval.engine.evaluation import Evaluation
 from prefeval.errors import InputError
-from prefeval.evaluation import Evaluation
 from prefeval.io import evallines
 from prefeval.io.jsonl import numbered_records
 from prefeval.report.eval_lines import evaluation_lines

@@ -10,11 +10,12 @@ import pytest
 from conftest import QRELS, RUNS, json_lines, run_cli, write_qrels, write_run
 
 import prefeval
-from prefeval.evaluation import Evaluation
+from prefeval.engine.evaluation import Evaluation
+from prefeval.measures import parse_measure
+from prefeval.measures.request import layout_name
 from prefeval.report.evaluation import write_evaluation
 from prefeval.report.formats import full_precision, tsv_text
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, render
-from prefeval.report.tsv import trec_eval_name
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -23,12 +24,16 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 
 
 def test_trec_eval_names():
-    names = {m: trec_eval_name(m) for m in ("ap", "ap@100", "ndcg", "ndcg@10", "p@10", "p@0", "r@10", "r@0",
-                                            "rr", "rp", "rr@10", "rbp", "rpp", "lexiprecision", "sgnLP", "foo")}
+    """What the trec_eval layouts (tsv, trec_eval) print for a measure: trec_eval's name, or prefeval's,
+    written in full where trec_eval gives that name to another measure (prefeval's rbp beside
+    trec_eval's rbp, which is prefeval's trec_rbp)."""
+    names = {m: layout_name(parse_measure(m), "trec_eval") for m in (
+        "ap", "ap@100", "ndcg", "ndcg@10", "p@10", "p@0", "r@10", "r@0", "rr", "rp", "rr@10", "rbp", "trec_rbp",
+        "rpp", "lexiprecision", "sgnLP")}
     assert names == {"ap": "map", "ap@100": "map_cut_100", "ndcg": "ndcg", "ndcg@10": "ndcg_cut_10", "p@10": "P_10",
                      "p@0": "set_P", "r@10": "recall_10", "r@0": "set_recall", "rr": "recip_rank", "rp": "Rprec",
-                     "rr@10": "rr@10", "rbp": "rbp", "rpp": "rpp", "lexiprecision": "lexiprecision",
-                     "sgnLP": "sgnLP", "foo": "foo"}
+                     "rr@10": "rr@10", "rbp": "rbp@0.5", "trec_rbp": "rbp", "rpp": "rpp",
+                     "lexiprecision": "lexiprecision", "sgnLP": "lexiprecision"}
 
 
 def test_eval_tsv_is_trec_eval_text_output(tmp_path):

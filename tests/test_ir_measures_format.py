@@ -56,7 +56,9 @@ def test_hand_computed_lines(tmp_path):
                            "all\tAP\t0.2500\nall\tNumQ\t1.0000\nall\tNumRel\t1.0000\n")
 
 
-def test_needs_measures_and_refuses_options_of_other_conventions():
+def test_needs_measures_and_refuses_what_its_layout_cannot_show():
     assert_one_line_error(run_cli("eval", "--format", "ir_measures", "-R", QRELS, RUNS[0]), 2, "needs measures")
     assert_one_line_error(run_cli("eval", "--format", "ir_measures", "-m", "AP", "--samples", "2", "-R", QRELS,
-                                  RUNS[0]), 2, "--samples does not apply")
+                                  RUNS[0]), 2, "no --samples")
+    assert_one_line_error(run_cli("eval", "--format", "ir_measures", "-m", "AP,rpp", "-R", QRELS, *RUNS[:2]), 2,
+                          "shows metrics run by run; rpp: a preference")

@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 from conftest import robust03_or_skip
 
-from prefeval.evaluation import Block, Evaluation
+from prefeval.engine.evaluation import Block, Evaluation
 from prefeval.measures import parse_measure
 
 ir_measures = pytest.importorskip("ir_measures")
@@ -292,9 +292,9 @@ def test_ir_measures_names_are_prefeval_measures():
         assert parse_measure(name).name == spelled, name
 
 
-def test_every_foreign_name_example_parses_to_its_family():
-    from prefeval.measures.names import FOREIGN_NAMES
+def test_every_ir_measures_name_example_parses_to_its_family():
+    from prefeval.measures.foreign import ir_measures
 
-    for entry in FOREIGN_NAMES:
-        assert type(parse_measure(entry.example())).family == entry.family, entry.example()
+    for row in ir_measures.ROWS:
+        assert type(parse_measure(row.example())).family == row.family, row.example()
     assert math.isclose(parse_measure("SetF(beta=2.0)").param("beta"), math.sqrt(2.0))

@@ -19,7 +19,8 @@ from conftest import random_runs, robust03_or_skip, write_qrels, write_run
 
 import prefeval
 import prefeval.measures.judged  # noqa: F401  (registers the measures until the package imports them)
-from prefeval.measures import parse_measure
+from prefeval.measures import parse_measure, parse_measures
+from prefeval.measures.aggregators import GEOMETRIC, SUM
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 ir_measures = pytest.importorskip("ir_measures")
@@ -154,11 +155,13 @@ def test_measure_names_and_flags():
     # ir_measures' plain names read as prefeval's: Judged is the whole list, Accuracy too
     assert parse_measure("Judged").values == parse_measure("judged@0").values
     assert parse_measure("judged").param("k") == parse_measure("Accuracy").param("k") == 0
-    unj = parse_measure("unj")
+    unj = parse_measure("unj@10")
     assert unj.param("k") == 10 and unj.reads_judged and not unj.counts
+    # unj alone is trec_eval's list, as trec_eval reads it
+    assert [m.name for m in parse_measures(["unj"])] == ["unj@5", "unj@10", "unj@20"]
     count = parse_measure("num_nonrel_judged_ret")
-    assert count.counts and count.summary_kind == "sum" and count.bounds == (0.0, np.inf)
-    assert parse_measure("gm_bpref").summary_kind == "geometric"
+    assert count.counts and count.aggregator is SUM and count.bounds == (0.0, np.inf)
+    assert parse_measure("gm_bpref").aggregator is GEOMETRIC
     assert not parse_measure("accuracy").reads_judged and not parse_measure("compat").reads_judged
 
 

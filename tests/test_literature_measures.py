@@ -82,7 +82,6 @@ RUN = [[[2, 5, INF, INF]]]  # m = 4 relevant; retrieved at ranks 2 and 5; 5 docu
     ("success@1", 0.0),
     ("success@2", 1.0),
     ("success@0", 1.0),
-    ("success", 1.0),
 ])
 def test_f_and_success_by_hand(name, expected):
     assert metric(name, RUN)[0, 0] == pytest.approx(expected, abs=1e-12)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 from conftest import QRELS, RUNS, write_text
 
-from prefeval import evaluation as evaluation_module
+from prefeval.engine import evaluation as evaluation_module
+from prefeval.engine.evaluation import Evaluation
 from prefeval.errors import InputError, UsageError
-from prefeval.evaluation import Evaluation
 from prefeval.report.eval_lines import evaluation_lines
 from prefeval.runtime.parallel import WorkerDied, fork_map
 from prefeval.runtime.signals import stopping_quietly

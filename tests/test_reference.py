@@ -9,7 +9,7 @@ from conftest import REFERENCE, robust03_or_skip
 
 from prefeval import aggregate, evaluation_records
 from prefeval.analyses.orderings import TIE_TOLERANCE
-from prefeval.evaluation import Evaluation
+from prefeval.engine.evaluation import Evaluation
 
 RUNS = ("pircRBa1", "MU03rob01", "NLPR03vb10")
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from conftest import table_from_positions
 
+from prefeval.engine.evaluation import Evaluation
+from prefeval.engine.readers import WholeCollection
 from prefeval.errors import UsageError
-from prefeval.evaluation import Evaluation
 from prefeval.ranking.subsampling import SubsamplingOptions, draw_selection, keep_count
 from prefeval.runtime.notes import Note
 
@@ -60,7 +61,8 @@ def test_pool_labels_drop_the_least_retrieved_first():
 
 def test_samples_are_reproducible_with_a_seed_and_fresh_each_time():
     def selections(seed):
-        evaluation = Evaluation(table(), [], SubsamplingOptions(samples=3, query_fraction=0.4, seed=seed))
+        options = SubsamplingOptions(samples=3, query_fraction=0.4, seed=seed)
+        evaluation = Evaluation(WholeCollection(table()), [], options)
         return [tuple(sample.qids) for sample in evaluation.draw_samples()]
     first = selections(11)
     assert first == selections(11)
@@ -69,7 +71,7 @@ def test_samples_are_reproducible_with_a_seed_and_fresh_each_time():
 
 
 def test_a_seed_is_drawn_and_reported_when_needed(recwarn):
-    evaluation = Evaluation(table(), [], SubsamplingOptions(query_fraction=0.5))
+    evaluation = Evaluation(WholeCollection(table()), [], SubsamplingOptions(query_fraction=0.5))
     assert evaluation.seed is not None
     (drawn,) = [w for w in recwarn if issubclass(w.category, Note)]
     assert f"--seed {evaluation.seed}" in str(drawn.message)
@@ -78,7 +80,7 @@ def test_a_seed_is_drawn_and_reported_when_needed(recwarn):
 @pytest.mark.parametrize("options", [{}, {"label_fraction": 0.5, "label_policy": "pool"},
                                      {"query_fraction": 0.5, "seed": 3}])
 def test_no_seed_is_drawn_or_reported_when_nothing_is_random_or_one_is_given(recwarn, options):
-    evaluation = Evaluation(table(), [], SubsamplingOptions(**options))
+    evaluation = Evaluation(WholeCollection(table()), [], SubsamplingOptions(**options))
     assert evaluation.seed == options.get("seed")
     assert not [w for w in recwarn if issubclass(w.category, Note)]
 

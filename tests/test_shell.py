@@ -211,10 +211,10 @@ def test_one_run_imports_only_what_it_uses():
     ir_measures' own layouts, nor a seed's source of randomness: each takes milliseconds that
     trec_eval's whole run is measured against."""
     loaded = every_module_loaded_by("eval", "--format", "tsv", "-q", "-m", "ap,ndcg", "-R", QRELS, RUNS[0])
-    assert "prefeval.evaluation" in loaded
-    unused = {"multiprocessing", "secrets", "hashlib", "shutil", "prefeval.ranking.streaming",
+    assert "prefeval.engine.evaluation" in loaded
+    unused = {"multiprocessing", "secrets", "hashlib", "shutil", "prefeval.engine.streaming", "prefeval.engine.dask",
               "prefeval.analyses.significance", "prefeval.report.runs_table", "prefeval.report.tables",
-              "prefeval.report.trec_eval", "prefeval.measures.trec_eval_measures", "prefeval.report.ir_measures"}
+              "prefeval.report.trec_eval", "prefeval.report.ir_measures"}
     assert loaded & unused == set()
 
 

@@ -1,5 +1,5 @@
-"""Streamed evaluation (``eval --engine stream|dask|auto``, :mod:`prefeval.ranking.streaming`,
-:mod:`prefeval.engines`): every engine writes the bytes of ``--engine memory``, notes and errors
+"""Streamed evaluation (``eval --engine stream|dask|auto``, :mod:`prefeval.engine.streaming`,
+:mod:`prefeval.engine`): every engine writes the bytes of ``--engine memory``, notes and errors
 included, however the files are cut into blocks (``prefeval.io.source.BLOCK_BYTES`` is made small
 here so that a file is read in many blocks and evaluated in many chunks); a run out of the qrels'
 order falls back to memory; what cannot be streamed is a usage error. Then the pieces it rests on:
@@ -35,13 +35,15 @@ from contract import assert_one_line_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prefeval import engines
+from prefeval import engine as engines
+from prefeval.engine import streaming
+from prefeval.engine.results import SUM_BLOCK, FixedOrderSum
+from prefeval.engine.streaming import StreamedCollection
 from prefeval.errors import InputError
 from prefeval.io import fields, source
 from prefeval.io.source import read_blocks, read_bytes
-from prefeval.ranking import streaming
-from prefeval.ranking.streaming import StreamedCollection
-from prefeval.results import SUM_BLOCK, FixedOrderSum
+from prefeval.ranking.conventions import REFERENCE_CONVENTIONS
+from prefeval.ranking.options import NO_RELEVANCE_OPTIONS
 
 ROBUST03_RUNS = ("NLPR03vb10", "humR03dc", "rutcor03100")
 """Three robust03 runs, of 1,004, 10,000 and 100,000 lines: quick to evaluate, all in the qrels' order."""
@@ -469,8 +471,8 @@ def test_stream_from_stdin_is_a_usage_error_and_auto_reads_it_in_memory():
 @pytest.mark.parametrize("options, fragment", [
     (["--scheduler", "tcp://127.0.0.1:1"], "--scheduler names the Dask scheduler of --engine dask"),
     (["--engine", "stream", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler names the Dask scheduler"),
-    (["--engine", "stream", "--format", "trec_eval"], "--format trec_eval lists every query of a run"),
-    (["--engine", "dask", "--format", "ir_measures", "-m", "AP"], "--format ir_measures lists every query"),
+    (["--engine", "stream", "--format", "trec_eval"], "trec_eval conventions list the queries in trec_eval's order"),
+    (["--engine", "dask", "--conventions", "trec_eval"], "which needs the whole collection"),
     (["--engine", "stream", "--samples", "2"], "subsampling draws from the whole collection"),
     (["--engine", "dask", "--query_fraction", "0.5"], "subsampling draws from the whole collection"),
 ])
@@ -823,7 +825,7 @@ def test_a_collection_streams_again_after_its_readers_took_the_query_index(monke
     second pass indexes the qrels again and gives the same tables."""
     qrels, runs = robust03
     monkeypatch.setattr(source, "BLOCK_BYTES", 1 << 16)
-    collection = StreamedCollection.open(qrels, runs, jobs=2)
+    collection = StreamedCollection.open(qrels, runs, NO_RELEVANCE_OPTIONS, REFERENCE_CONVENTIONS, jobs=2)
 
     def passed() -> list[tuple[int, list[float]]]:
         return [(start, table.ranks.ravel().tolist()) for start, table in collection.tables()]

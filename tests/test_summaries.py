@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import prefeval
+from prefeval.engine.evaluation import Evaluation
 from prefeval.errors import UsageError
-from prefeval.evaluation import Evaluation
 from prefeval.measures.summaries import (
     STATISTICS,
     check_statistics,

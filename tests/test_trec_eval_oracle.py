@@ -49,9 +49,9 @@ from conftest import (  # noqa: E402
 )
 
 import prefeval  # noqa: E402
-from prefeval.evaluation import Summary  # noqa: E402
-from prefeval.measures import parse_measure  # noqa: E402
-from prefeval.report.trec_eval import trec_eval_evaluation, trec_eval_report  # noqa: E402
+from prefeval.engine.evaluation import Evaluation, Summary  # noqa: E402
+from prefeval.measures.request import read_request  # noqa: E402
+from prefeval.report.trec_eval import layout_lines, trec_eval_report  # noqa: E402
 
 CUTOFFS = (5, 10, 15, 20, 30, 100)
 OURS_TO_TREC_EVAL = {"ap": "map", "ndcg": "ndcg", "rr": "recip_rank", "rp": "Rprec"}
@@ -215,7 +215,10 @@ class Ours:
 
 
 def prefeval_values(qrels, runs, options: Options, specs=("all_trec",)) -> Ours:
-    evaluation, items = trec_eval_evaluation(qrels, runs, list(specs), **options.library())
+    request = read_request(specs)
+    evaluation = Evaluation.from_files(qrels, runs, request.measures, conventions="trec_eval", compare=False,
+                                       others=True, **options.library())
+    items = layout_lines(request, evaluation)
     qids: list[str] = []
     parts: dict[str, list[np.ndarray]] = {}
     shown: list[np.ndarray] = []
@@ -234,13 +237,13 @@ def prefeval_values(qrels, runs, options: Options, specs=("all_trec",)) -> Ours:
     for item in items:
         if item.measure is None:
             continue
-        key = parse_measure(item.measure).name
+        key = item.measure
         if item.per_query:
             per_query[item.name] = values[key]
         summaries[item.name] = summary[key]
     printed: dict[tuple[int, str, str], str] = {}
     run, in_summary = 0, False
-    for line in trec_eval_report(evaluation, items, per_query=True):
+    for line in trec_eval_report(evaluation, request, per_query=True):
         name, qid, text = line.split("\t")
         if qid != "all" and in_summary:
             run, in_summary = run + 1, False

@@ -58,7 +58,7 @@ from prefeval.io.evallines import (
     read_eval_lines,
 )
 from prefeval.measures import select_available
-from prefeval.measures.names import split_measure_list
+from prefeval.measures.request import split_measure_list
 from prefeval.measures.summaries import MEAN, split_statistic, statistic_key
 from prefeval.ranking.subsampling import keep_count
 from prefeval.runtime.seeds import resolve_seed

@@ -29,11 +29,9 @@ from prefeval.measures.base import (
     Metric,
     Preference,
     families,
-    parse_measure,
-    parse_measures,
 )
-from prefeval.measures.names import split_measure_list
 from prefeval.measures.order import FAMILY_ORDER
+from prefeval.measures.request import MeasureRequest, parse_measure, parse_measures, read_request, split_measure_list
 
 PREFERENCE_MEASURES = ("rpp", "invrpp", "dcgrpp", "lexirecall", "lexiprecision", "rrlexiprecision")
 """The six preference measures, added by ``-M preferences``."""
@@ -45,13 +43,18 @@ DEFAULT_EVAL_MEASURES = PREFERENCE_MEASURES + ("ap", "rbp", "rr", "ndcg", "rp", 
 MEASURE_SETS = ("none", "preferences", "all")
 
 
-def select_measures(names: Sequence[str] = (), measure_set: str = "none") -> list[Measure]:
-    """The measures asked for by ``-m NAMES`` and ``-M MEASURE_SET`` (as pref_eval.py reads them).
+def select_measures(names: Sequence[str] | MeasureRequest = (), measure_set: str = "none") -> list[Measure]:
+    """The measures asked for by ``-m NAMES`` (names, or their request:
+    :func:`~prefeval.measures.request.read_request`) and ``-M MEASURE_SET`` (as pref_eval.py reads them).
 
     ``none`` uses the names, or the default list when there are none; ``preferences`` adds the six
     preference measures to the names (alone, when there are none); ``all`` adds the default list.
+    Names that stand only for lines of trec_eval's layout (``-m runid``) select no measure.
     """
-    chosen = parse_measures(names)
+    request = names if isinstance(names, MeasureRequest) else read_request(names)
+    chosen = request.measures
+    if request.items and not chosen and measure_set == "none":
+        return []
     if measure_set == "preferences":
         extra = PREFERENCE_MEASURES
     elif measure_set == "all" or not chosen:
@@ -118,6 +121,7 @@ __all__ = [
     "families",
     "parse_measure",
     "parse_measures",
+    "read_request",
     "select_additive_metrics",
     "select_available",
     "select_measures",

@@ -1,4 +1,4 @@
-"""What a measure is, the one registry of them, and the parsing of measure names.
+"""What a measure is, and the one registry of them (names are read by :mod:`prefeval.measures.request`).
 
 A measure is a small declarative class: a family name (``p``), aliases, typed parameters written after
 ``@`` and separated by commas (``p@10``, ``rbp@0.8,100``), a kind (metric or preference), a one-line
@@ -10,10 +10,9 @@ Every registered family is then checked by ``tests/test_common.py``.
 
 from __future__ import annotations
 
-import difflib
-import re
+import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -21,7 +20,8 @@ import numpy as np
 from prefeval.errors import UsageError
 from prefeval.io.keys import METRIC, PREFERENCE
 from prefeval.io.numbers import INTEGER, NUMBER, is_number
-from prefeval.measures.names import FOREIGN_NAMES, measure_groups, prefers_translation, translate
+from prefeval.measures.aggregators import MEAN, Aggregator
+from prefeval.measures.foreign import trec_eval
 from prefeval.measures.order import FAMILY_ORDER
 from prefeval.ranking.positions import Positions
 
@@ -106,10 +106,14 @@ class Measure(ABC):
     reads_judged: ClassVar[bool] = False
     """True when the measure needs the judged documents that are not relevant and the unjudged ones
     (bpref, infAP, Judged@k, ...): its positions carry :attr:`~prefeval.ranking.positions.Positions.others`."""
-    summary_kind: ClassVar[str] = "mean"
-    """How the summary line aggregates the per-query values: ``mean`` (the default), ``sum``
-    (counts such as num_ret, as trec_eval sums them) or ``geometric`` (trec_eval's gm_map and
-    gm_bpref: exp(mean(log(max(v, 1e-5)))))."""
+    aggregator: ClassVar[Aggregator] = MEAN
+    """How the summary line aggregates the per-query values (:mod:`prefeval.measures.aggregators`):
+    the mean (the default), the sum (counts such as num_ret, as trec_eval sums them) or the geometric
+    mean (trec_eval's gm_map and gm_bpref: exp(mean(log(max(v, 1e-5)))))."""
+    complete_summary_from_qrels: ClassVar[bool] = False
+    """True for trec_eval's ``num_rel``, whose summary under the ``qrels_num_rel`` convention
+    (trec_eval's ``-c``, :mod:`prefeval.ranking.conventions`) adds up, per query, its documents of
+    grade > 0 rather than the per-query values (which count grade >= the relevance level)."""
     counts: ClassVar[bool] = False
     """True when the values are counts of documents or queries (integers; trec_eval prints them so)."""
 
@@ -144,7 +148,8 @@ class Measure(ABC):
                 raise UsageError(f"{self.family}: parameter {key} given twice")
             values[key] = by_name[key].parse(written, self.family)
         self.values: tuple = tuple(values.get(p.name, p.default) for p in params)
-        texts_given = [p.written(values[p.name]) for p in positional[:len(plain)]]
+        written = max(len(plain), 1 if positional and _bare_name_is_a_list(type(self)) else 0)
+        texts_given = [p.written(self.values[params.index(p)]) for p in positional[:written]]
         texts_given += [f"{p.name}={p.written(values[p.name])}" for p in params
                         if p.keyword and p.name in values and values[p.name] is not None]
         self.name: str = self.family + ("@" + ",".join(texts_given) if texts_given else "")
@@ -311,120 +316,12 @@ def families() -> list[type[Measure]]:
     return sorted(dict.fromkeys(REGISTRY.values()), key=lambda family: listed.get(family.family, len(listed)))
 
 
-_KEYWORD = re.compile(r"^\s*[A-Za-z_]+\s*=")
-
-_NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z_]*)(?:@(?P<params>.*))?$")
-
-
-def parse_measure(text: str) -> Measure:
-    """Turn a name such as ``p@10``, ``rbp@0.8,100`` or ``sgnLP`` into a measure.
-
-    Family names and aliases are case-insensitive; trec_eval and ir_measures names (``map_cut.10``,
-    ``RBP(p=0.8)``) are translated first (:mod:`prefeval.measures.names`). An unknown name is a
-    :class:`UsageError` that lists the valid ones.
-    """
-    return _parse_spelled(text, standard_spelling(text))
-
-
-def standard_spelling(text: str) -> str:
-    """prefeval's spelling of a measure name: ``map_cut.10`` -> ``ap@10``, ``RBP(p=0.8)@10`` ->
-    ``rbp@0.8,10``; a prefeval name (or an unknown one) comes back as it is."""
-    text = text.strip()
-    match = _NAME.match(text)
-    if match and match.group("family").lower() in REGISTRY and not prefers_translation(text):
-        return text
-    translation = translate(text)
-    if translation is None:
-        return text
-    family = REGISTRY.get(translation.family)
-    if family is None:
-        raise _unknown(text)
-    return translation.spelling(family, text)
-
-
-def _parse_spelled(text: str, spelled: str) -> Measure:
-    match = _NAME.match(spelled)
-    family = REGISTRY.get(match.group("family").lower()) if match else None
-    if family is None:
-        raise _unknown(text)
-    params = match.group("params")
-    if params is not None and not params:
-        raise UsageError(f"{text}: parameters expected after '@'")
-    return family(*([] if params is None else params.split(",")))
-
-
-def _unknown(text: str) -> UsageError:
-    suggestions = did_you_mean(text)
-    listed = ", ".join(suggestions[:-1]) + " or " + suggestions[-1] if len(suggestions) > 1 else "".join(suggestions)
-    hint = f"did you mean {listed}? " if suggestions else ""
-    shown = _valid_names()[:SHOWN_FAMILIES]
-    return UsageError(
-        f"unknown measure {text!r}; {hint}valid measures include {', '.join(shown)}; `prefeval measures` lists "
-        f"all {len(families())}, with their trec_eval and ir_measures names"
-    )
-
-
-SHOWN_FAMILIES = 13
-"""How many families the error about an unknown measure names: those of the default list."""
-
-
-_HEAD = re.compile(r"^\s*(?P<head>[^@(.\s]*?)(?P<rest>(?:_[0-9].*|[@(.].*)?)\s*$", re.DOTALL)
-
-
-def did_you_mean(text: str, count: int = 3) -> list[str]:
-    """Names close to an unknown one (``ndgc@10`` → ``ndcg@10``): the name's family part is matched
-    (difflib's similarity) against every family name, alias, and trec_eval or ir_measures name,
-    and what follows it (parameters, a cut-off) is kept."""
-    match = _HEAD.match(text)
-    head, rest = (match.group("head"), match.group("rest")) if match else (text, "")
-    names: dict[str, str] = {}  # prefeval's own spelling first, where two tools share a name
-    for name in [f.family for f in families()] + [a for f in families() for a in f.aliases] + [
-            entry.name for entry in FOREIGN_NAMES]:
-        names.setdefault(name.lower(), name)
-    close = difflib.get_close_matches(head.lower(), list(names), n=count, cutoff=0.75)
-    return [names[name] + rest for name in close]
-
-
-def parse_measures(texts: Iterable[str]) -> list[Measure]:
-    """Parse ``-m`` values: each may be a list, comma-separated (``ap,ndcg@10,p@5,10``) or
-    whitespace-separated as ir_measures writes them (``'nDCG@10 P@5'``); see
-    :func:`~prefeval.measures.names.measure_groups`.
-
-    A ``name=value`` after a comma continues the measure before it as a keyword parameter
-    (``p@10,rel=2``). A number after a comma continues the measure before it: as its next parameter while it takes
-    more (``rbp@0.8,100``), otherwise as the same family with that parameter (``p@5,10`` is p@5 and
-    p@10, as in trec_eval's ``P.5,10``). Commas and spaces inside parentheses (``RBP(p=0.8, rel=2)``)
-    do not split. Duplicates are dropped, the first occurrence kept.
-    """
-    measures: list[Measure] = []
-    for token_group in (group for text in texts for group in measure_groups(text)):
-        previous: tuple[type[Measure], list[str]] | None = None
-        for token in token_group:
-            if measures and _KEYWORD.match(token) and "(" not in token and translate(token) is None:
-                # name=value continues the measure before it (p@10,rel=2)
-                last = measures[-1]
-                spelled = last.name.split("@", 1)[1].split(",") if "@" in last.name else []
-                params = spelled + [token.strip()]
-                measures[-1] = type(last)(*params)
-                previous = None
-                continue
-            if previous is not None and is_number(token.strip()):
-                family, params = previous
-                positional = [p for p in family.parameters if not p.keyword]
-                if len(params) < len(positional):
-                    params.append(token)
-                    measures[-1] = family(*params)
-                else:
-                    params = [token] if len(positional) == 1 else params[:-1] + [token]
-                    measures.append(family(*params))
-                previous = (family, params)
-                continue
-            spelled = standard_spelling(token)
-            measure = _parse_spelled(token, spelled)
-            measures.append(measure)
-            params = spelled.split("@", 1)[1].split(",") if "@" in spelled else None
-            previous = (type(measure), params) if params else None
-    return list(dict.fromkeys(measures))
+@functools.cache
+def _bare_name_is_a_list(family: type[Measure]) -> bool:
+    """Whether the family's name alone stands for trec_eval's list of its cut-offs (``p`` is P_5,
+    ..., P_1000: :mod:`prefeval.measures.request`), so that a measure of it always names its first
+    parameter (``p@10``, never ``p``)."""
+    return trec_eval.default_list(family.family, (family.family, *family.aliases)) is not None
 
 
 def family_syntax(family: type[Measure]) -> str:
@@ -434,10 +331,6 @@ def family_syntax(family: type[Measure]) -> str:
     signature = ",".join(param.name for param in family.parameters if not param.keyword)
     keywords = "".join(f"[,{param.name}=...]" for param in family.parameters if param.keyword)
     return family.family + (f"[@{signature}]" if signature else "") + keywords
-
-
-def _valid_names() -> list[str]:
-    return [family_syntax(family) for family in families()]
 
 
 def _shortened(text: str, limit: int = 40) -> str:

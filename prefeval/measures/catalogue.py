@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from prefeval.measures.base import Measure, families, family_syntax
-from prefeval.measures.names import IR_MEASURES, TREC_EVAL, foreign_names
+from prefeval.measures.foreign import names_of
 
 
 def measure_catalogue() -> list[dict]:
@@ -21,7 +21,7 @@ def measure_catalogue() -> list[dict]:
 
 
 def _describe(family: type[Measure]) -> dict:
-    others = foreign_names(family.family)
+    others = names_of(family.family)
     return {
         "name": family.family,
         "syntax": family_syntax(family),
@@ -38,8 +38,7 @@ def _describe(family: type[Measure]) -> dict:
             }
             for param in family.parameters
         ],
-        TREC_EVAL: others[TREC_EVAL],
-        IR_MEASURES: others[IR_MEASURES],
+        **others,
         "description": family.summary,
         "citation": family.cite,
     }

@@ -4,8 +4,8 @@ geometric mean.
 
 Per query, each is what trec_eval computes for the query: a count of documents (or 1 for num_q),
 and for gm_ap the query's average precision itself. The summary is chosen by
-:attr:`~prefeval.measures.base.Measure.summary_kind`: ``sum`` for the counts, ``geometric`` for
-gm_ap (exp of the mean of log(max(AP, 1e-5)))). Notation as in :mod:`prefeval.measures.shares`:
+:attr:`~prefeval.measures.base.Measure.aggregator`: the sum for the counts, the geometric mean
+for gm_ap (exp of the mean of log(max(AP, 1e-5)))). Notation as in :mod:`prefeval.measures.shares`:
 m relevant documents at ranks x_1 <= ... <= x_m (inf: not retrieved), i the index, n the number of
 documents retrieved, h = #{i : x_i finite} the relevant documents retrieved.
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from prefeval.measures.aggregators import GEOMETRIC, SUM
 from prefeval.measures.base import AdditiveMetric, Metric, RatioMetric, register
 from prefeval.ranking.positions import Positions
 
@@ -23,7 +24,7 @@ TREC_BOOK = "Buckley and Voorhees, in TREC: Experiment and Evaluation in Informa
 class _Count(Metric):
     """A count: summed over queries on the summary line, printed as an integer."""
 
-    summary_kind = "sum"
+    aggregator = SUM
     counts = True
     bounds = (0.0, np.inf)
     cite = TREC_BOOK + "; trec_eval"
@@ -56,10 +57,12 @@ class NumRel(_Count):
     relevance level), whatever the run retrieved: the same for every run, and m for a query the run
     does not contain. 0 for a query without relevant documents. Equals trec_eval ``num_rel`` per
     query and ir_measures ``NumRel``; the summary is the sum over queries (trec_eval with -c sums
-    the relevant documents, grade > 0, of every query of the qrels instead)."""
+    the relevant documents, grade > 0, of every query of the qrels instead: the
+    ``qrels_num_rel`` convention, :mod:`prefeval.ranking.conventions`)."""
 
     family = "num_rel"
     aliases = ("numrel",)
+    complete_summary_from_qrels = True
     summary = "number of relevant documents in the qrels (trec_eval num_rel; summary: sum)"
     cite = TREC_BOOK + "; trec_eval num_rel"
 
@@ -112,7 +115,7 @@ class GeometricAP(RatioMetric):
 
     family = "gm_ap"
     aliases = ("gmap",)
-    summary_kind = "geometric"
+    aggregator = GEOMETRIC
     summary = "average precision, summarised by the geometric mean (trec_eval gm_map)"
     cite = "Robertson, On GMAP: and other transformations, CIKM 2006, doi:10.1145/1183614.1183630"
 

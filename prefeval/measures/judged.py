@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from prefeval.errors import UsageError
+from prefeval.measures.aggregators import GEOMETRIC, SUM
 from prefeval.measures.base import Metric, Param, register
 from prefeval.measures.shares import CUTOFF, MAX_CUTOFF, per_document, within
 from prefeval.ranking.positions import Positions
@@ -104,7 +105,7 @@ class GeometricBpref(Bpref):
     family = "gm_bpref"
     summary = "bpref with the geometric mean over queries (trec_eval gm_bpref)"
     cite = BPREF_PAPER + "; trec_eval gm_bpref"
-    summary_kind = "geometric"
+    aggregator = GEOMETRIC
 
 
 @register
@@ -156,7 +157,7 @@ class NonRelevantJudgedRetrieved(_Judged):
     cite = "trec_eval num_nonrel_judged_ret (m_num_nonrel_judged_ret.c)"
     bounds = (0.0, np.inf)
     counts = True
-    summary_kind = "sum"
+    aggregator = SUM
 
     def compute(self, positions: Positions) -> np.ndarray:
         others = positions.others

@@ -25,3 +25,7 @@ FAMILY_ORDER: tuple[str, ...] = (
     "bpref", "gm_bpref", "infap", "unj", "judged", "compat", "accuracy",
     "ndcg_rel", "rndcg", "gain_shortfall", "binary_gain_shortfall", "trec_rbp", "trec_rbp_resid", "err",
 )
+
+OWN_FAMILIES: tuple[str, ...] = FAMILY_ORDER[:FAMILY_ORDER.index("num_q")]
+"""prefeval's own families and those of the wider literature, before the ones that make prefeval a
+drop-in for trec_eval and ir_measures: what ``eval -m``'s help lists."""

@@ -199,25 +199,3 @@ def _mean(values: np.ndarray, present: np.ndarray, weights: np.ndarray | None) -
         weights = np.asarray(weights, dtype=np.float64)
         totals, counts = weights @ filled, weights @ present
     return np.divide(totals, counts, out=np.full(np.shape(totals), np.nan), where=counts > 0)
-
-
-GEOMETRIC_FLOOR = 1e-5
-"""The smallest value a geometric mean takes the logarithm of (trec_eval's gm_map and gm_bpref: a
-query scoring 0 counts as 0.00001, so that one such query does not make the mean 0)."""
-
-
-def summarise_over_queries(kind: str, values: np.ndarray, reported: np.ndarray | None = None) -> np.ndarray:
-    """The summary of a metric's per-query values (R, Q) per run, as the measure's
-    :attr:`~prefeval.measures.base.Measure.summary_kind` says: ``mean``; ``sum`` (counts: trec_eval
-    adds num_ret, num_rel, ... over queries); ``geometric``, exp(mean(log(max(v, 1e-5)))) (trec_eval's
-    gm_map). ``reported`` (R, Q), when given, says which queries count for each run (a run's own
-    queries, ``missing_queries="skip"``); a run with none has summary 0 (a sum, a mean) or 1e-5."""
-    if kind == "geometric":
-        values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
-    if reported is None:
-        summary = values.sum(axis=1) if kind == "sum" else values.mean(axis=1)
-    else:
-        total = np.where(reported, values, 0.0).sum(axis=1)
-        count = reported.sum(axis=1)
-        summary = total if kind == "sum" else np.divide(total, count, out=np.zeros(len(total)), where=count > 0)
-    return np.exp(summary) if kind == "geometric" else summary

@@ -29,6 +29,7 @@ import numpy as np
 from prefeval.io.inputs import Judgments, load_qrels, load_run, named_runs
 from prefeval.io.source import STDIN, check_stdin_used_once
 from prefeval.io.trec import Qrels, RunColumns
+from prefeval.ranking.conventions import REFERENCE_CONVENTIONS, SKIP, WORST, ZERO, Conventions
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
@@ -38,6 +39,9 @@ from prefeval.runtime.progress import Progress
 
 SHOWN = 5
 """How many query ids a note lists."""
+MISSING_NOTES = {WORST: "scored as retrieving nothing", SKIP: "left out of its lines and means",
+                 ZERO: "scored 0 on every measure"}
+"""What the note on a run's missing queries says became of them, by convention."""
 
 
 def load_collection(
@@ -47,28 +51,30 @@ def load_collection(
     jobs: int = 1,
     progress: Progress | None = None,
     others: bool = False,
-    skip_missing: bool = False,
+    conventions: Conventions = REFERENCE_CONVENTIONS,
 ) -> RankTable:
     """Read the qrels and rank the runs against them, reporting the notes on the data. Each may be
     a path (``-`` for stdin, at most once), a DataFrame or a dict; ``runs`` a list or a dict
     ``{name: run}`` (:mod:`prefeval.io.inputs`). ``others``: keep the ranks of the qrels' documents
     that are not relevant too (:attr:`~prefeval.ranking.ranktable.RankTable.other_ranks`), for the
-    measures that read them. ``skip_missing``: the queries a run lacks are left out of its lines
-    (the notes say so), not scored as retrieving nothing."""
+    measures that read them. ``conventions``: whether the queries without a relevant document are
+    kept, and what becomes of the queries a run lacks (the notes say it)."""
     named = named_runs(runs)
     check_stdin_used_once([qrels, *(run for _, run in named)])
     ahead = ReadAhead.first_run_ranked_here(named, jobs)
-    judgments = load_judgments(qrels, relevance)
+    judgments = load_judgments(qrels, relevance, conventions.keep_empty)
     ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent(), others, ahead)
     table = RankTable.from_ranked(judgments, ranked)
     _note_levels(table, relevance.relevance_level)
-    _note_runs(table, ranked, skip_missing)
+    _note_runs(table, ranked, conventions.missing_queries)
     return table
 
 
-def load_judgments(qrels: Judgments, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> Qrels:
-    """Read the qrels alone, noting the queries dropped for want of a relevant document."""
-    judgments = load_qrels(qrels, relevance.binary_relevance, relevance.relevance_floor, relevance.keep_empty)
+def load_judgments(qrels: Judgments, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
+                   keep_empty: bool = False) -> Qrels:
+    """Read the qrels alone, noting the queries dropped for want of a relevant document (unless
+    ``keep_empty`` keeps them)."""
+    judgments = load_qrels(qrels, relevance.binary_relevance, relevance.relevance_floor, keep_empty)
     note_dropped(judgments.source, judgments.dropped_qids)
     return judgments
 
@@ -88,14 +94,14 @@ def note_below_level(source: str, qids: Sequence[str], count: int, level: float)
 
 
 def note_run(run_id: str, scored_lines: int, missing: int, num_queries: int, foreign_qids: Sequence[str],
-             foreign_count: int | None = None, skip_missing: bool = False) -> None:
+             foreign_count: int | None = None, missing_queries: str = WORST) -> None:
     """The notes on one run: every line scored nan, the queries of the qrels it lacks, and those it
     has that the qrels lack (``foreign_count``; ``foreign_qids`` the first few)."""
     if scored_lines == 0:
         note(f"run {run_id}: every line is scored nan; it is evaluated as retrieving nothing")
     elif missing:
         note(f"run {run_id}: {missing} of {num_queries} queries missing, "
-             + ("left out of its lines and means" if skip_missing else "scored as retrieving nothing"))
+             + MISSING_NOTES[missing_queries])
     if foreign_qids:
         note(f"run {run_id}: {queries_text(foreign_qids, foreign_count)} not in the qrels, ignored")
 
@@ -182,10 +188,10 @@ def below_level(table: RankTable, level: float) -> np.ndarray:
     return np.setdiff1d(np.flatnonzero(np.diff(table.qrels.offsets) > 0), np.flatnonzero(has_one))
 
 
-def _note_runs(table: RankTable, ranked: list[RankedRun], skip_missing: bool = False) -> None:
+def _note_runs(table: RankTable, ranked: list[RankedRun], missing_queries: str = WORST) -> None:
     for run, in_run in zip(ranked, table.in_run):
         note_run(run.run_id, run.scored_lines, int((~in_run).sum()), table.num_queries, run.foreign_queries,
-                 skip_missing=skip_missing)
+                 missing_queries=missing_queries)
 
 
 def queries_text(qids: Sequence[str], count: int | None = None) -> str:

@@ -8,9 +8,6 @@ evaluation, validated where they are made:
 * ``relevance_level`` L (``-l``, trec_eval's): binary measures count a document as relevant when its
   grade is >= L; measures that read the grades (nDCG, graded RPP) keep every positive grade;
 * ``topk`` K (``--topk``, trec_eval's ``-M``): every run is cut to its first K documents;
-* ``keep_empty`` (``--empty-queries keep``, trec_eval's convention): the queries of the qrels without
-  a relevant document are kept (every measure is evaluated on them, most score 0), where the
-  reference drops them;
 * ``judged_only`` (``-J``, trec_eval's): the documents that are not judged are removed from every
   run before ranking.
 """
@@ -30,7 +27,6 @@ class RelevanceOptions:
     relevance_floor: float | None = None
     relevance_level: float | None = None
     topk: int | None = None
-    keep_empty: bool = False
     judged_only: bool = False
 
     def __post_init__(self):
@@ -49,23 +45,3 @@ class RelevanceOptions:
 
 NO_RELEVANCE_OPTIONS = RelevanceOptions()
 """Every grade as it is, every run in full."""
-
-
-DROP, KEEP = "drop", "keep"
-EMPTY_QUERIES = (DROP, KEEP)
-"""Queries of the qrels without a relevant document: ``drop`` them (the reference pref_eval.py, the
-default) or ``keep`` them (trec_eval and ir_measures: evaluated, most measures 0)."""
-
-WORST, SKIP = "worst", "skip"
-MISSING_QUERIES = (WORST, SKIP)
-"""Queries of the qrels that a run lacks: score them as ``worst`` (the run retrieved nothing: the
-reference, and trec_eval's ``-c``; the default) or ``skip`` them (trec_eval without ``-c``: a run's
-lines and means hold only its own queries, a pair's only the queries both runs have)."""
-
-
-def check_conventions(empty_queries: str, missing_queries: str) -> None:
-    """A :class:`UsageError` for a query convention that does not exist."""
-    if empty_queries not in EMPTY_QUERIES:
-        raise UsageError(f"empty_queries must be one of {', '.join(EMPTY_QUERIES)}, not {empty_queries!r}")
-    if missing_queries not in MISSING_QUERIES:
-        raise UsageError(f"missing_queries must be one of {', '.join(MISSING_QUERIES)}, not {missing_queries!r}")

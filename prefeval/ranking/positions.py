@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # only named in annotations: importing it (and pandas) would 
 
 
 class Selection(NamedTuple):
-    """Which queries (increasing indexes into the RankTable's) and which relevant documents count."""
+    """Which queries (indexes into the RankTable's, in the order their values are listed: the qrels'
+    order, or another one, :mod:`prefeval.ranking.conventions`) and which relevant documents count."""
 
     queries: np.ndarray
     documents: np.ndarray
@@ -406,7 +407,11 @@ def _selected_documents(table: RankTable, selection: Selection) -> tuple[np.ndar
     column = np.full(table.num_queries, -1)
     column[selection.queries] = np.arange(len(selection.queries))
     documents = np.flatnonzero(selection.documents & (column[query_of_document] >= 0))
-    return documents, column[query_of_document[documents]]
+    columns = column[query_of_document[documents]]
+    if len(columns) > 1 and (np.diff(columns) < 0).any():  # queries in another order than the qrels'
+        order = np.argsort(columns, kind="stable")
+        documents, columns = documents[order], columns[order]
+    return documents, columns
 
 
 def _positions(table: RankTable, selection: Selection, documents: np.ndarray, length: np.ndarray,

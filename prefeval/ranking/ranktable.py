@@ -141,6 +141,25 @@ class RankTable:
         )
 
 
+def judgment_strings(table: RankTable, length: int) -> list[list[str]]:
+    """Per run and query of ``table``, the judgments of the first ``length`` documents retrieved, a
+    character each (trec_eval's ``relstring``): the grade (``>`` above 9), ``-`` for a document not in
+    the qrels, ``.`` for one in the qrels with a negative grade (in the pool, not judged). The table
+    must hold the ranks of the documents that are not relevant (:attr:`RankTable.other_ranks`)."""
+    qrels = table.qrels
+    strings = [[["-"] * int(min(length, n)) for n in table.num_retrieved[run]] for run in range(table.num_runs)]
+    documents = ((table.ranks, qrels.query_of_document, qrels.grades),
+                 (table.other_ranks, qrels.query_of_other, qrels.other_grades))
+    for ranks, query_of, grades in documents:
+        if ranks is None:
+            continue
+        for run, document in zip(*np.nonzero(ranks <= length)):
+            grade = grades[document]
+            mark = "." if grade < 0 else (">" if grade > 9 else str(int(grade)))
+            strings[run][int(query_of[document])][int(ranks[run, document]) - 1] = mark
+    return [["".join(chars) for chars in run] for run in strings]
+
+
 def _stack(rows: list[np.ndarray], empty_shape: tuple[int, int], dtype) -> np.ndarray:
     return np.vstack(rows) if rows else np.empty(empty_shape, dtype=dtype)
 

@@ -39,7 +39,7 @@ from functools import lru_cache
 import numpy as np
 import orjson
 
-from prefeval.evaluation import Block, Evaluation, Summary
+from prefeval.engine.evaluation import Block, Evaluation, Summary
 from prefeval.io.jsonl import json_bytes
 from prefeval.io.keys import METRIC, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
 from prefeval.measures.summaries import MEAN

@@ -28,8 +28,9 @@ from prefeval.analyses.significance import (
     SignificanceOptions,
     compare_pairs,
 )
+from prefeval.engine.evaluation import Block, Evaluation, Summary
 from prefeval.errors import UsageError
-from prefeval.evaluation import Block, Evaluation, Summary
+from prefeval.measures.aggregators import GEOMETRIC, SUM
 from prefeval.measures.summaries import MEAN, STATISTICS, statistic_key
 from prefeval.measures.ties import EXPECTED, RANGE, bound_keys
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, number
@@ -152,9 +153,9 @@ def _notes(metrics: list[str], preferences: list[str], baseline: str | None, num
            measures: list | None = None) -> list[str]:
     notes = []
     if metrics:
-        kinds = {m.name: m.summary_kind for m in measures or []}
-        summed = [name for name in metrics if kinds.get(name) == "sum"]
-        geometric = [name for name in metrics if kinds.get(name) == "geometric"]
+        aggregators = {m.name: m.aggregator for m in measures or []}
+        summed = [name for name in metrics if aggregators.get(name) is SUM]
+        geometric = [name for name in metrics if aggregators.get(name) is GEOMETRIC]
         notes.append("Metrics: mean over queries" + (f"; {', '.join(summed)}: sum" if summed else "")
                      + (f"; {', '.join(geometric)}: geometric mean" if geometric else "") + ".")
     if preferences and baseline is None:

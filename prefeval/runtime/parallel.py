@@ -199,7 +199,7 @@ class Served:
     available), whose methods are called in order through a pipe: :meth:`send` hands over a call
     without waiting, :meth:`receive` waits for the result of the oldest call not yet received (and
     raises the exception the call raised). So the caller goes on while the object works, as a
-    streamed collection's readers do (:mod:`prefeval.ranking.streaming`). Use as a context manager:
+    streamed collection's readers do (:mod:`prefeval.engine.streaming`). Use as a context manager:
     leaving it stops the process. Signals and deaths are handled as in :func:`fork_map`."""
 
     def __init__(self, make: Callable[[], object], fork: bool = True):

@@ -20,7 +20,7 @@ Streaming needs each run to list its queries **in the order of the qrels**, each
 together (any query may be missing, and lines of queries the qrels lack may come anywhere): what
 recommenders write, and TREC runs sorted as their qrels are. A run that does not raises
 :class:`OutOfOrder` when its first line out of order is read; the caller then evaluates in memory
-(``prefeval eval`` does so by itself, having held its output back: :mod:`prefeval.engines`).
+(``prefeval eval`` does so by itself, having held its output back: :mod:`prefeval.engine`).
 
 Key collisions: two qrels ids with one key read as a repeated query (so the qrels are read in
 memory); a run's id with the key of a qrels id would be read as that query, as in memory
@@ -40,9 +40,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from prefeval.engine.chunks import Chunk
 from prefeval.errors import InputError
 from prefeval.io.codes import factorize, sorted_positions
 from prefeval.io.fields import TextColumn, by_stretch, text_keys
+from prefeval.io.inputs import named_runs
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.source import display_name, read_blocks
 from prefeval.io.trec import (
@@ -58,8 +60,10 @@ from prefeval.io.trec import (
     read_fields,
     run_id_from_path,
 )
+from prefeval.ranking.conventions import Conventions
 from prefeval.ranking.loading import SHOWN, below_level, note_below_level, note_dropped, note_run
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
+from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, query_id_hint, rank_relevant
 from prefeval.runtime.parallel import Served
 
@@ -111,10 +115,12 @@ class QueryIndex(NamedTuple):
         return np.where(found >= 0, self.numbers[found], FOREIGN)
 
 
-def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -> QueryIndex | None:
+def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
+                keep_empty: bool = False) -> QueryIndex | None:
     """The :class:`QueryIndex` of the qrels file ``path``, every line checked as the in-memory reader
     checks it; None when the qrels are not grouped by query. Raises the in-memory reader's errors: no
-    line, a query named ``all``, no query with a relevant document."""
+    line, a query named ``all``, no query with a relevant document (unless ``keep_empty`` keeps the
+    queries without one)."""
     source = display_name(path)
     hashes = _Growing(np.uint64)  # the keys of the queries, in order
     relevant = _Growing(bool)  # whether each has a relevant document
@@ -161,9 +167,9 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS) -
     sorted_hashes = all_hashes[order]
     if (sorted_hashes[1:] == sorted_hashes[:-1]).any():
         return None  # a query in two places (or two ids of one key)
-    if not kept.any() and not relevance.keep_empty:
+    if not kept.any() and not keep_empty:
         raise InputError(source, "no query has a relevant document (a grade > 0 after -b/-f)")
-    if relevance.keep_empty:
+    if keep_empty:
         kept[:] = True
     numbers = np.where(kept, np.cumsum(kept) - 1, DROPPED).astype(np.int32 if len(kept) < 2**31 else np.int64)
     return QueryIndex(
@@ -380,36 +386,52 @@ class _Readers:
 
 class StreamedCollection:
     """The qrels and runs of files, handed over as RankTables of consecutive chunks of queries
-    (:meth:`tables`); see the module docstring. Construct with :meth:`open`.
+    (:meth:`tables`); see the module docstring. A reader of :mod:`prefeval.engine.readers`,
+    constructed with :meth:`open`.
 
     With ``jobs`` > 1 the runs are shared among ``jobs`` reader processes (each reads the qrels too),
     which read and rank the next chunk while this process evaluates the current one (reading is the
     larger part: this process mostly waits for them)."""
 
+    draws_samples = False
+    reads_ahead = True
+
     def __init__(self, index: QueryIndex, qrels: str, runs: Sequence[str], names: Sequence[str | None],
-                 relevance: RelevanceOptions, others: bool, skip_missing: bool, jobs: int = 1):
+                 relevance: RelevanceOptions, others: bool, conventions: Conventions, jobs: int = 1):
         self.index = index
         self.qrels_path = qrels
         self.run_paths = list(runs)
         self.run_ids = [name if name is not None else run_id_from_path(path) for name, path in zip(names, runs)]
         self.relevance = relevance
         self.others = others
-        self.skip_missing = skip_missing
+        self.conventions = conventions
         self.jobs = jobs
         self.run_tags: list[str | None] = [None] * len(self.run_paths)
         self._below_level: list[str] = []
         self._below_count = 0
 
     @classmethod
-    def open(cls, qrels: str, runs: Sequence[str], relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
-             others: bool = False, skip_missing: bool = False, names: Sequence[str | None] | None = None,
-             jobs: int = 1) -> StreamedCollection | None:
-        """Index the qrels (noting the queries dropped); None when they are not grouped by query."""
-        index = index_qrels(qrels, relevance)
+    def open(cls, qrels: str, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool = False,
+             jobs: int = 1, progress=None) -> StreamedCollection | None:
+        """Index the qrels (noting the queries dropped); None when they are not grouped by query. The
+        files must be regular files (:func:`~prefeval.engine.streaming_obstacle`), and the conventions
+        list the queries in the qrels' order."""
+        index = index_qrels(qrels, relevance, conventions.keep_empty)
         if index is None:
             return None
         note_dropped(index.source, index.dropped_shown, index.dropped_count)
-        return cls(index, qrels, runs, names or [None] * len(runs), relevance, others, skip_missing, jobs)
+        named = named_runs(runs)
+        return cls(index, qrels, [path for _, path in named], [name for name, _ in named], relevance, others,
+                   conventions, jobs)
+
+    def samples(self, evaluation) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
+        """One sample of every query, a chunk per RankTable (read when it is reached)."""
+        chunks = (Chunk(0, Selection.everything(table), table, offset) for offset, table in self.tables())
+        yield 0, self.num_queries, chunks
+
+    def for_workers(self) -> None:
+        """Nothing: each chunk carries its own table."""
+        return None
 
     @property
     def num_queries(self) -> int:
@@ -422,7 +444,7 @@ class StreamedCollection:
         readers = min(self.jobs, count)
         shares = [list(range(count))[group::readers] for group in range(readers)]
         if self.index.sorted_hashes is None:  # an earlier pass let go of the lookup (below)
-            index = index_qrels(self.qrels_path, self.relevance)
+            index = index_qrels(self.qrels_path, self.relevance, self.conventions.keep_empty)
             if index is None:
                 raise InputError(self.index.source, "the qrels changed while they were read")
             self.index = index
@@ -475,4 +497,4 @@ class StreamedCollection:
                 raise InputError(display_name(path), "no query id of this run is in the qrels"
                                  + query_id_hint(report.foreign_shown, self.index.first_qids))
             note_run(run_id, report.scored, self.num_queries - report.judged_queries, self.num_queries,
-                     report.foreign_shown, report.foreign_count, self.skip_missing)
+                     report.foreign_shown, report.foreign_count, self.conventions.missing_queries)

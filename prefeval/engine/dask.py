@@ -1,11 +1,11 @@
-"""Evaluating the chunks of a streamed collection on a Dask cluster (``eval --engine dask``).
+"""The Dask executor: the chunks of an evaluation evaluated on a Dask cluster (``eval --engine dask``).
 
-The process that runs ``prefeval eval`` (the client) reads the qrels and runs chunk by chunk
-(:mod:`prefeval.ranking.streaming`) and reduces each chunk to its RankTable: the ranks of the
+The process that runs ``prefeval eval`` (the client) reads the qrels and runs chunk by chunk (its
+reader, :mod:`prefeval.engine.readers`) and reduces each chunk to its RankTable: the ranks of the
 relevant documents, kilobytes to megabytes. Each chunk is then a Dask task, run by a worker:
-the same kernel as on one machine (:meth:`prefeval.evaluation.Evaluation.chunk_results`), which
+the same kernel as on one machine (:meth:`prefeval.engine.evaluation.Evaluation.chunk_results`), which
 computes every measure on the chunk's queries and writes their lines. The client takes the
-results back in query order, adds them to the summary (in its fixed order, :mod:`prefeval.results`)
+results back in query order, adds them to the summary (in its fixed order, :mod:`prefeval.engine.results`)
 and writes them out: the bytes are those of the default engine.
 
 So the inputs are read where the client runs (a local disk is enough: workers never open a file),
@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from prefeval.errors import UsageError
 
 if TYPE_CHECKING:
-    from prefeval.evaluation import Chunk, Evaluation
+    from prefeval.engine.chunks import Chunk
+    from prefeval.engine.evaluation import Evaluation
 
 IN_FLIGHT_PER_WORKER = 2
 
@@ -38,9 +39,9 @@ def _chunk_kernel(evaluation: Evaluation, render: Callable, chunk: Chunk) -> lis
     return list(evaluation.chunk_results(chunk, render))
 
 
-class DaskDistributor:
-    """Chunks as tasks of a dask.distributed ``Client`` (module docstring): a
-    :class:`~prefeval.evaluation.Distributor`."""
+class DaskExecutor:
+    """Chunks as tasks of a dask.distributed ``Client`` (module docstring): an
+    :class:`~prefeval.engine.executors.Executor`."""
 
     def __init__(self, client, workers: int):
         self.client = client
@@ -48,8 +49,8 @@ class DaskDistributor:
 
     @classmethod
     @contextlib.contextmanager
-    def connect(cls, scheduler: str | None, jobs: int) -> Iterator[DaskDistributor]:
-        """A distributor on the scheduler at ``scheduler``, or on a local cluster of ``jobs`` workers."""
+    def connect(cls, scheduler: str | None, jobs: int) -> Iterator[DaskExecutor]:
+        """An executor on the scheduler at ``scheduler``, or on a local cluster of ``jobs`` workers."""
         try:
             from distributed import Client, LocalCluster
         except ImportError:

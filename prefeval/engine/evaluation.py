@@ -1,30 +1,40 @@
-"""Evaluating runs: from files to the values of every measure, sample by sample.
+"""Evaluating runs: every measure on every sample of a collection, block by block of queries.
 
-:class:`Evaluation` parses the qrels and each run once into a :class:`~prefeval.ranking.ranktable.RankTable`,
-then, for every sample (a choice of queries and relevance labels, see :mod:`prefeval.ranking.subsampling`),
-computes every metric for all runs × queries and every preference for all pairs × queries with numpy.
-Results stream as :class:`~prefeval.results.Block` (one sample, a block of consecutive queries) and
-:class:`~prefeval.results.Summary` (one sample's means), in output order, so memory stays bounded
-however many pairs there are.
+An :class:`Evaluation` is made of explicit choices, all given when it is made:
 
-A streamed evaluation (``stream``, :mod:`prefeval.ranking.streaming`) has no whole table: its
-collection hands over one RankTable per chunk of consecutive queries, read from the files as they
-are needed, and each chunk is evaluated as the whole sample's queries would be; the summary adds
-every chunk's values in query order (:mod:`prefeval.results`), so the output is the same bytes.
+* its **reader** (:mod:`prefeval.engine.readers`): where the RankTables of the queries come from,
+  the collection read whole into one table (whose samples are drawn from it, see
+  :mod:`prefeval.ranking.subsampling`) or streamed chunk by chunk from its files;
+* its **executor** (:mod:`prefeval.engine.executors`): where the chunks are evaluated, here (blocks
+  of queries shared among forked processes) or on a Dask cluster;
+* its **conventions** (:mod:`prefeval.ranking.conventions`): which queries count, in which order,
+  and how sums are added;
+* its measures and the options of ``prefeval eval`` (ties, summary statistics, ...).
+
+For every sample it computes every metric for all runs × queries and every preference for all pairs
+× queries with numpy. Results stream as :class:`~prefeval.engine.results.Block` (one sample, a block
+of consecutive queries) and :class:`~prefeval.engine.results.Summary` (one sample's summary, made
+once, here), in output order, so memory stays bounded however many pairs there are; every output
+format renders these. A chunk (a whole sample, or the queries of one streamed RankTable) is
+evaluated as the whole sample's queries would be, and the summary adds every chunk's values in query
+order, so every reader and executor gives the same bytes.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
+from prefeval.engine.chunks import Chunk, Reader
+from prefeval.engine.executors import LOCAL, Executor
+from prefeval.engine.readers import READERS, WholeCollection, reader_class
+from prefeval.engine.results import Block, FixedOrderSum, RunningSummary, SequentialSum, Summary
 from prefeval.errors import UsageError
-from prefeval.io.inputs import named_runs
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.summaries import MEAN, check_statistics
 from prefeval.measures.ties import (
@@ -40,26 +50,15 @@ from prefeval.measures.ties import (
     preferences_under,
     summary_extras,
 )
-from prefeval.ranking.loading import load_collection
-from prefeval.ranking.options import (
-    DROP,
-    KEEP,
-    NO_RELEVANCE_OPTIONS,
-    SKIP,
-    WORST,
-    RelevanceOptions,
-    check_conventions,
-)
+from prefeval.ranking.conventions import REFERENCE, REFERENCE_CONVENTIONS, ZERO, Conventions
+from prefeval.ranking.conventions import conventions as make_conventions
+from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
-from prefeval.ranking.subsampling import SubsamplingOptions, draw_selection
-from prefeval.results import Block, RunningSummary, Summary
+from prefeval.ranking.subsampling import SubsamplingOptions
 from prefeval.runtime.parallel import check_jobs, default_jobs, fork_map
 from prefeval.runtime.progress import Progress
 from prefeval.runtime.seeds import resolve_seed
-
-if TYPE_CHECKING:
-    from prefeval.ranking.streaming import StreamedCollection
 
 __all__ = ["Block", "Chunk", "Evaluation", "SampleEvaluation", "Summary", "resolve_measures"]
 
@@ -84,11 +83,16 @@ TIE_STREAM = 1
 
 @dataclass(eq=False)
 class Evaluation:
-    """Runs ranked against qrels, and the measures to compute on them.
+    """Runs ranked against qrels, and the measures to compute on them (module docstring).
+
+    ``reader``: where the RankTables come from (:mod:`prefeval.engine.readers`); ``executor``: where
+    the chunks are evaluated (:mod:`prefeval.engine.executors`); ``conventions``: which queries
+    count and how (:mod:`prefeval.ranking.conventions`).
 
     ``subsampling`` repeats the evaluation ``samples`` times with fresh subsampling of queries and
-    labels, numbered from 0 (:mod:`prefeval.ranking.subsampling`); its seed is resolved once, when
-    the choices are random (:mod:`prefeval.runtime.seeds`), and kept in :attr:`seed`.
+    labels, numbered from 0 (:mod:`prefeval.ranking.subsampling`), which a reader of the whole
+    collection draws; its seed is resolved once, when the choices are random
+    (:mod:`prefeval.runtime.seeds`), and kept in :attr:`seed`.
 
     ``relevance.relevance_level`` L (trec_eval's ``-l``): binary measures (every one whose
     ``reads_grades`` is false: AP, P@k, RR, the lexicographic preferences, ...) count a document as
@@ -96,13 +100,12 @@ class Evaluation:
     positive grade. A query is evaluated, in a sample, only when it has a (selected) document of
     grade >= L, so that m >= 1 for every measure.
 
-    Blocks of queries are computed in ``jobs`` forked processes (the same ``jobs`` that parsed the
-    runs in :meth:`from_files`) when a sample has enough of them (:data:`SHARED_VALUES`); the output
-    does not depend on it.
+    Blocks of queries are computed in ``jobs`` forked processes (the same ``jobs`` that read the
+    runs) when a sample has enough of them (:data:`SHARED_VALUES`); the output does not depend on it.
 
     ``summary_statistics`` are the statistics of every metric over the queries that the summary
     holds (``eval --summary``; :mod:`prefeval.measures.summaries`): the mean (the default) and any of
-    median, min, q10, cvar10 and gini.
+    median, min, q10, cvar10 and gini. The summary itself is each measure's aggregator's.
 
     ``ties`` says how documents with equal scores are ordered (:mod:`prefeval.measures.ties`):
     ``docid`` (trec_eval's order), ``expected`` (every value is its expectation over uniformly random
@@ -110,17 +113,11 @@ class Evaluation:
     are more joint orders than that, with a seed resolved then, once, and kept in :attr:`seed`) or
     ``range`` (more keys: the minimum and maximum over all orders).
 
-    ``missing_queries`` (:mod:`prefeval.ranking.options`): ``worst`` scores a query a run lacks as
-    retrieving nothing; ``skip`` leaves it out of the run's lines and summary (a pair's: the queries
-    both runs have). The queries without a relevant document are kept or dropped when the qrels are
-    read (``empty_queries``); a preference on a query without a relevant document is 0.
-
-    ``sequential_sums`` adds each query's terms in rank order, one after the other, as trec_eval
-    does (its output, byte for byte); by default numpy's pairwise order, which may differ in the
-    last bit (:attr:`~prefeval.ranking.positions.Positions.sequential`).
+    ``compare``: whether pairs of runs are compared (trec_eval's layout shows runs one by one). A
+    preference on a query without a relevant document is 0.
     """
 
-    table: RankTable | None
+    reader: Reader
     measures: list[Measure]
     subsampling: SubsamplingOptions = SubsamplingOptions()
     relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS
@@ -129,33 +126,27 @@ class Evaluation:
     summary_statistics: tuple[str, ...] = (MEAN,)
     ties: str = DOCID
     draws: int = DEFAULT_DRAWS
-    missing_queries: str = WORST
+    conventions: Conventions = REFERENCE_CONVENTIONS
     compare: bool = True
-    sequential_sums: bool = False
-    stream: StreamedCollection | None = None
-    """The collection read chunk by chunk (then ``table`` is None), :mod:`prefeval.ranking.streaming`."""
-    distributor: Distributor | None = None
-    """Evaluates the chunks elsewhere (:mod:`prefeval.distributed`); None: here, in :attr:`jobs`
-    forked processes."""
+    executor: Executor = LOCAL
     seed: int | None = field(init=False, default=None)
 
     def __post_init__(self):
         check_jobs(self.jobs)
-        check_conventions(DROP, self.missing_queries)
+        self.conventions = self.conventions.check()
         check_judged(self.ties, self.relevance)
-        if (self.table is None) == (self.stream is None):
-            raise UsageError("an evaluation reads either a whole table or a streamed collection")
-        self._run_ids = list(self.table.run_ids if self.table is not None else self.stream.run_ids)
-        if self.stream is not None and (self.subsampling.samples > 1 or self.subsampling.draws_at_random):
+        self._run_ids = list(self.reader.run_ids)
+        if not self.reader.draws_samples and (self.subsampling.samples > 1 or self.subsampling.draws_at_random):
             raise UsageError("a streamed evaluation has one sample of every query and label: subsampling draws "
                              "from the whole collection, which needs it in memory")
+        self._table = getattr(self.reader, "table", None)
+        self._judged_table: RankTable | None = None
         wants_others = self.relevance.judged_only or self.needs_others
-        if wants_others and self.table is not None and self.table.other_ranks is None:
+        if wants_others and self._table is not None and self._table.other_ranks is None:
             raise UsageError("these measures read the judged documents that are not relevant: load the table "
                              "with others=True (Evaluation.from_files does)")
-        self._judged_table: RankTable | None = None
-        if self.relevance.judged_only and self.table is not None:
-            self.table = self.judged_table()
+        if self.relevance.judged_only and self._table is not None:
+            self._table = self._table.judged_only()
         check_policy(self.ties, self.draws)
         check_measures(self.ties, self.measures)
         self.summary_statistics = check_statistics(self.summary_statistics)
@@ -187,13 +178,15 @@ class Evaluation:
         summary: str | Sequence[str] = (MEAN,),
         ties: str = DOCID,
         draws: int = DEFAULT_DRAWS,
-        empty_queries: str = DROP,
-        missing_queries: str = WORST,
+        conventions: str | Conventions = REFERENCE,
+        complete: bool = False,
+        empty_queries: str | None = None,
+        missing_queries: str | None = None,
         judged_only: bool = False,
         compare: bool = True,
         others: bool = False,
-        sequential_sums: bool = False,
-        stream: bool = False,
+        reader: str = "memory",
+        executor: Executor = LOCAL,
     ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
         eval`` under the same names (its option groups are bundled here, once).
@@ -202,39 +195,49 @@ class Evaluation:
         :func:`prefeval.ranking.loading.load_collection`); ``measures`` one name or a list of names
         (or measure objects). Work is shared among ``jobs`` processes (default: one per processor).
 
-        ``stream``: read the files chunk by chunk as they are evaluated
-        (:mod:`prefeval.ranking.streaming`; :mod:`prefeval.engines` says when it applies), unless
-        the qrels are not grouped by query: then in memory.
+        ``conventions``: a profile of :mod:`prefeval.ranking.conventions` (``reference``,
+        ``trec_eval``, ``ir_measures``) or conventions already made; ``complete`` (trec_eval's ``-c``),
+        ``empty_queries`` and ``missing_queries`` change it.
+
+        ``reader``: a name of :data:`~prefeval.engine.readers.READERS`: ``memory`` (the whole
+        collection), or ``stream`` (the files chunk by chunk as they are evaluated, unless the qrels
+        are not grouped by query: then in memory); ``executor``: where the chunks are evaluated.
         """
         chosen = resolve_measures(measures, measure_set)
-        check_conventions(empty_queries, missing_queries)
+        rules = make_conventions(conventions, complete=complete, empty_queries=empty_queries,
+                                 missing_queries=missing_queries)
         relevance = RelevanceOptions(binary_relevance, relevance_floor, relevance_level, topk,
-                                     keep_empty=empty_queries == KEEP, judged_only=bool(judged_only))
+                                     judged_only=bool(judged_only))
         subsampling = SubsamplingOptions(samples, query_fraction, label_fraction, label_fraction_policy, seed)
         jobs = default_jobs() if jobs is None else check_jobs(jobs)
         statistics = check_statistics(summary)
         check_policy(ties, draws)
         check_measures(ties, chosen)
         check_judged(ties, relevance)
+        if reader not in READERS:
+            raise UsageError(f"unknown reader {reader!r}; choose one of {', '.join(READERS)}")
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
-        settings = dict(ties=ties, draws=draws, missing_queries=missing_queries, compare=compare,
-                        sequential_sums=sequential_sums)
-        if stream:
-            from prefeval.ranking.streaming import StreamedCollection
+        collection = reader_class(reader).open(qrels, runs, relevance, rules, others, jobs, progress)
+        if collection is None:  # the qrels could not be streamed
+            collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress)
+        return cls(collection, chosen, subsampling, relevance, jobs, progress, statistics, ties, draws, rules,
+                   compare, executor)
 
-            named = named_runs(runs)
-            collection = StreamedCollection.open(qrels, [run for _, run in named], relevance, others,
-                                                 missing_queries == SKIP, [name for name, _ in named], jobs)
-            if collection is not None:
-                return cls(None, chosen, subsampling, relevance, jobs, progress, statistics, stream=collection,
-                           **settings)
-        table = load_collection(qrels, runs, relevance, jobs, progress, others=others,
-                                skip_missing=missing_queries == SKIP)
-        return cls(table, chosen, subsampling, relevance, jobs, progress, statistics, **settings)
+    @property
+    def table(self) -> RankTable | None:
+        """The whole collection's table (without the unjudged documents under ``-J``); None when it is
+        streamed."""
+        return self._table
 
     @property
     def run_ids(self) -> list[str]:
         return self._run_ids
+
+    @property
+    def run_tags(self) -> list[str | None]:
+        """The tag of each run (the last field of its first line), None where it has none; known once
+        the runs are read (for a streamed collection, once its last chunk is evaluated)."""
+        return self.reader.run_tags
 
     @property
     def num_runs(self) -> int:
@@ -246,9 +249,10 @@ class Evaluation:
         return any(m.reads_judged or m.judged_only for m in self.measures)
 
     def judged_table(self) -> RankTable:
-        """The table with the documents that are not judged removed (``-J``, ``judged_only=1``), made once."""
+        """The whole table with the documents that are not judged removed (``-J``, ``judged_only=1``),
+        made once."""
         if self._judged_table is None:
-            self._judged_table = self.table.judged_only()
+            self._judged_table = self._table if self.relevance.judged_only else self._table.judged_only()
         return self._judged_table
 
     @property
@@ -287,41 +291,25 @@ class Evaluation:
     def draw_samples(self) -> Iterator[SampleEvaluation]:
         """Each sample of the whole table in turn: its selection of queries and labels is drawn when
         it is reached, so the same seed gives the same samples."""
-        for number, selection in self._selections():
-            yield SampleEvaluation(self, number, selection)
-
-    def _selections(self) -> Iterator[tuple[int, Selection]]:
-        """Each sample's number and selection of the whole table, drawn in turn from the seed."""
-        rng = np.random.default_rng(self.seed) if self.seed is not None else None
-        for number in range(self.subsampling.samples):
-            yield number, draw_selection(self.table, rng, self.subsampling)
-
-    def sample_chunks(self) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
-        """Per sample: its number, its number of queries, and its chunks in query order: the whole
-        sample of the table; or one chunk per RankTable of a streamed collection (read when it is
-        reached)."""
-        if self.stream is None:
-            for number, selection in self._selections():
-                yield number, len(selection.queries), iter([Chunk(number, selection)])
-            return
-        chunks = (Chunk(0, Selection.everything(table), table, offset) for offset, table in self.stream.tables())
-        yield 0, self.stream.num_queries, chunks
+        for number, _, chunks in self.reader.samples(self):
+            for chunk in chunks:
+                yield SampleEvaluation(self, number, chunk.selection)
 
     def chunk_results(self, chunk: Chunk, render: Callable[[Block], T]) -> Iterator[tuple[T, Block]]:
         """The blocks of a chunk in query order, each rendered (in :attr:`jobs` forked processes, or
-        here for a streamed collection, whose :attr:`jobs` processes are reading)."""
+        here while the reader's own processes read the next chunk)."""
         part = SampleEvaluation(self, chunk.sample, chunk.selection, chunk.table, chunk.query_offset)
         blocks = part.query_blocks()
-        # a streamed collection's processes read the next chunk meanwhile: this one evaluates
-        jobs = 1 if self.stream is not None or part.num_values < SHARED_VALUES else self.jobs
+        shared = self.jobs > 1 and not self.reader.reads_ahead and part.num_values >= SHARED_VALUES
+        jobs = self.jobs if shared else 1
         return fork_map(functools.partial(_rendered_block, part, render), blocks, jobs)
 
     def for_workers(self) -> Evaluation:
-        """This evaluation as a worker of another machine needs it: no collection, no progress line."""
+        """This evaluation as a worker of another machine needs it: the reader's part that chunks refer
+        to (the whole table, or nothing), no progress line, one process, evaluated where it is."""
         shared = copy.copy(self)
-        shared.stream, shared.distributor, shared.progress, shared.jobs = None, None, Progress.silent(), 1
-        if self.stream is not None:
-            shared.table = None
+        shared.reader = self.reader.for_workers()
+        shared.executor, shared.progress, shared.jobs = LOCAL, Progress.silent(), 1
         return shared
 
     def results(self) -> Iterator[Block | Summary]:
@@ -331,24 +319,22 @@ class Evaluation:
     def rendered(self, render: Callable[[Block], T]) -> Iterator[T | Summary]:
         """For each sample, ``render(block)`` for its blocks in query order, then its :class:`Summary`.
 
-        With :attr:`jobs` > 1, blocks are computed and rendered in that many forked processes (the
-        rendering and the block's values come back; the summary adds them up in query order).
+        The executor computes and renders the blocks of every chunk (the rendering and the block's
+        values come back; the summary adds them up in query order).
         """
-        kinds = {m.name: m.summary_kind for m in self.metric_measures}
-        for number, num_queries, chunks in self.sample_chunks():
+        aggregators = {m.name: m.aggregator for m in self.metric_measures}
+        sums = SequentialSum if self.conventions.sequential else FixedOrderSum
+        for number, num_queries, chunks in self.reader.samples(self):
             self.progress.start(f"evaluating sample {number}: queries", num_queries)
             try:
-                running = RunningSummary(number, kinds, self.summary_statistics, self.num_runs, len(self.pairs))
-                if self.distributor is None:
-                    results = (self.chunk_results(chunk, render) for chunk in chunks)
-                else:
-                    results = self.distributor.map_chunks(self, chunks, render)
-                for chunk_results in results:
+                running = RunningSummary(number, aggregators, self.summary_statistics, self.num_runs, len(self.pairs),
+                                         sums)
+                for chunk_results in self.executor.map_chunks(self, chunks, render):
                     for output, block in chunk_results:
                         running.add(block)
                         self.progress.advance(len(block.qids))
                         yield output
-                yield running.summary(list(kinds), [m.name for m in self.pair_measures], summary_extras)
+                yield running.summary([m.name for m in self.pair_measures], summary_extras)
             finally:
                 self.progress.finish()
 
@@ -400,16 +386,31 @@ class SampleEvaluation:
             values.update(computed[0])
             extras.update(computed[1])
         names = [m.name for m in evaluation.metric_measures]
-        self.metric_values = {name: values[name] for name in names}
-        self.metric_extras = {key: extras[key] for name in names for key in bound_keys(name) if key in extras}
+        rules = evaluation.conventions
+        self.zeroed = table.in_run[:, selection.queries] if rules.missing_queries == ZERO else None
+        self.metric_values = {name: self._zeroed(values[name]) for name in names}
+        self.metric_extras = {key: self._zeroed(extras[key]) for name in names for key in bound_keys(name)
+                              if key in extras}
+        self.summary_metrics = {m.name: self._summary_from_qrels() for m in evaluation.metric_measures
+                                if rules.qrels_num_rel and m.complete_summary_from_qrels and m.relevance_level is None}
         pairs = np.array(evaluation.pairs, dtype=np.int64).reshape(-1, 2)
         self.first, self.second = pairs[:, 0], pairs[:, 1]
-        reported = table.in_run[:, selection.queries] if evaluation.missing_queries == SKIP else None
+        reported = table.in_run[:, selection.queries] if rules.skip_missing else None
         self.metric_reported = reported
         self.pair_reported = reported[self.first] & reported[self.second] if reported is not None else None
         drawn = [m for m in evaluation.preference_measures if not m.per_grade_level]
         if evaluation.ties == EXPECTED and needs_draws(drawn, self.binary, self.first, self.second, evaluation.draws):
             evaluation.resolved_seed()  # before any worker needs it
+
+    def _zeroed(self, values: np.ndarray) -> np.ndarray:
+        """``values`` (R, Q), 0 on the queries a run lacks under the ``zero`` convention."""
+        return values if self.zeroed is None else np.where(self.zeroed, values, 0.0)
+
+    def _summary_from_qrels(self) -> np.ndarray:
+        """Per run and query, the query's documents of grade > 0 in the qrels: what trec_eval's -c
+        adds up for num_rel's summary (:mod:`prefeval.ranking.conventions`)."""
+        counts = self.every_grade.length.astype(np.float64)
+        return np.broadcast_to(counts, (self.evaluation.num_runs, len(counts)))
 
     def positions(self, reads_grades: bool, level: float | None = None, judged_only: bool = False) -> Positions:
         """One-segment-per-query positions of this sample's queries, made once for each kind: every
@@ -421,7 +422,8 @@ class SampleEvaluation:
         if key not in self._positions:
             table = self.judged_table() if judged_only else self.table
             positions = binary_positions(table, self.selection.at_relevance_level(table, level),
-                                         evaluation.ties != DOCID, evaluation.needs_others, evaluation.sequential_sums)
+                                         evaluation.ties != DOCID, evaluation.needs_others,
+                                         evaluation.conventions.sequential)
             if reads_grades and evaluation.relevance.relevance_level is not None:
                 at_level = self.positions(False, None, judged_only)
                 positions = positions._replace(num_at_level=at_level.length)
@@ -485,11 +487,11 @@ class SampleEvaluation:
             pair_extras.update(extras)
         metric_extras = {key: values[:, start:stop] for key, values in self.metric_extras.items()}
         for measure in evaluation.pair_measures:
-            if isinstance(measure, Metric) and evaluation.ties == DOCID:
+            if isinstance(measure, Metric) and evaluation.ties == DOCID and self.zeroed is None:
                 # divided once (P@10 of 7 hits against 1 is 0.6, where 0.7 − 0.1 is 0.6000000000000001)
                 positions = self.positions_for(measure).query_block(start, stop)
                 preferences[measure.name] = measure.differences(positions, self.first, self.second)
-            elif isinstance(measure, Metric):  # differences of expectations, or of bounds
+            elif isinstance(measure, Metric):  # differences of expectations, of bounds, or of zeroed values
                 values = self.metric_values[measure.name][:, start:stop]
                 preferences[measure.name], extras = metric_deltas(measure.name, values, metric_extras,
                                                                   self.first, self.second)
@@ -505,26 +507,8 @@ class SampleEvaluation:
             pair_extras=pair_extras,
             metric_reported=self.metric_reported[:, start:stop] if self.metric_reported is not None else None,
             pair_reported=self.pair_reported[:, start:stop] if self.pair_reported is not None else None,
+            summary_metrics={name: values[:, start:stop] for name, values in self.summary_metrics.items()},
         )
-
-
-class Distributor(Protocol):
-    """Where the chunks of an evaluation are evaluated, when not here (:mod:`prefeval.distributed`)."""
-
-    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk],
-                   render: Callable[[Block], T]) -> Iterator[list[tuple[T, Block]]]:
-        """Per chunk, in order, the list of (rendered block, block) of :meth:`Evaluation.chunk_results`."""
-
-
-@dataclass(frozen=True, eq=False)
-class Chunk:
-    """Consecutive queries of one sample, evaluated together: ``selection`` of ``table`` (None: the
-    evaluation's), whose first query is query ``query_offset`` of the whole collection."""
-
-    sample: int
-    selection: Selection
-    table: RankTable | None = None
-    query_offset: int = 0
 
 
 def _with_relevant(table: RankTable, selection: Selection, positions: Positions, levels: bool,
@@ -596,9 +580,11 @@ def resolve_measures(measures: str | Sequence[str | Measure] | None, measure_set
     for name in names:
         if not isinstance(name, str):
             raise UsageError(f"a measure is a name or a measure object, not {name!r}")
-    if objects and (names or measure_set != "none"):
-        return list(dict.fromkeys(objects + select_measures(names, measure_set)))
-    return objects or select_measures(names, measure_set)
+    chosen = list(dict.fromkeys(objects + select_measures(names, measure_set))) if objects and (
+        names or measure_set != "none") else objects or select_measures(names, measure_set)
+    if not chosen:
+        raise UsageError("no measure: runid and relstring are lines of trec_eval's layout (--format trec_eval)")
+    return chosen
 
 
 def _query_blocks(binary: Positions, graded: Positions | None, num_pairs: int, parts: int) -> Iterator[tuple[int, int]]:

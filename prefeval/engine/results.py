@@ -1,13 +1,19 @@
 """What an evaluation yields: :class:`Block` s of per-query values and one :class:`Summary` per sample,
 and :class:`RunningSummary`, which makes the summary from the blocks as they stream past.
 
-**Sums in a fixed order.** Every mean, sum and geometric mean of the summary adds the per-query
-values in the same order whatever the blocks, chunks, processes or engine (in memory, streamed,
-Dask), so that the same inputs give the same bytes: the queries are cut into summation blocks of
-:data:`SUM_BLOCK` consecutive queries, counted from the first; each block is summed by numpy
-(pairwise), and the block sums are added one after the other (:class:`FixedOrderSum`). With at most
-:data:`SUM_BLOCK` queries (every TREC collection) that is numpy's sum of all the values; the error
-grows with n / :data:`SUM_BLOCK` additions rather than n.
+**The summary is computed here, once.** Each metric's summary is its aggregator's
+(:mod:`prefeval.measures.aggregators`: the mean, the sum of a count, the geometric mean), over the
+queries counted for the run (:mod:`prefeval.ranking.conventions`); every output format prints it.
+
+**Sums in a fixed order.** Every sum adds the per-query values in the same order whatever the blocks,
+chunks, processes or engine (in memory, streamed, Dask), so that the same inputs give the same
+bytes. Under the ``pairwise`` arithmetic (:class:`FixedOrderSum`) the queries are cut into summation
+blocks of :data:`SUM_BLOCK` consecutive queries, counted from the first; each block is summed by
+numpy (pairwise), and the block sums are added one after the other. With at most :data:`SUM_BLOCK`
+queries (every TREC collection) that is numpy's sum of all the values; the error grows with n /
+:data:`SUM_BLOCK` additions rather than n. Under the ``sequential`` arithmetic
+(:class:`SequentialSum`, trec_eval's conventions) the values are added one after the other, in the
+order of the queries, as trec_eval's loop adds them.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from prefeval.measures.summaries import GEOMETRIC_FLOOR, MEAN, statistic_key, summarise
+from prefeval.measures.aggregators import Aggregator
+from prefeval.measures.summaries import MEAN, statistic_key, summarise
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +48,10 @@ class Block:
     has the query); None: every line is."""
     pair_reported: np.ndarray | None = None
     """(P, Qb) likewise for pair lines (both runs have the query)."""
+    summary_metrics: dict[str, np.ndarray] = field(default_factory=dict)
+    """(R, Qb) by metric name: what the summary adds for a metric in place of its values, where a
+    measure's summary is not made of its per-query values (trec_eval's ``num_rel`` under ``-c``:
+    :attr:`~prefeval.measures.base.Measure.complete_summary_from_qrels`)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,30 +104,46 @@ class FixedOrderSum:
         return self.total + rest.sum(axis=1)
 
 
+class SequentialSum:
+    """Row sums of values added one column (query) after the other, from 0 (module docstring)."""
+
+    def __init__(self, rows: int):
+        self.total = np.zeros(rows)
+
+    def add(self, values: np.ndarray) -> None:
+        """Add the next columns, (rows, k)."""
+        if values.shape[1]:
+            self.total = np.cumsum(np.concatenate((self.total[:, None], values), axis=1), axis=1)[:, -1]
+
+    def result(self) -> np.ndarray:
+        return self.total
+
+
 class RunningSummary:
     """The summary of one sample, from its blocks in query order (:meth:`add`), in memory that does
     not grow with the number of queries, except for the statistics other than the mean
     (``median``, ...), which need every value: those keep each metric's per-query values.
 
-    Each metric is summarised as its ``summary_kind`` says (:mod:`prefeval.measures.summaries`):
-    ``mean`` Σ v / n, ``sum`` Σ v, ``geometric`` exp(Σ log(max(v, 1e-5)) / n); over the queries a
-    run is reported on (all, or its own under ``missing_queries="skip"``); a run reported on no
-    query has 0 (1 for a geometric mean: the exponential of an empty mean, taken as 0). Pair values
-    and the pair values kept for the summary (:attr:`Block.pair_extras`) are means over the queries
-    both runs are reported on, 0 when none.
+    Each metric is summarised by its aggregator (``aggregators``, by name: the mean, the sum, the
+    geometric mean; :mod:`prefeval.measures.aggregators`) over the queries a run is reported on (all,
+    or its own under ``missing_queries="skip"``), adding :attr:`Block.summary_metrics` in place of a
+    metric's per-query values where a block has them. Pair values and the pair values kept for the
+    summary (:attr:`Block.pair_extras`) are means over the queries both runs are reported on, 0 when
+    none. ``sums`` makes the running sums: :class:`FixedOrderSum` or :class:`SequentialSum`.
     """
 
-    def __init__(self, sample: int, metric_kinds: dict[str, str], statistics: tuple[str, ...], num_runs: int,
-                 num_pairs: int):
+    def __init__(self, sample: int, aggregators: dict[str, Aggregator], statistics: tuple[str, ...], num_runs: int,
+                 num_pairs: int, sums: type[FixedOrderSum | SequentialSum] = FixedOrderSum):
         self.sample = sample
-        self.metric_kinds = metric_kinds
+        self.aggregators = aggregators
         self.statistics = statistics
+        self.sums = sums
         self.num_queries = 0
-        self.metric_totals: dict[str, FixedOrderSum] = {}
+        self.metric_totals: dict[str, FixedOrderSum | SequentialSum] = {}
         self.metric_counts = np.zeros(num_runs, dtype=np.int64)
-        self.pair_totals: dict[str, FixedOrderSum] = {}
+        self.pair_totals: dict[str, FixedOrderSum | SequentialSum] = {}
         self.pair_counts = np.zeros(num_pairs, dtype=np.int64)
-        self.extra_totals: dict[str, FixedOrderSum] = {}
+        self.extra_totals: dict[str, FixedOrderSum | SequentialSum] = {}
         self.kept: dict[str, list[np.ndarray]] = {}
 
     def add(self, block: Block) -> None:
@@ -126,11 +153,10 @@ class RunningSummary:
         reported = block.metric_reported
         self.metric_counts += width if reported is None else reported.sum(axis=1)
         for name, values in block.metrics.items():
-            if self.metric_kinds[name] == "geometric":
-                values = np.log(np.maximum(values, GEOMETRIC_FLOOR))
-            self._add(self.metric_totals, name, values, reported)
+            summed = block.summary_metrics.get(name, values)
+            self._add(self.metric_totals, name, self.aggregators[name].terms(summed), reported)
             if any(statistic != MEAN for statistic in self.statistics):
-                self.kept.setdefault(name, []).append(block.metrics[name])
+                self.kept.setdefault(name, []).append(values)
         for name, values in block.metric_extras.items():
             self._add(self.extra_totals, name, values, reported)
         pair_reported = block.pair_reported
@@ -138,41 +164,38 @@ class RunningSummary:
         for name, values in (block.preferences | block.pair_extras).items():
             self._add(self.pair_totals, name, values, pair_reported)
 
-    @staticmethod
-    def _add(totals: dict[str, FixedOrderSum], name: str, values: np.ndarray, reported: np.ndarray | None) -> None:
+    def _add(self, totals: dict, name: str, values: np.ndarray, reported: np.ndarray | None) -> None:
         if reported is not None:
             values = np.where(reported, values, 0.0)
         if name not in totals:
-            totals[name] = FixedOrderSum(len(values))
+            totals[name] = self.sums(len(values))
         totals[name].add(values)
 
-    def summary(self, metric_names: list[str], pair_names: list[str], extras_of_pairs) -> Summary:
+    def summary(self, pair_names: list[str], extras_of_pairs) -> Summary:
         """The :class:`Summary`. ``extras_of_pairs(names, totals, counts)`` turns the sums of the pair
         values kept for the summary into its extra keys (:func:`prefeval.measures.ties.summary_extras`)."""
+        counts = self.metric_counts
         metrics = {}
-        for name in metric_names:
-            total = self.metric_totals[name].result() if name in self.metric_totals else np.zeros(
-                len(self.metric_counts))
-            kind = self.metric_kinds[name]
-            value = total if kind == "sum" else _mean_of_total(total, self.metric_counts)
-            metrics[name] = np.exp(value) if kind == "geometric" else value
+        for name, aggregator in self.aggregators.items():
+            total = self.metric_totals[name].result() if name in self.metric_totals else np.zeros(len(counts))
+            metrics[name] = aggregator.value(total, counts)
         statistics = {}
         for statistic in self.statistics:
             if statistic == MEAN:
                 continue
-            for name in metric_names:
-                kept = self.kept.get(name) or [np.zeros((len(self.metric_counts), 0))]
+            for name in self.aggregators:
+                kept = self.kept.get(name) or [np.zeros((len(counts), 0))]
                 statistics[statistic_key(name, statistic)] = summarise(statistic, np.concatenate(kept, axis=1).T)
-        counts = self.pair_counts
+        pair_counts = self.pair_counts
         pair_totals = {name: total.result() for name, total in self.pair_totals.items()}
         return Summary(
             sample=self.sample,
             num_queries=self.num_queries,
             metrics=metrics,
-            preferences={name: _mean_of_total(pair_totals[name], counts) for name in pair_names if name in pair_totals},
-            metric_extras={key: _mean_of_total(total.result(), self.metric_counts)
-                           for key, total in self.extra_totals.items()},
-            pair_extras=extras_of_pairs(pair_names, pair_totals, np.maximum(counts, 1)),
+            preferences={name: _mean_of_total(pair_totals[name], pair_counts) for name in pair_names
+                         if name in pair_totals},
+            metric_extras={key: _mean_of_total(total.result(), counts) for key, total in self.extra_totals.items()},
+            pair_extras=extras_of_pairs(pair_names, pair_totals, np.maximum(pair_counts, 1)),
             statistics=statistics,
         )
 

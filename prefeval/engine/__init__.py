@@ -1,0 +1,150 @@
+"""The engine: an evaluation is a reader × an executor, both chosen when it is made.
+
+* :mod:`~prefeval.engine.evaluation`: :class:`~prefeval.engine.evaluation.Evaluation`, every
+  measure on every sample, block by block of queries (the kernel), and its results
+  (:mod:`~prefeval.engine.results`: blocks and the summary, made once);
+* :mod:`~prefeval.engine.readers`: where the RankTables come from (``memory``: read whole;
+  ``stream``: :mod:`~prefeval.engine.streaming`, chunk by chunk from the files);
+* :mod:`~prefeval.engine.executors`: where the chunks are evaluated (``local``: here and in forked
+  processes; ``dask``: :mod:`~prefeval.engine.dask`, on a Dask cluster).
+
+``eval --engine`` names a pair of them (:data:`ENGINES`):
+
+* ``memory``: read whole, evaluated here. Any input (stdin, DataFrames), any option.
+* ``stream``: streamed, evaluated here; memory depends on the chunk. It needs files that can be read
+  twice (not stdin), one sample of every query and label (no ``--samples``, ``--query_fraction``,
+  ``--label_fraction``), the qrels' order of queries (not trec_eval's), and the qrels grouped by
+  query and the runs in the qrels' query order. The output is held back
+  (:func:`~prefeval.io.output.output_stream` ``held``) until the evaluation completes: when a run
+  turns out not to be in the qrels' order, a note says so and the evaluation starts again in memory,
+  having written nothing.
+* ``dask``: streamed, each chunk evaluated (and its lines written out) by a worker of a Dask cluster.
+* ``auto`` (the default): ``stream`` where it applies and the files hold at least
+  :data:`STREAM_BYTES` (on disk, gzip as it is), ``memory`` otherwise: a small collection is read
+  faster in one pass than in two, and fits in memory anyway.
+
+Every engine writes the same bytes: per-query values do not depend on the chunks, and summaries
+add them in query order (:mod:`prefeval.engine.results`). A new engine is a new reader or executor
+(one module each, registered in :data:`~prefeval.engine.readers.READERS` or
+:data:`~prefeval.engine.executors.EXECUTORS`) and its line in :data:`ENGINES`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+
+from prefeval.engine.executors import DASK, LOCAL, LOCAL_NAME, Executor
+from prefeval.engine.readers import MEMORY, STREAM
+from prefeval.errors import UsageError
+from prefeval.io.output import output_stream
+from prefeval.io.source import is_regular_file
+from prefeval.runtime.notes import note
+
+if TYPE_CHECKING:
+    from prefeval.engine.evaluation import Evaluation
+    from prefeval.ranking.conventions import Conventions
+
+
+class Engine(NamedTuple):
+    """A named pair of a reader and an executor, and what ``--engine NAME`` does."""
+
+    name: str
+    reader: str
+    executor: str
+    help: str
+
+
+AUTO = "auto"
+ENGINES: dict[str, Engine] = {engine.name: engine for engine in (
+    Engine(MEMORY, MEMORY, LOCAL_NAME, "read every run whole"),
+    Engine(STREAM, STREAM, LOCAL_NAME, "read and evaluate chunks of queries, in memory that does not grow with the "
+                                       "collection (files only, runs in the qrels' query order, else it falls back "
+                                       "to memory)"),
+    Engine(DASK, STREAM, DASK, "stream, each chunk evaluated on a Dask cluster"),
+)}
+"""Every engine of ``--engine`` (module docstring); ``auto`` chooses one of them."""
+ENGINE_NAMES = (AUTO, *ENGINES)
+STREAM_BYTES = 1 << 27
+"""128 MiB: from this size of the input files on, ``auto`` streams them."""
+
+
+def engines_help() -> str:
+    """What ``--engine`` says of each engine, from :data:`ENGINES`."""
+    described = "; ".join(f"{engine.name}: {engine.help}" for engine in ENGINES.values())
+    return (f"{described}; {AUTO}: {STREAM} where it applies to inputs of {STREAM_BYTES >> 20} MiB or more. "
+            "Every engine writes the same bytes.")
+
+
+def streaming_obstacle(qrels, runs: Sequence, samples: int = 1, query_fraction: float = 1.0,
+                       label_fraction: float = 1.0, conventions: Conventions | None = None) -> str | None:
+    """Why a collection cannot be streamed (None: it can)."""
+    if not all(is_regular_file(path) for path in [qrels, *runs]):
+        return "it reads standard input, a pipe or an object that is not a file"
+    if samples != 1 or query_fraction != 1.0 or label_fraction != 1.0:
+        return "subsampling draws from the whole collection"
+    if conventions is not None and conventions.query_order != "qrels":
+        return f"the {conventions.profile} conventions list the queries in {conventions.query_order}'s order, " \
+               "which needs the whole collection"
+    return None
+
+
+def check_engine(engine: str, scheduler: str | None, obstacle: str | None, size: int = STREAM_BYTES) -> str:
+    """The engine that will run (``auto`` resolved, for input files of ``size`` bytes), or a
+    :class:`UsageError` when the one asked for cannot run: a streaming engine on what cannot be
+    streamed, ``--scheduler`` without ``dask``."""
+    if engine not in ENGINE_NAMES:
+        raise UsageError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINE_NAMES)}")
+    if scheduler is not None and (engine == AUTO or ENGINES[engine].executor != DASK):
+        raise UsageError("--scheduler names the Dask scheduler of --engine dask")
+    if engine != AUTO and ENGINES[engine].reader == STREAM and obstacle is not None:
+        raise UsageError(f"--engine {engine} streams the collection, which it cannot do here: {obstacle}")
+    if engine == AUTO:
+        return MEMORY if obstacle is not None or size < STREAM_BYTES else STREAM
+    return engine
+
+
+def input_size(qrels, runs: Sequence) -> int:
+    """The bytes of the input files on disk (0 for what is not a file)."""
+    return sum(os.path.getsize(path) for path in [qrels, *runs] if is_regular_file(path))
+
+
+@contextlib.contextmanager
+def open_executor(name: str, scheduler: str | None = None, jobs: int | None = None) -> Iterator[Executor]:
+    """The executor ``name`` of :data:`~prefeval.engine.executors.EXECUTORS`, open while in use:
+    ``local``; ``dask`` connected to ``scheduler``, or to a local cluster of ``jobs`` workers."""
+    if name == DASK:
+        from prefeval.engine.dask import DaskExecutor
+        from prefeval.runtime.parallel import default_jobs
+
+        with DaskExecutor.connect(scheduler, jobs or default_jobs()) as executor:
+            yield executor
+        return
+    yield LOCAL
+
+
+def write_files_evaluation(make: Callable[[str, Executor], Evaluation],
+                           write: Callable[[Evaluation, BinaryIO], None], output, engine: str,
+                           scheduler: str | None = None, jobs: int | None = None, inputs: Sequence = ()) -> None:
+    """Evaluate with ``make(reader, executor)``, the reader and executor of ``engine`` (resolved:
+    :func:`check_engine`), and ``write`` it to ``output`` (``-o``), falling back to memory when a run
+    is out of order (module docstring)."""
+    chosen = ENGINES[engine]
+    with open_executor(chosen.executor, scheduler, jobs) as executor:
+        evaluation = make(chosen.reader, executor)
+        if not evaluation.reader.reads_ahead:  # read whole (or the qrels could not be streamed)
+            with output_stream(output, inputs) as stream:
+                write(evaluation, stream)
+            return
+        from prefeval.engine.streaming import OutOfOrder  # imported by the streamed reader already
+
+        try:
+            with output_stream(output, inputs, held=True) as stream:
+                write(evaluation, stream)
+            return
+        except OutOfOrder as disorder:
+            note(f"{disorder}: streaming needs every run in the qrels' query order; evaluated in memory instead")
+    with output_stream(output, inputs) as stream:
+        write(make(MEMORY, LOCAL), stream)

@@ -1,0 +1,58 @@
+"""What readers hand to an evaluation: :class:`Chunk` s of consecutive queries, and what a reader is
+(:class:`Reader`; the readers themselves are in :mod:`prefeval.engine.readers`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from prefeval.ranking.conventions import Conventions
+from prefeval.ranking.options import RelevanceOptions
+from prefeval.ranking.positions import Selection
+from prefeval.ranking.ranktable import RankTable
+from prefeval.runtime.progress import Progress
+
+if TYPE_CHECKING:
+    from prefeval.engine.evaluation import Evaluation
+
+
+@dataclass(frozen=True, eq=False)
+class Chunk:
+    """Consecutive queries of one sample, evaluated together: ``selection`` of ``table`` (None: the
+    evaluation's whole table), whose first query is query ``query_offset`` of the whole collection."""
+
+    sample: int
+    selection: Selection
+    table: RankTable | None = None
+    query_offset: int = 0
+
+
+class Reader(Protocol):
+    """What an evaluation reads its queries from."""
+
+    draws_samples: bool
+    """Whether it can draw samples of queries and labels (it holds the whole collection)."""
+    reads_ahead: bool
+    """Whether its own processes read the next chunk while one is evaluated (the evaluation then
+    evaluates each chunk in one process)."""
+
+    @property
+    def run_ids(self) -> list[str]: ...
+
+    @property
+    def run_tags(self) -> list[str | None]: ...
+
+    @classmethod
+    def open(cls, qrels, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool, jobs: int,
+             progress: Progress | None) -> Reader | None:
+        """The reader of ``qrels`` and ``runs`` (as :func:`~prefeval.io.inputs.named_runs` takes them),
+        or None when it cannot read them (the evaluation then reads them whole)."""
+
+    def samples(self, evaluation: Evaluation) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
+        """Per sample: its number, its number of queries, and its chunks in query order."""
+
+    def for_workers(self) -> Reader | None:
+        """What a worker of another machine needs of the reader: what the chunks refer to."""
+
+

@@ -1,0 +1,46 @@
+"""Executors: where the chunks of an evaluation are evaluated.
+
+An executor takes the chunks a reader hands over (:mod:`prefeval.engine.readers`), in query order,
+and gives back, per chunk and in the same order, the list of (rendered block, block) pairs of
+:meth:`~prefeval.engine.evaluation.Evaluation.chunk_results`; the evaluation adds the blocks to the
+summary as they come. Two executors are registered in :data:`EXECUTORS`:
+
+* ``local`` (:data:`LOCAL`): here, each chunk's blocks of queries shared among the evaluation's
+  ``jobs`` forked processes when a chunk is large enough;
+* ``dask`` (:class:`~prefeval.engine.dask.DaskExecutor`): each chunk a task of a Dask cluster.
+
+An executor is given to the evaluation when it is made, open (a cluster connected) for as long as
+the evaluation is read. A new executor is one module with a class of the :class:`Executor` method,
+and its name in :data:`EXECUTORS` (with how it is opened).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from prefeval.engine.chunks import Chunk
+    from prefeval.engine.evaluation import Evaluation
+
+
+class Executor(Protocol):
+    """Where chunks are evaluated (module docstring)."""
+
+    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk],
+                   render: Callable) -> Iterator[list[tuple[Any, Any]]]:
+        """Per chunk, in order, the list of (rendered block, block) of :meth:`Evaluation.chunk_results`."""
+
+
+class LocalExecutor:
+    """Every chunk evaluated in this process and the processes it forks."""
+
+    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk],
+                   render: Callable) -> Iterator[Iterator[tuple[Any, Any]]]:
+        return (evaluation.chunk_results(chunk, render) for chunk in chunks)
+
+
+LOCAL = LocalExecutor()
+LOCAL_NAME, DASK = "local", "dask"
+EXECUTORS = (LOCAL_NAME, DASK)
+"""Every executor, by name (module docstring); :func:`prefeval.engine.open_executor` opens one."""

@@ -1,0 +1,389 @@
+"""trec_eval 10.0's measures: one table (:data:`ROWS`), read (:func:`read`) and written (:func:`spell`).
+
+A row is one of trec_eval's measures, in the order trec_eval lists them (its ``all_trec`` order, in
+which it prints them whatever the order of ``-m``), with the prefeval family it is, its parameter and
+what the name stands for:
+
+* a measure with one parameter after a dot: ``map_cut.10`` is ``ap@10``, ``iprec_at_recall.0.5`` is
+  ``iprec@0.5,0.5`` (trec_eval 10 rounds a recall level to ``lround(r R)`` documents: prefeval's
+  ``round_from`` 0.5), ``Rprec_mult.0.2`` is ``rp_mult@0.2``, ``set_F.0.5`` is ``f@0,√0.5`` (trec_eval's
+  parameter is β², prefeval's β), ``utility.1,-1,0,0`` sets the coefficients; the parameter may also
+  follow an underscore as trec_eval prints it (``map_cut_10``, ``P_10``);
+* **a name without its parameter is trec_eval's default list** (:attr:`Row.defaults`), in every
+  output format: ``P``, ``recall``, ``map_cut``, ``ndcg_cut`` and ``relative_P`` are measured at 5,
+  10, 15, 20, 30, 100, 200, 500 and 1000; ``success`` at 1, 5 and 10; ``unj`` at 5, 10 and 20;
+  ``iprec_at_recall`` at the 11 recall levels 0.0, 0.1, ..., 1.0; ``Rprec_mult`` at 0.2, 0.4, ...,
+  2.0. Names are read case-insensitively, so prefeval's ``p`` is ``P`` too; ``r`` (the family whose
+  alias is ``recall``) is ``recall``, and so on: :func:`default_list`;
+* ``name.a=b,...`` pairs: a grade's gain (``ndcg.1=3.5,2=9`` is ``ndcg@gains=1:3.5;2:9``) and rbp's
+  persistence (``rbp.p=0.95``).
+
+``rbp`` here is trec_eval's (p = 0.9, graded gains), prefeval's ``trec_rbp``; the name ``rbp``
+alone is prefeval's own RBP (γ = 0.5, binary; in the default measure list), and trec_eval's is named
+``rbp.p=0.9`` or through a nickname (``all_trec``). Two rows are lines of trec_eval's output that are
+not measures (:data:`LAYOUT`): ``runid`` (the run's tag, summary only) and ``relstring`` (the
+judgments of the first ten documents, per query only). ``gm_map``, ``gm_bpref`` and ``num_q`` are
+printed on the summary only, as trec_eval prints them.
+
+Each measure is printed under the name trec_eval prints (:func:`spell`): a list measure as ``P_5``
+(cut-offs as integers, recall levels and multiples with two decimals, ``%3.2f``), a measure given its
+parameter as the name, ``_`` and the parameter as it was typed (``set_F_0.5``, ``ndcg_1=3.5,2=9``:
+:attr:`~prefeval.measures.foreign.rows.Translation.printed`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import NamedTuple, Protocol
+
+from prefeval.errors import UsageError
+from prefeval.measures.foreign.rows import CUTOFF, Translation
+
+TOOL = "trec_eval"
+RUNID, RELSTRING = "runid", "relstring"
+LAYOUT = (RUNID, RELSTRING)
+"""The lines of trec_eval's output that are not measures."""
+LEVELS = "#"
+"""In :attr:`Row.pairs`: the integer names of trec_eval's ``name.L=G`` pairs (a gain map)."""
+
+TREC_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+RECALL_LEVELS = tuple(level / 10 for level in range(11))
+R_MULTIPLES = tuple(level / 5 for level in range(1, 11))
+RELSTRING_LENGTH = 10
+"""trec_eval's ``relstring`` shows the judgments of the first ten documents, unless given a length."""
+
+
+def _integer(value: float) -> str:
+    return str(int(value))
+
+
+def _two_decimals(value: float) -> str:
+    return f"{value:3.2f}"
+
+
+def _sqrt_text(text: str) -> str:
+    """set_F's parameter (trec_eval's, which is β²) as prefeval's β: its square root."""
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return repr(math.sqrt(value)) if value >= 0 else text
+
+
+class Row(NamedTuple):
+    """One of trec_eval's measures (module docstring).
+
+    ``family``: the prefeval family (None for a line of :data:`LAYOUT`). ``parameter``: the prefeval
+    parameter that the text after the dot sets (None: the measure takes none); ``defaults``: the values
+    of that parameter a bare name stands for (a list; empty: the bare name is one measure). ``fixed``:
+    the parameter values (texts, by prefeval name) the name stands for (``set_P`` is ``p@0``).
+    ``pairs``: the names of ``name.a=b`` parameters, by trec_eval name (:data:`LEVELS`: a gain
+    map). ``printed``: how a value of a list is printed in its name (``P_5``, ``iprec_at_recall_0.50``).
+    ``convert``: the parameter's text as prefeval reads it. ``per_query`` and ``in_summary``: whether
+    trec_eval prints the measure on per-query lines and on the summary. ``following``: the parameters
+    that numbers after the first set, in order (utility's coefficients ``utility.1,-1,0,0``);
+    ``unnamed``: parameters set by an option of trec_eval, not by the name (utility's collection size,
+    ``-N``)."""
+
+    name: str
+    family: str | None
+    parameter: str | None = None
+    defaults: tuple = ()
+    fixed: dict[str, str] = {}
+    pairs: dict[str, str] = {}
+    printed: Callable[[float], str] = _integer
+    convert: Callable[[str], str] | None = None
+    per_query: bool = True
+    in_summary: bool = True
+    following: tuple[str, ...] = ()
+    unnamed: tuple[str, ...] = ()
+
+    def shown(self) -> str:
+        """How the name is written, with placeholders: ``map_cut[.k,...]``, ``ndcg[.L=G,...]``."""
+        if self.parameter is not None:
+            return f"{self.name}[.{self.parameter}{',...' if self.defaults else ''}]"
+        if self.pairs:
+            return f"{self.name}[.{','.join('L=G' if key == LEVELS else f'{key}=...' for key in self.pairs)}]"
+        return self.name
+
+    def example(self) -> str:
+        """The name written out with an example parameter, as a user types it: ``map_cut.10``,
+        ``iprec_at_recall.0.5``, ``ndcg.1=3``, ``rbp.p=0.7``, ``set_F.0.5``."""
+        if self.parameter is not None:
+            return f"{self.name}.{_EXAMPLES.get(self.parameter, '10')}"
+        if self.pairs:
+            return f"{self.name}." + ",".join("1=3" if key == LEVELS else f"{key}=0.7" for key in self.pairs)
+        return self.name
+
+
+_EXAMPLES = {CUTOFF: "10", "recall": "0.5", "f": "0.2", "a": "1", "beta": "0.5", "length": "20"}
+_GAINS = {LEVELS: "gains"}
+_SET = {CUTOFF: "0"}
+_TREC_EVAL_10_ROUNDING = {"round_from": "0.5"}
+
+ROWS: tuple[Row, ...] = (
+    Row(RUNID, None, per_query=False),
+    Row("num_q", "num_q", per_query=False),
+    Row("num_ret", "num_ret"),
+    Row("num_rel", "num_rel"),
+    Row("num_rel_ret", "num_rel_ret"),
+    Row("map", "ap"),
+    Row("gm_map", "gm_ap", per_query=False),
+    Row("Rprec", "rp"),
+    Row("bpref", "bpref"),
+    Row("recip_rank", "rr"),
+    Row("iprec_at_recall", "iprec", "recall", RECALL_LEVELS, _TREC_EVAL_10_ROUNDING, printed=_two_decimals),
+    Row("P", "p", CUTOFF, TREC_CUTOFFS),
+    Row(RELSTRING, None, "length", in_summary=False),
+    Row("recall", "r", CUTOFF, TREC_CUTOFFS),
+    Row("infAP", "infap"),
+    Row("gm_bpref", "gm_bpref", per_query=False),
+    Row("Rprec_mult", "rp_mult", "f", R_MULTIPLES, printed=_two_decimals),
+    Row("utility", "utility", "a", following=("b", "c", "d"), unnamed=("N",)),
+    Row("11pt_avg", "iprec_avg", fixed={"levels": "11", **_TREC_EVAL_10_ROUNDING}),
+    Row("binG", "binary_gain_shortfall"),
+    Row("G", "gain_shortfall", pairs=_GAINS),
+    Row("ndcg", "ndcg", pairs=_GAINS),
+    Row("ndcg_rel", "ndcg_rel", pairs=_GAINS),
+    Row("Rndcg", "rndcg", pairs=_GAINS),
+    Row("ndcg_cut", "ndcg", CUTOFF, TREC_CUTOFFS),
+    Row("map_cut", "ap", CUTOFF, TREC_CUTOFFS),
+    Row("relative_P", "relative_p", CUTOFF, TREC_CUTOFFS),
+    Row("success", "success", CUTOFF, (1, 5, 10)),
+    Row("set_P", "p", fixed=_SET),
+    Row("set_relative_P", "relative_p", fixed=_SET),
+    Row("set_recall", "r", fixed=_SET),
+    Row("set_map", "set_ap"),
+    Row("set_F", "f", "beta", fixed=_SET, convert=_sqrt_text),
+    Row("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
+    Row("rbp", "trec_rbp", pairs={"p": "p", **_GAINS}),
+    Row("rbp_resid", "trec_rbp_resid", pairs={"p": "p"}),
+    Row("unj", "unj", CUTOFF, (5, 10, 20)),
+)
+"""trec_eval's measures, in its order (module docstring)."""
+
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+                 "recip_rank", "iprec_at_recall", "P"),
+    "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
+            "set_relative_P", "set_map", "set_F"),
+    "all_trec": tuple(row.name for row in ROWS),
+}
+"""trec_eval's nicknames for lists of measures (``all_trec`` is every row)."""
+
+BY_NAME = {row.name.lower(): row for row in ROWS}
+"""Every row by its name, lower-cased (prefeval reads names case-insensitively)."""
+PLACE = {row.name: place for place, row in enumerate(ROWS)}
+"""Each row's place in trec_eval's order."""
+_BY_FAMILY = {family: [row for row in ROWS if row.family == family]
+              for family in dict.fromkeys(row.family for row in ROWS if row.family is not None)}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_]*$")
+_PAIR_START = re.compile(r"^\s*(?:-?\d+|p)\s*=")
+"""The start of a trec_eval pair: a grade (``2=9``) or rbp's persistence (``p=0.95``)."""
+
+
+def read(text: str) -> list[Translation] | None:
+    """The prefeval measures (and lines of :data:`LAYOUT`, family None) a trec_eval name stands for,
+    in order: a nickname's measures, a list for a bare list name or a list of values
+    (``P.5,10``), one otherwise; None when ``text`` is not a trec_eval name. The parameters may follow
+    a dot, as trec_eval reads them, or an underscore, as it prints them (``P_10``, ``set_F_0.5``,
+    ``utility_1,-1,0,0``, ``rbp_p=0.8``). A trec_eval name used as trec_eval refuses it is a
+    :class:`UsageError`."""
+    text = text.strip()
+    split = _split(text)
+    if split is None:
+        return None
+    row, given = split
+    if row is None:
+        return [translation for member in NICKNAMES[given] for translation in read(member)]
+    if given is None:
+        return [_bare(row, value) for value in row.defaults] if row.defaults else [_bare(row)]
+    if not given:
+        raise UsageError(f"{text}: trec_eval's {row.name} expects parameters after '.'")
+    if _PAIR_START.match(given) or (row.pairs and "=" in given):
+        return [_with_pairs(row, given, text)]
+    if row.parameter is None:
+        raise UsageError(f"{text}: trec_eval's {row.name} takes no parameter")
+    if row.defaults:
+        return [_with_parameter(row, value, f"{row.name}.{value}") for value in given.split(",")]
+    return [_with_parameter(row, given, text)]
+
+
+def _split(text: str) -> tuple[Row | None, str | None] | None:
+    """(the row, the parameters' text or None) of a trec_eval name; (None, the nickname) for a
+    nickname; None for what is not a trec_eval name."""
+    name, dot, given = text.partition(".")
+    if _NAME.match(name) and name.lower() in BY_NAME:
+        return BY_NAME[name.lower()], (given if dot else None)
+    if not dot and text.lower() in NICKNAMES:
+        return None, text.lower()
+    lowered = text.lower()
+    printed = [row for row in ROWS if lowered.startswith(row.name.lower() + "_") and (row.parameter or row.pairs)]
+    for row in sorted(printed, key=lambda row: -len(row.name)):
+        rest = text[len(row.name) + 1:]
+        if rest[:1].isdigit() or rest[:1] in ".-" or (row.pairs and _PAIR_START.match(rest)):
+            return row, rest
+    return None
+
+
+def row_of_printed(printed: str) -> Row | None:
+    """The row of a name as trec_eval prints it (``P_5``, ``map_cut_10``, ``set_F_0.5``,
+    ``relstring_20``): the longest row name it is, or starts with followed by ``_``."""
+    found = [row for row in ROWS if printed == row.name or printed.startswith(row.name + "_")]
+    return max(found, key=lambda row: len(row.name)) if found else None
+
+
+def default_list(family: str, names: tuple[str, ...]) -> list[Translation] | None:
+    """trec_eval's default list for a bare prefeval family name (or alias) in ``names`` that trec_eval
+    has as a list row (``p`` is ``P``, ``r``, whose alias is ``recall``, is ``recall``); None when
+    none is."""
+    for row in _BY_FAMILY.get(family, ()):
+        if row.defaults and row.name.lower() in {name.lower() for name in names}:
+            return [_bare(row, value) for value in row.defaults]
+    return None
+
+
+def _bare(row: Row, value: float | None = None) -> Translation:
+    """The measure of a row named without parameters (``value``: one of its defaults)."""
+    if value is None:
+        return Translation(row.family, dict(row.fixed), row.name)
+    written = _integer(value) if row.printed is _integer else repr(value)
+    return Translation(row.family, {**row.fixed, row.parameter: written}, f"{row.name}_{row.printed(value)}",
+                       listed=row.parameter)
+
+
+def _with_parameter(row: Row, given: str, text: str) -> Translation:
+    """The measure of ``row.given``: a list value, or parameters echoed in the printed name."""
+    if row.family is None:  # relstring's length
+        return Translation(None, {row.parameter: given}, f"{row.name}_{given}")
+    texts = given.split(",")
+    if len(texts) > 1 + len(row.following):
+        raise UsageError(f"{text}: trec_eval's {row.name} takes {1 + len(row.following)} parameter(s)")
+    value = row.convert(texts[0]) if row.convert is not None else texts[0]
+    values = {**row.fixed, row.parameter: value, **dict(zip(row.following, texts[1:]))}
+    if row.defaults:
+        try:
+            shown = row.printed(float(given))
+        except ValueError:
+            raise UsageError(f"{text}: trec_eval's {row.name} takes numbers") from None
+        return Translation(row.family, values, f"{row.name}_{shown}", listed=row.parameter)
+    return Translation(row.family, values, f"{row.name}_{given}")
+
+
+def _with_pairs(row: Row, pairs: str, text: str) -> Translation:
+    """trec_eval's ``name.a=b,c=d``: integer names are a gain map (``L:G``), others parameters."""
+    if not row.pairs:
+        raise UsageError(f"{text}: trec_eval's {row.name} has no name=value parameters")
+    values = dict(row.fixed)
+    gains: list[str] = []
+    for pair in pairs.split(","):
+        key, equals, value = (part.strip() for part in pair.partition("="))
+        if not equals:
+            raise UsageError(f"{text}: trec_eval's parameters are name=value pairs, not {pair!r}")
+        if re.fullmatch(r"-?\d+", key) and LEVELS in row.pairs:
+            gains.append(f"{key}:{value}")
+        elif key in row.pairs and key != LEVELS:
+            values[row.pairs[key]] = value
+        else:
+            known = ", ".join("L (a grade)" if name == LEVELS else name for name in row.pairs)
+            raise UsageError(f"{text}: trec_eval's {row.name} has no parameter {key!r} (parameters: {known})")
+    if gains:
+        values[row.pairs[LEVELS]] = ";".join(gains)
+    return Translation(row.family, values, f"{row.name}_{pairs}")
+
+
+def is_pairs(token: str) -> bool:
+    """Whether ``token`` is a trec_eval name with ``a=b`` pairs (``ndcg.1=3``), which the pairs after
+    a comma continue (``ndcg.1=3,2=9``)."""
+    name, dot, given = token.strip().partition(".")
+    row = BY_NAME.get(name.lower())
+    return bool(dot) and row is not None and bool(row.pairs) and bool(_PAIR_START.match(given))
+
+
+def continues_pairs(token: str) -> bool:
+    """Whether ``token`` (after a comma) is one more ``a=b`` pair of a trec_eval name."""
+    return bool(_PAIR_START.match(token))
+
+
+class _Parametrised(Protocol):
+    """What :func:`spell` reads of a measure (a :class:`~prefeval.measures.base.Measure`)."""
+
+    family: str
+    values: tuple
+
+    def all_parameters(self) -> tuple: ...
+
+
+def spell(measure: _Parametrised) -> str | None:
+    """trec_eval's name of a prefeval measure, as trec_eval prints it; None when trec_eval has none
+    (preferences, prefeval's ``rbp``, ``rr@10``, ``success@0``, ``iprec@0.5`` with prefeval's
+    rounding, a measure with ``rel=`` or ``judged_only=``).
+
+    The name is that of the first row of the measure's family that fits it: a row with a parameter
+    fits a measure whose other parameters are the row's (``ap@10`` → ``map_cut_10``, ``p@10`` →
+    ``P_10``, ``iprec@0.5,0.5`` → ``iprec_at_recall_0.50``, ``rp_mult@0.2`` → ``Rprec_mult_0.20``: a
+    level or factor with two decimals, as trec_eval prints it, when that reads back); a row without
+    one fits a measure whose parameters are all the row's (``ap`` → ``map``, ``p@0`` → ``set_P``);
+    a row with pairs writes them (``ndcg@gains=1:3;2:9`` → ``ndcg_1=3,2=9``, ``trec_rbp@0.8`` →
+    ``rbp_p=0.8``). :func:`read` reads the name back as the same values.
+    """
+    params = measure.all_parameters()
+    values = dict(zip((param.name for param in params), measure.values))
+    if any(values[param.name] is not None for param in params if param.keyword and param.name != "gains"):
+        return None  # rel= or judged_only=, which trec_eval's names do not say
+    for row in _BY_FAMILY.get(measure.family, ()):
+        implied = {param.name: values[param.name] if param.name in row.unnamed else
+                   _value(param, row.fixed.get(param.name)) for param in params}
+        if row.pairs:
+            spelled = _pairs_spelling(row, params, values, implied)
+            if spelled is not None:
+                return spelled
+            continue
+        if values == implied and not row.defaults:
+            return row.name
+        if row.parameter is None or row.parameter not in values or row.convert is not None:
+            continue
+        if row.following:  # every parameter the name takes, written out
+            shown = (row.parameter, *row.following)
+            if {**implied, **{name: values[name] for name in shown}} == values:
+                by_name = {param.name: param for param in params}
+                return f"{row.name}_" + ",".join(by_name[name].written(values[name]) for name in shown)
+            continue
+        value = values[row.parameter]
+        if {**implied, row.parameter: value} != values or not _listable(row, value):
+            continue
+        return f"{row.name}_{row.printed(value)}"
+    return None
+
+
+def _value(param, text: str | None):
+    """A parameter's value: the text given (read as the parameter reads it), else its default."""
+    return param.default if text is None else param.parse(text, "")
+
+
+def _listable(row: Row, value) -> bool:
+    """Whether ``value`` is written in a list row's name so that it reads back: a positive, finite cut-off,
+    or a level whose two decimals are exact."""
+    if value is None or not math.isfinite(value) or (row.parameter == CUTOFF and value <= 0):
+        return False
+    return float(row.printed(value)) == value if row.printed is _two_decimals else True
+
+
+def _pairs_spelling(row: Row, params: tuple, values: dict, implied: dict) -> str | None:
+    """``name`` or ``name_a=b,...`` for a row of pairs, when the measure's other parameters are the row's."""
+    by_name = {param.name: param for param in params}
+    named = set(row.pairs.values())
+    if {key: value for key, value in values.items() if key not in named} != \
+            {key: value for key, value in implied.items() if key not in named}:
+        return None
+    written = []
+    for key, ours in row.pairs.items():
+        value = values.get(ours)
+        if key == LEVELS:
+            if value is not None:
+                written += [pair.replace(":", "=") for pair in by_name[ours].written(value).split(";")]
+        elif value != by_name[ours].default:
+            written.append(f"{key}={by_name[ours].written(value)}")
+    return row.name + ("_" + ",".join(written) if written else "")
