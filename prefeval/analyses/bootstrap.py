@@ -58,6 +58,18 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.analyses.orderings import DEFAULT_DAMPING, QueryOrderings, higher_is_better, ordering_by, tied_ranks
+from prefeval.io.keys import QID, RUN, SAMPLE, SUMMARY_QID
+from prefeval.io.records import (
+    MEASURE,
+    METHOD,
+    RANK,
+    RANK_HIGH,
+    RANK_LOW,
+    RANK_PROBABILITIES,
+    RESAMPLES,
+    SCORE,
+    TIER,
+)
 
 LEVEL = 0.95
 """The coverage of the rank intervals."""
@@ -163,11 +175,7 @@ def bootstrap_records(sample: int, measure: str, method: str, result: RankBootst
     tiers = result.tiers()
     probabilities = result.probabilities.tolist()
     for r, run in enumerate(result.runs):
-        yield {"qid": "all", "sample": sample, "measure": measure, "method": method, "run": run,
-               "rank": int(result.rank[r]), "score": result.scores[run], "rank_low": int(low[r]),
-               "rank_high": int(high[r]), "tier": int(tiers[r]), "rank_probabilities": probabilities[r],
-               "resamples": result.resamples}
-
-
-BOOTSTRAP_KEYS = ("rank", "rank_low", "rank_high", "tier", "rank_probabilities")
-"""The keys that make a record one of :func:`bootstrap_records`."""
+        yield {QID: SUMMARY_QID, SAMPLE: sample, MEASURE: measure, METHOD: method, RUN: run,
+               RANK: int(result.rank[r]), SCORE: result.scores[run], RANK_LOW: int(low[r]),
+               RANK_HIGH: int(high[r]), TIER: int(tiers[r]), RANK_PROBABILITIES: probabilities[r],
+               RESAMPLES: result.resamples}

@@ -57,6 +57,20 @@ from prefeval.analyses.montecarlo import uniform_subsets
 from prefeval.analyses.orderings import TIE_TOLERANCE
 from prefeval.analyses.sampled_metrics import check_catalogue
 from prefeval.errors import UsageError
+from prefeval.io.keys import QID, RUN, SUMMARY_QID
+from prefeval.io.records import (
+    ABOVE_NULL,
+    EXPECTED,
+    EXPECTED_METHOD,
+    FRACTION_ABOVE_NULL,
+    MEASURE,
+    NUM_ITEMS,
+    NUM_REL,
+    QUANTILE,
+    THRESHOLD,
+    THRESHOLD_METHOD,
+    VALUE,
+)
 from prefeval.io.trec import Qrels
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.measures.gain_discount import (
@@ -396,15 +410,15 @@ def null_records(evaluation: NullEvaluation) -> Iterator[dict]:
     above_lists = {name: values.tolist() for name, values in above.items()}
     for q, qid in enumerate(qids):
         for values, expected, threshold in columns:
-            yield {"qid": qid, "measure": values.measure, "num_rel": relevant[q], "num_items": items[q],
-                   "expected": expected[q], "quantile": evaluation.quantile, "threshold": threshold[q],
-                   "expected_method": values.expected_method, "threshold_method": values.threshold_method}
+            yield {QID: qid, MEASURE: values.measure, NUM_REL: relevant[q], NUM_ITEMS: items[q],
+                   EXPECTED: expected[q], QUANTILE: evaluation.quantile, THRESHOLD: threshold[q],
+                   EXPECTED_METHOD: values.expected_method, THRESHOLD_METHOD: values.threshold_method}
         for r, run in enumerate(runs):
             for values in nulls:
-                yield {"qid": qid, "run": run, "measure": values.measure,
-                       "value": observed_lists[values.measure][r][q], "above_null": above_lists[values.measure][r][q]}
+                yield {QID: qid, RUN: run, MEASURE: values.measure,
+                       VALUE: observed_lists[values.measure][r][q], ABOVE_NULL: above_lists[values.measure][r][q]}
     for r, run in enumerate(runs):
         for values in nulls:
-            yield {"qid": "all", "run": run, "measure": values.measure,
-                   "value": float(observed[values.measure][r].mean()),
-                   "fraction_above_null": float(above[values.measure][r].mean())}
+            yield {QID: SUMMARY_QID, RUN: run, MEASURE: values.measure,
+                   VALUE: float(observed[values.measure][r].mean()),
+                   FRACTION_ABOVE_NULL: float(above[values.measure][r].mean())}

@@ -74,6 +74,17 @@ from scipy.special import gammaln, xlog1py, xlogy
 from prefeval.analyses.montecarlo import counts_in_intervals
 from prefeval.analyses.orderings import discordant_pairs, kendall_tau, ordering_by
 from prefeval.errors import UsageError
+from prefeval.io.keys import QID, RUN, SUMMARY_QID
+from prefeval.io.records import (
+    DISCORDANT_PAIRS,
+    EXACT,
+    KENDALL_TAU,
+    MEASURE,
+    SAMPLE_SIZE,
+    SAMPLED,
+    SAMPLED_MEAN,
+    SAMPLED_STD,
+)
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.ranking.loading import load_collection
 from prefeval.ranking.positions import (
@@ -383,26 +394,26 @@ def sampled_records(evaluation: SampledEvaluation, per_query: bool = False) -> I
     consistency line comparing the orderings of the runs by exact and by sampled means."""
     runs, qids = evaluation.run_ids, evaluation.table.qids
     for values in evaluation.results():
-        head = {"measure": values.measure, "sample_size": values.sample_size}
+        head = {MEASURE: values.measure, SAMPLE_SIZE: values.sample_size}
         if per_query:
             columns = _record_columns(values, per_query=True)
             for q, qid in enumerate(qids):
                 for r, run in enumerate(runs):
-                    yield {"qid": qid, "run": run, **head, **{key: column[r][q] for key, column in columns.items()}}
+                    yield {QID: qid, RUN: run, **head, **{key: column[r][q] for key, column in columns.items()}}
         columns = _record_columns(values, per_query=False)
         for r, run in enumerate(runs):
-            yield {"qid": "all", "run": run, **head, **{key: column[r] for key, column in columns.items()}}
+            yield {QID: SUMMARY_QID, RUN: run, **head, **{key: column[r] for key, column in columns.items()}}
         tau, discordant = consistency(values, runs)
-        yield {"qid": "all", **head, "kendall_tau": tau, "discordant_pairs": [list(pair) for pair in discordant]}
+        yield {QID: SUMMARY_QID, **head, KENDALL_TAU: tau, DISCORDANT_PAIRS: [list(pair) for pair in discordant]}
 
 
 def _record_columns(values: SampledValues, per_query: bool) -> dict[str, list]:
     if per_query:
-        columns = {"exact": values.exact, "sampled": values.sampled,
-                   "sampled_mean": values.draws_mean, "sampled_std": values.draws_std}
+        columns = {EXACT: values.exact, SAMPLED: values.sampled,
+                   SAMPLED_MEAN: values.draws_mean, SAMPLED_STD: values.draws_std}
     else:
-        columns = {"exact": values.exact.mean(axis=1), "sampled": values.sampled.mean(axis=1),
-                   "sampled_mean": values.draws_mean_of_means, "sampled_std": values.draws_std_of_means}
+        columns = {EXACT: values.exact.mean(axis=1), SAMPLED: values.sampled.mean(axis=1),
+                   SAMPLED_MEAN: values.draws_mean_of_means, SAMPLED_STD: values.draws_std_of_means}
     return {key: column.tolist() for key, column in columns.items() if column is not None}
 
 

@@ -64,6 +64,17 @@ import numpy as np
 
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
+from prefeval.io.keys import QID, RUNI, RUNJ, SAMPLE, SUMMARY_QID
+from prefeval.io.records import (
+    ALPHA,
+    CORRECTION,
+    DISCRIMINATIVE_POWER,
+    MEASURE,
+    PAIR_STATISTICS,
+    PAIRS,
+    SIGNIFICANT,
+    TEST,
+)
 from prefeval.measures import select_available
 from prefeval.runtime.seeds import resolve_seed
 
@@ -388,14 +399,14 @@ def pairwise_significance(
             columns = {key: getattr(stats, key).tolist() for key in PAIR_STATISTICS}
             significant = stats.significant.tolist()
             for k, (first, second) in enumerate(names):
-                record = {"qid": "all", "runi": first, "runj": second, "measure": measure, "test": options.test}
+                record = {QID: SUMMARY_QID, RUNI: first, RUNJ: second, MEASURE: measure, TEST: options.test}
                 record.update({key: column[k] for key, column in columns.items()})
-                record["significant"] = significant[k]
-                record["sample"] = sample.sample
+                record[SIGNIFICANT] = significant[k]
+                record[SAMPLE] = sample.sample
                 yield record
-            yield {"qid": "all", "measure": measure, "test": options.test, "correction": options.correction,
-                   "alpha": options.alpha, "discriminative_power": stats.discriminative_power, "pairs": len(names),
-                   "sample": sample.sample}
+            yield {QID: SUMMARY_QID, MEASURE: measure, TEST: options.test, CORRECTION: options.correction,
+                   ALPHA: options.alpha, DISCRIMINATIVE_POWER: stats.discriminative_power, PAIRS: len(names),
+                   SAMPLE: sample.sample}
 
 
 class BaselinePairs(NamedTuple):
@@ -421,10 +432,6 @@ class BaselinePairs(NamedTuple):
     def oriented(self, values: np.ndarray) -> np.ndarray:
         """The rows of ``values`` (pairs × anything) of these pairs, as (other run, baseline)."""
         return values[self.rows] * self.signs[:, None] + 0.0  # + 0.0 turns -0.0 into 0.0
-
-
-PAIR_STATISTICS = ("mean", "wins", "losses", "ties", "p", "p_corrected", "ci_low", "ci_high", "effect_size")
-"""The statistics of a pair, in the order of its record."""
 
 
 def _pair_values(lines: EvalLines, sample: SampleScores, measure: str, baseline: str | None):

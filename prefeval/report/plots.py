@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from prefeval.analyses.aggregate import aggregate, record_kind
+from prefeval.analyses.aggregate import aggregate
 from prefeval.analyses.bootstrap import LEVEL
 from prefeval.analyses.orderings import competition_ranks, higher_is_better, kendall_tau
 from prefeval.analyses.significance import (
@@ -77,6 +77,7 @@ from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, read_eval_lines
 from prefeval.io.jsonl import output_stream, read_records
 from prefeval.io.keys import LABEL_KEYS, METRIC, QID, RUN, RUNI, SAMPLE, SUMMARY_QID, TYPE
+from prefeval.io.records import RANK_INTERVAL, aggregate_record_kind
 from prefeval.io.source import display_name
 from prefeval.measures import parse_measure, select_available
 from prefeval.measures.interpolated import InterpolatedPrecision
@@ -625,7 +626,7 @@ def _bootstrap_lines(source: str) -> list[dict]:
     for number, record in read_records(source):
         if not isinstance(record, dict) or "sample" not in record:
             raise InputError(display_name(source), "not a line of prefeval aggregate", number)
-        if record_kind(record) == "bootstrap":
+        if aggregate_record_kind(record) == RANK_INTERVAL:
             problem = _bootstrap_record_problem(record)
             if problem:
                 raise InputError(display_name(source), f"not a rank interval of aggregate --bootstrap: {problem}",
