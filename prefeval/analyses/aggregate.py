@@ -47,6 +47,7 @@ from prefeval.analyses.orderings import (
     DEFAULT_DAMPING,
     PREFERENCE_METHODS,
     QueryOrderings,
+    competition_ranks,
     higher_is_better,
     kendall_tau,
     ordering_by,
@@ -181,6 +182,39 @@ def correlation_records(summary: dict) -> Iterator[dict]:
                     yield {QID: SUMMARY_QID, SAMPLE: summary[SAMPLE], MEASURE_A: measure_a, MEASURE_B: measure_b,
                            METHOD_A: method_a, METHOD_B: method_b,
                            KENDALL_TAU: _ordering_tau(entry_a, method_a, entry_b, method_b)}
+
+
+class OrderingComparison(NamedTuple):
+    """How measures order the runs of the first sample: each measure's ordering by its default
+    method (``methods``: MC4 for a preference, the mean for a metric), the competition ``ranks`` of
+    the runs in each (a dict per measure; tied runs share a rank), ``runs`` in the order of the first
+    measure, and ``tau[a, b]``, Kendall's τ (τ-b with ties) between the orderings of measures a and
+    b, NaN when they do not order the same runs."""
+
+    measures: list[str]
+    methods: dict[str, str]
+    runs: list[str]
+    ranks: list[dict[str, int]]
+    tau: np.ndarray
+
+
+def compare_orderings(source, measures: Sequence[str] = ()) -> OrderingComparison:
+    """The :class:`OrderingComparison` of ``measures`` (any of their names; default every measure) in
+    the eval lines ``source`` (as :func:`aggregate` takes them). What ``prefeval plot orderings``
+    draws."""
+    lines = _eval_lines(source)
+    measures = select_available(measures, lines.measures, lines.source)
+    record = next(aggregate(lines, measures))
+    methods = {m: ("mc4" if record[m][TYPE] == PREFERENCE else MEAN) for m in measures}
+    orderings = [record[m][methods[m]] for m in measures]
+    scores = [record[m][SCORES][methods[m]] for m in measures]
+    count = len(measures)
+    tau = np.full((count, count), np.nan)
+    for a in range(count):
+        for b in range(count):
+            if sorted(orderings[a]) == sorted(orderings[b]):
+                tau[a, b] = kendall_tau(orderings[a], orderings[b], scores[a], scores[b])
+    return OrderingComparison(measures, methods, orderings[0], [competition_ranks(s) for s in scores], tau)
 
 
 def _methods(entry: dict) -> list[str]:

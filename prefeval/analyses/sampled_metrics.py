@@ -73,9 +73,11 @@ from scipy.special import gammaln, xlog1py, xlogy
 
 from prefeval.analyses.montecarlo import counts_in_intervals
 from prefeval.analyses.orderings import discordant_pairs, kendall_tau, ordering_by
-from prefeval.errors import UsageError
+from prefeval.errors import InputError, UsageError
+from prefeval.io.jsonl import read_records
 from prefeval.io.keys import QID, RUN, SUMMARY_QID
 from prefeval.io.records import (
+    CONSISTENCY,
     DISCORDANT_PAIRS,
     EXACT,
     KENDALL_TAU,
@@ -84,7 +86,10 @@ from prefeval.io.records import (
     SAMPLED,
     SAMPLED_MEAN,
     SAMPLED_STD,
+    SAMPLED_VALUES,
+    sampled_record_kind,
 )
+from prefeval.io.source import display_name
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.ranking.loading import load_collection
 from prefeval.ranking.positions import (
@@ -424,3 +429,37 @@ def consistency(values: SampledValues, runs: list[str]) -> tuple[float, list[tup
     sampled_order, sampled_scores = ordering_by(values.sampled.mean(axis=1), runs)
     tau = kendall_tau(exact_order, sampled_order, exact_scores, sampled_scores)
     return tau, discordant_pairs(exact_scores, sampled_scores)
+
+
+
+class SampledLines(NamedTuple):
+    """The summary lines of ``prefeval sampled`` output: each run's means over the queries (``means``)
+    and the consistency of the orderings (``consistency``), in the order of the file."""
+
+    means: list[dict]
+    consistency: list[dict]
+
+    @property
+    def measures(self) -> list[str]:
+        """The metrics of the runs' means, in order of first appearance."""
+        return list(dict.fromkeys(record[MEASURE] for record in self.means))
+
+
+def read_sampled_lines(source: str) -> SampledLines:
+    """The summary lines of :func:`sampled_records` at ``source`` (a path, ``-`` for stdin); the
+    per-query lines are skipped, and a line of another kind is an :class:`InputError`. What
+    ``prefeval plot sampled`` draws."""
+    means, consistency = [], []
+    for number, record in read_records(source):
+        if record.get(QID) != SUMMARY_QID:
+            continue
+        kind = sampled_record_kind(record)
+        if kind == SAMPLED_VALUES:
+            means.append(record)
+        elif kind == CONSISTENCY:
+            consistency.append(record)
+        else:
+            raise InputError(display_name(source), "not a line of prefeval sampled", number)
+    if not means:
+        raise InputError(display_name(source), "no per-run lines of prefeval sampled")
+    return SampledLines(means, consistency)
