@@ -33,10 +33,8 @@ class Curves:
 
 
 def interpolated_precision_curves(path: str, query: str | None) -> Curves:
-    """Every run's value of every iprec measure of the eval lines at ``path``, from the metric lines
-    of its first sample: those of ``query``, or the summary lines (qid ``all``), and where a run has
-    no summary value of a measure, the mean of its per-query values (a line without the measure, or
-    with null, does not count)."""
+    """Every run's value of every iprec measure of the eval lines at ``path`` (``-`` for stdin): of
+    ``query``, or the mean over the queries when it is None (see the module docstring)."""
     source = display_name(path)
     measures: dict[str, InterpolatedPrecision] = {}
     not_iprec: set[str] = set()

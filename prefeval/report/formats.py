@@ -79,7 +79,9 @@ TABLE_WRITERS = {
     SIGNIFICANCE: Writer("prefeval.report.significance:write_significance_table", ("fmt", "baseline")),
 }
 """What ``table``, ``markdown`` and ``latex`` write alike, each in its style."""
-OWN_EVALUATION = {EVALUATION: Writer("prefeval.report.evaluation:refuse_evaluation", ("fmt",))}
+TOOL_WRITERS = {EVALUATION: Writer("prefeval.report.evaluation:refuse_evaluation", ("fmt",))}
+"""What ``trec_eval`` and ``ir_measures`` write: eval's output as each tool prints it, made of the
+tool's own evaluation by the command line; an evaluation of prefeval's own is refused."""
 TREC_EVAL_FORMAT = "trec_eval"
 IR_MEASURES_FORMAT = "ir_measures"
 
@@ -105,8 +107,8 @@ FORMATS: dict[str, dict[str, Writer]] = {
     },
     "markdown": TABLE_WRITERS,
     "latex": TABLE_WRITERS,
-    TREC_EVAL_FORMAT: OWN_EVALUATION,
-    IR_MEASURES_FORMAT: OWN_EVALUATION,
+    TREC_EVAL_FORMAT: TOOL_WRITERS,
+    IR_MEASURES_FORMAT: TOOL_WRITERS,
 }
 """Every format, in the order the commands list them, with its writer of each kind it writes."""
 TABLE_FORMATS = ("table", "markdown", "latex")
