@@ -8,7 +8,7 @@ read only by the commands that analyse eval lines and runs (``aggregate``, ``sig
 ``sampled``, ``null``, ``check``, ``plot``). The keys the two share (``qid``, ``sample``, ``run``,
 ``runi``, ``runj``, ``type``) are that module's, so that each key is still spelled once.
 
-Records, by the analysis that writes them (the docstring of each writer shows an example):
+Records, by the analysis that writes them:
 
 * ``aggregate`` (:func:`~prefeval.analyses.aggregate.aggregate`): per-query orderings, summary
   orderings, correlations between orderings and, with ``--bootstrap``, rank intervals, told apart by
