@@ -150,8 +150,8 @@ def test_a_preference_without_pair_lines_is_an_error_not_a_tie(tmp_path):
 def test_a_query_named_all_is_a_query_in_every_format(tmp_path):
     """aggregate tells its records apart by their keys: a per-query ordering of a query named ``all`` is
     written as one (the reader of eval lines decides which lines are queries)."""
-    from prefeval.analyses.aggregate import record_kind
     from prefeval.io.evallines import eval_lines_from_records
+    from prefeval.io.records import aggregate_record_kind
     from prefeval.report.orderings import orderings_tsv_lines
 
     records = [(n, r) for n, r in enumerate([metric("q1", "A", ap=0.5), metric("q1", "B", ap=0.2),
@@ -159,7 +159,7 @@ def test_a_query_named_all_is_a_query_in_every_format(tmp_path):
     lines = eval_lines_from_records("<test>", records)
     lines.samples[0].qids[1] = "all"  # what a reader that keeps the query gives
     per_query = list(aggregate(lines, per_query=True, summary=False))
-    assert [(r["qid"], record_kind(r)) for r in per_query] == [("q1", "query"), ("all", "query")]
+    assert [(r["qid"], aggregate_record_kind(r)) for r in per_query] == [("q1", "query"), ("all", "query")]
     tsv = list(orderings_tsv_lines(aggregate(lines, per_query=True)))
     assert [row.split("\t")[1:] for row in tsv[1:]] == [
         ["q1", "ap", "query", "1", "A", "0.5"], ["q1", "ap", "query", "2", "B", "0.2"],

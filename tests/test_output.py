@@ -292,7 +292,7 @@ def test_a_refusal_while_writing_is_one_line(tmp_path, monkeypatch):
         stream.write(b"partial")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("prefeval.cli.measures.write_jsonl", full)
+    monkeypatch.setattr("prefeval.io.jsonl.write_jsonl", full)
     target = tmp_path / "out.jsonl"
     assert_one_line_error(run_cli("measures", "--json", "-o", target), 1, f"{target}: no space left on device")
     assert files_in(tmp_path) == []

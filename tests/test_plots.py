@@ -258,3 +258,19 @@ def test_rank_plot_names_a_bad_line(tmp_path, change, message):
     assert result.exit_code == 1 and result.stdout == "" and not (tmp_path / "x.png").exists()
     assert result.stderr.startswith(f"prefeval: error: {path}:2: not a rank interval of aggregate --bootstrap: ")
     assert message in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_a_figure_draws_the_values_it_is_given():
+    """A kind's figure needs no input file: reading and computing are the read step's
+    (:mod:`prefeval.analyses`), the figure draws what it is handed."""
+    from prefeval.analyses.significance import PreferenceMatrix, SignificanceOptions
+
+    means = np.array([[np.nan, 0.5], [-0.5, np.nan]])
+    significant = np.array([[False, True], [True, False]])
+    matrix = PreferenceMatrix("rpp", ["A", "B"], "mc4", means, significant, SignificanceOptions())
+    figure = PLOT_KINDS["preferences"].figure(matrix, PlotRequest("no such file"))
+    heatmap = figure.axes[0]
+    assert [text.get_text() for text in heatmap.texts] == ["0.50*", "-0.50*"]
+    assert heatmap.get_title() == ("rpp: mean preference of row over column\n"
+                                   "runs by MC4; * significant (paired t-test, Holm correction, alpha 0.05)")
+

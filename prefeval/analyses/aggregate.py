@@ -18,7 +18,8 @@ under the key ``ap:median`` with the method ``median``; the Gini coefficient ord
     "ap:median":{"type":"metric","median":["B","A"],"scores":{"median":{"B":0.25,"A":0.2}}}
 
 Records are told apart by their keys, never by ``qid`` (a query may be named ``all``):
-:func:`record_kind`.
+:func:`~prefeval.io.records.aggregate_record_kind`, beside the keys of every record
+(:mod:`prefeval.io.records`).
 
 With ``correlations``, each sample's summary is followed by Kendall's τ between the system orderings
 of every two measures, for every pair of their methods (τ-b when there are ties)::
@@ -41,11 +42,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from prefeval.analyses.bootstrap import BOOTSTRAP_KEYS, bootstrap_ranks, bootstrap_records
+from prefeval.analyses.bootstrap import bootstrap_ranks, bootstrap_records
 from prefeval.analyses.orderings import (
     DEFAULT_DAMPING,
     PREFERENCE_METHODS,
     QueryOrderings,
+    competition_ranks,
     higher_is_better,
     kendall_tau,
     ordering_by,
@@ -57,6 +59,8 @@ from prefeval.io.evallines import (
     eval_lines_from_frames,
     read_eval_lines,
 )
+from prefeval.io.keys import METRIC, PREFERENCE, QID, SAMPLE, SUMMARY_QID, TYPE
+from prefeval.io.records import KENDALL_TAU, MEASURE_A, MEASURE_B, METHOD_A, METHOD_B, SCORES
 from prefeval.measures import select_available
 from prefeval.measures.request import split_measure_list
 from prefeval.measures.summaries import MEAN, split_statistic, statistic_key
@@ -102,18 +106,6 @@ def choose_aggregations(lines: EvalLines, names: Sequence[str] = ()) -> list[Agg
         else:
             aggregations.append(Aggregation(measure, measure, False, PREFERENCE_METHODS))
     return list({a.key: a for a in aggregations}.values())
-
-
-def record_kind(record: dict) -> str:
-    """What a record of :func:`aggregate` is: ``query`` (a per-query ordering), ``summary``,
-    ``correlation`` or ``bootstrap``; by its keys, so that a query named ``all`` is still a query."""
-    if "scores" in record:
-        return "query"
-    if "kendall_tau" in record and "measure_a" in record:
-        return "correlation"
-    if all(key in record for key in BOOTSTRAP_KEYS):
-        return "bootstrap"
-    return "summary"
 
 
 def aggregate(
@@ -187,13 +179,46 @@ def correlation_records(summary: dict) -> Iterator[dict]:
             entry_a, entry_b = summary[measure_a], summary[measure_b]
             for method_a in _methods(entry_a):
                 for method_b in _methods(entry_b):
-                    yield {"qid": "all", "sample": summary["sample"], "measure_a": measure_a, "measure_b": measure_b,
-                           "method_a": method_a, "method_b": method_b,
-                           "kendall_tau": _ordering_tau(entry_a, method_a, entry_b, method_b)}
+                    yield {QID: SUMMARY_QID, SAMPLE: summary[SAMPLE], MEASURE_A: measure_a, MEASURE_B: measure_b,
+                           METHOD_A: method_a, METHOD_B: method_b,
+                           KENDALL_TAU: _ordering_tau(entry_a, method_a, entry_b, method_b)}
+
+
+class OrderingComparison(NamedTuple):
+    """How measures order the runs of the first sample: each measure's ordering by its default
+    method (``methods``: MC4 for a preference, the mean for a metric), the competition ``ranks`` of
+    the runs in each (a dict per measure; tied runs share a rank), ``runs`` in the order of the first
+    measure, and ``tau[a, b]``, Kendall's τ (τ-b with ties) between the orderings of measures a and
+    b, NaN when they do not order the same runs."""
+
+    measures: list[str]
+    methods: dict[str, str]
+    runs: list[str]
+    ranks: list[dict[str, int]]
+    tau: np.ndarray
+
+
+def compare_orderings(source, measures: Sequence[str] = ()) -> OrderingComparison:
+    """The :class:`OrderingComparison` of ``measures`` (any of their names; default every measure) in
+    the eval lines ``source`` (as :func:`aggregate` takes them). What ``prefeval plot orderings``
+    draws."""
+    lines = _eval_lines(source)
+    measures = select_available(measures, lines.measures, lines.source)
+    record = next(aggregate(lines, measures))
+    methods = {m: ("mc4" if record[m][TYPE] == PREFERENCE else MEAN) for m in measures}
+    orderings = [record[m][methods[m]] for m in measures]
+    scores = [record[m][SCORES][methods[m]] for m in measures]
+    count = len(measures)
+    tau = np.full((count, count), np.nan)
+    for a in range(count):
+        for b in range(count):
+            if sorted(orderings[a]) == sorted(orderings[b]):
+                tau[a, b] = kendall_tau(orderings[a], orderings[b], scores[a], scores[b])
+    return OrderingComparison(measures, methods, orderings[0], [competition_ranks(s) for s in scores], tau)
 
 
 def _methods(entry: dict) -> list[str]:
-    return [key for key in entry if key not in ("type", "scores")]
+    return [key for key in entry if key not in (TYPE, SCORES)]
 
 
 def _ordering_tau(entry_a: dict, method_a: str, entry_b: dict, method_b: str) -> float | None:
@@ -202,7 +227,7 @@ def _ordering_tau(entry_a: dict, method_a: str, entry_b: dict, method_b: str) ->
         return None
     order_a = [run for run in entry_a[method_a] if run in common]
     order_b = [run for run in entry_b[method_b] if run in common]
-    return kendall_tau(order_a, order_b, entry_a["scores"][method_a], entry_b["scores"][method_b])
+    return kendall_tau(order_a, order_b, entry_a[SCORES][method_a], entry_b[SCORES][method_b])
 
 
 def _eval_lines(source) -> EvalLines:
@@ -248,10 +273,10 @@ def _per_query_records(sample_number: int, qids: list[str], orderings: dict[str,
     ranked = {measure: ordering.orderings() for measure, ordering in orderings.items()}
     scores = {measure: ordering.scores.tolist() for measure, ordering in orderings.items()}
     for q, qid in enumerate(qids):
-        record: dict = {"qid": qid, "sample": sample_number}
+        record: dict = {QID: qid, SAMPLE: sample_number}
         for measure, ordering in orderings.items():
             record[measure] = [ordering.runs[r] for r in ranked[measure][q]]
-        record["scores"] = {
+        record[SCORES] = {
             measure: {ordering.runs[r]: scores[measure][q][r] for r in ranked[measure][q]}
             for measure, ordering in orderings.items()
         }
@@ -260,14 +285,14 @@ def _per_query_records(sample_number: int, qids: list[str], orderings: dict[str,
 
 def _summary_record(sample_number: int, aggregations: list[Aggregation], orderings: dict[str, QueryOrderings],
                     damping: float) -> dict:
-    record: dict = {"qid": "all", "sample": sample_number}
+    record: dict = {QID: SUMMARY_QID, SAMPLE: sample_number}
     for aggregation in aggregations:
         ordering = orderings[aggregation.key]
-        entry: dict = {"type": "metric" if aggregation.is_metric else "preference"}
+        entry: dict = {TYPE: METRIC if aggregation.is_metric else PREFERENCE}
         scores = {}
         for method in aggregation.methods:
             entry[method], scores[method] = ordering_by(ordering.aggregated(method, damping), ordering.runs,
                                                         higher_is_better(method))
-        entry["scores"] = scores
+        entry[SCORES] = scores
         record[aggregation.key] = entry
     return record

@@ -58,6 +58,23 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.analyses.orderings import DEFAULT_DAMPING, QueryOrderings, higher_is_better, ordering_by, tied_ranks
+from prefeval.errors import InputError
+from prefeval.io.jsonl import read_records
+from prefeval.io.keys import QID, RUN, SAMPLE, SUMMARY_QID
+from prefeval.io.records import (
+    MEASURE,
+    METHOD,
+    RANK,
+    RANK_HIGH,
+    RANK_INTERVAL,
+    RANK_LOW,
+    RANK_PROBABILITIES,
+    RESAMPLES,
+    SCORE,
+    TIER,
+    aggregate_record_kind,
+)
+from prefeval.io.source import display_name
 
 LEVEL = 0.95
 """The coverage of the rank intervals."""
@@ -163,11 +180,45 @@ def bootstrap_records(sample: int, measure: str, method: str, result: RankBootst
     tiers = result.tiers()
     probabilities = result.probabilities.tolist()
     for r, run in enumerate(result.runs):
-        yield {"qid": "all", "sample": sample, "measure": measure, "method": method, "run": run,
-               "rank": int(result.rank[r]), "score": result.scores[run], "rank_low": int(low[r]),
-               "rank_high": int(high[r]), "tier": int(tiers[r]), "rank_probabilities": probabilities[r],
-               "resamples": result.resamples}
+        yield {QID: SUMMARY_QID, SAMPLE: sample, MEASURE: measure, METHOD: method, RUN: run,
+               RANK: int(result.rank[r]), SCORE: result.scores[run], RANK_LOW: int(low[r]),
+               RANK_HIGH: int(high[r]), TIER: int(tiers[r]), RANK_PROBABILITIES: probabilities[r],
+               RESAMPLES: result.resamples}
 
 
-BOOTSTRAP_KEYS = ("rank", "rank_low", "rank_high", "tier", "rank_probabilities")
-"""The keys that make a record one of :func:`bootstrap_records`."""
+def read_rank_intervals(source: str) -> list[dict]:
+    """The records of :func:`bootstrap_records` in ``aggregate --bootstrap`` output (a path, ``-`` for
+    stdin), of its first sample, each checked (:func:`rank_interval_problem`); aggregate's other
+    records are skipped. What ``prefeval plot ranks`` draws."""
+    records = []
+    for number, record in read_records(source):
+        if not isinstance(record, dict) or SAMPLE not in record:
+            raise InputError(display_name(source), "not a line of prefeval aggregate", number)
+        if aggregate_record_kind(record) == RANK_INTERVAL:
+            problem = rank_interval_problem(record)
+            if problem:
+                raise InputError(display_name(source), f"not a rank interval of aggregate --bootstrap: {problem}",
+                                 number)
+            records.append(record)
+    if not records:
+        raise InputError(display_name(source), "no rank intervals: write them with prefeval aggregate --bootstrap B")
+    first = records[0][SAMPLE]
+    return [record for record in records if record[SAMPLE] == first]
+
+
+def rank_interval_problem(record: dict) -> str | None:
+    """What is wrong with a record that has the keys of a rank interval, if anything."""
+    for key in (MEASURE, METHOD, RUN):
+        if not isinstance(record.get(key), str):
+            return f"{key!r} must be a string"
+    for key in (RANK, RANK_LOW, RANK_HIGH, TIER, RESAMPLES):
+        value = record.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            return f"{key!r} must be a positive integer"
+    probabilities = record[RANK_PROBABILITIES]
+    if (not isinstance(probabilities, list) or not probabilities
+            or not all(isinstance(p, (int, float)) and not isinstance(p, bool) and 0 <= p <= 1 for p in probabilities)):
+        return "'rank_probabilities' must be a list of probabilities"
+    if not record[RANK_LOW] <= record[RANK_HIGH] <= len(probabilities):
+        return "the interval must run from rank_low to rank_high, within the ranks of rank_probabilities"
+    return None

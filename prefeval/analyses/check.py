@@ -49,6 +49,40 @@ import pandas as pd
 
 from prefeval.errors import InputError
 from prefeval.io.fields import TextColumn
+from prefeval.io.keys import QID, RUN
+from prefeval.io.records import (
+    ACROSS_RANK_10,
+    AT_DEPTH,
+    COUNT,
+    DEPTH,
+    DOCID,
+    DOCUMENTS,
+    DUPLICATE_DOCUMENTS,
+    ERRORS,
+    FILE,
+    FIRST,
+    GRADES,
+    GROUPS,
+    HIGHEST,
+    JUDGMENTS,
+    KIND,
+    LINES,
+    LOWEST,
+    MALFORMED_LINES,
+    MEDIAN,
+    MESSAGE,
+    NAN_SCORES,
+    QUERIES,
+    QUERIES_MISSING_FROM_RUN,
+    QUERIES_NOT_IN_QRELS,
+    QUERIES_WITHOUT_RELEVANT,
+    RELEVANT,
+    STATUS,
+    TIE_GROUPS,
+    TIE_RANGES,
+    UNJUDGED_AT_10,
+    WARNINGS,
+)
 from prefeval.io.source import check_stdin_used_once, display_name, read_bytes
 from prefeval.io.trec import (
     QRELS_FORMAT,
@@ -98,12 +132,12 @@ def check(qrels: str | os.PathLike, runs: Sequence[str | os.PathLike]) -> list[d
         records.append(_check_run(path, judged, run_ids))
     _warn_shallow_runs(records[1:])
     for record in records:
-        record["status"] = ERROR if record["errors"] else WARNING if record["warnings"] else OK
+        record[STATUS] = ERROR if record[ERRORS] else WARNING if record[WARNINGS] else OK
     return records
 
 
 def has_errors(records: list[dict]) -> bool:
-    return any(record["status"] == ERROR for record in records)
+    return any(record[STATUS] == ERROR for record in records)
 
 
 @dataclass
@@ -120,11 +154,11 @@ class JudgedQrels:
 
 def _check_qrels(path: str) -> JudgedQrels:
     source = display_name(path)
-    record: dict = {"file": source, "kind": "qrels", "status": OK}
+    record: dict = {FILE: source, KIND: "qrels", STATUS: OK}
     try:
         data = read_bytes(path)
     except InputError as error:
-        record.update(errors=[error.message], warnings=[])
+        record.update({ERRORS: [error.message], WARNINGS: []})
         return JudgedQrels(record)
     read = read_columns_leniently(data, source, QRELS_FORMAT, SHOWN)
     qids, docids, grades = read.columns["qid"], read.columns["docid"], read.columns["grade"]
@@ -143,17 +177,17 @@ def _check_qrels(path: str) -> JudgedQrels:
     if len(grades) and not has_relevant.any():
         errors.append("no query has a relevant document (grade > 0)")
     levels, counts = np.unique(best.to_numpy(), return_counts=True)
-    record.update(
-        lines=len(grades),
-        queries=len(unique_qids),
-        judgments=len(best),
-        relevant=int((best.to_numpy() > 0).sum()),
-        grades={_number_text(level): int(count) for level, count in zip(levels, counts)},
-        queries_without_relevant=_listed(without),
-        malformed_lines=_malformed_summary(read),
-        errors=errors,
-        warnings=warnings,
-    )
+    record.update({
+        LINES: len(grades),
+        QUERIES: len(unique_qids),
+        JUDGMENTS: len(best),
+        RELEVANT: int((best.to_numpy() > 0).sum()),
+        GRADES: {_number_text(level): int(count) for level, count in zip(levels, counts)},
+        QUERIES_WITHOUT_RELEVANT: _listed(without),
+        MALFORMED_LINES: _malformed_summary(read),
+        ERRORS: errors,
+        WARNINGS: warnings,
+    })
     lookup = None
     if not errors:
         try:
@@ -167,7 +201,7 @@ def _check_qrels(path: str) -> JudgedQrels:
 def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
     source = display_name(path)
     run_id = run_id_from_path(path)
-    record: dict = {"file": source, "kind": "run", "run": run_id, "status": OK}
+    record: dict = {FILE: source, KIND: "run", RUN: run_id, STATUS: OK}
     errors: list[str] = []
     warnings: list[str] = []
     if run_id in run_ids:
@@ -176,7 +210,7 @@ def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
     try:
         data = read_bytes(path)
     except InputError as error:
-        record.update(errors=[error.message, *errors], warnings=warnings)
+        record.update({ERRORS: [error.message, *errors], WARNINGS: warnings})
         return record
     read = read_columns_leniently(data, source, RUN_FORMAT, SHOWN)
     _report_malformed(read, RUN_FORMAT, errors)
@@ -190,22 +224,23 @@ def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
         errors.append(f"no scored run lines ({RUN_FORMAT.layout})")
     query_codes, unique_qids = pd.factorize(qids)
     unique_qids = pd.Index(unique_qids, dtype=object)
-    record.update(lines=len(scores), queries=len(unique_qids))
+    record.update({LINES: len(scores), QUERIES: len(unique_qids)})
     record.update(_against_qrels(unique_qids, qrels, errors, warnings))
-    record["duplicate_documents"] = _duplicates(data, query_codes, unique_qids, docids, errors)
+    record[DUPLICATE_DOCUMENTS] = _duplicates(data, query_codes, unique_qids, docids, errors)
     ranking = rank_within_queries(query_codes, TextColumn.of_texts(docids), scores)
     rank = ranking.rank
     depth = np.bincount(query_codes, minlength=len(unique_qids))
-    record["ties"] = _ties(query_codes, ranking, depth, warnings)
-    record["depth"] = (
-        {"min": int(depth.min()), "median": float(np.median(depth)), "max": int(depth.max())} if len(depth) else None
+    record[TIE_GROUPS] = _ties(query_codes, ranking, depth, warnings)
+    record[DEPTH] = (
+        {LOWEST: int(depth.min()), MEDIAN: float(np.median(depth)), HIGHEST: int(depth.max())} if len(depth) else None
     )
-    record["unjudged_at_10"] = _unjudged_at_top(qids, docids, rank, qrels)
+    record[UNJUDGED_AT_10] = _unjudged_at_top(qids, docids, rank, qrels)
     usable = qrels.lookup is not None and not errors
     run = RunColumns(source=source, run_id=run_id, qids=TextColumn.of_texts(qids), docids=TextColumn.of_texts(docids),
                      scores=scores)
-    record["tie_ranges"] = _tie_ranges(run, qrels.lookup, warnings) if usable else None
-    record.update(nan_scores=nan_scores, malformed_lines=_malformed_summary(read), errors=errors, warnings=warnings)
+    record[TIE_RANGES] = _tie_ranges(run, qrels.lookup, warnings) if usable else None
+    record.update({NAN_SCORES: nan_scores, MALFORMED_LINES: _malformed_summary(read), ERRORS: errors,
+                   WARNINGS: warnings})
     return record
 
 
@@ -221,10 +256,10 @@ def _tie_ranges(run: RunColumns, lookup: RelevantLookup, warnings: list[str]) ->
     metrics = [measure for measure in parse_measures(DEFAULT_EVAL_MEASURES) if isinstance(measure, Metric)]
     ranges = {}
     for measure, (low, high) in zip(metrics, metric_bounds(metrics, positions).values()):
-        ranges[measure.name] = {"docid": float(measure.compute(positions).mean()),
-                                "min": float(low.mean()), "max": float(high.mean())}
-    wide = [f"{name} by {bounds['max'] - bounds['min']:.4f} ({bounds['min']:.4f} to {bounds['max']:.4f})"
-            for name, bounds in ranges.items() if bounds["max"] - bounds["min"] >= WIDE_TIE_RANGE - 1e-12]
+        ranges[measure.name] = {DOCID: float(measure.compute(positions).mean()),
+                                LOWEST: float(low.mean()), HIGHEST: float(high.mean())}
+    wide = [f"{name} by {bounds[HIGHEST] - bounds[LOWEST]:.4f} ({bounds[LOWEST]:.4f} to {bounds[HIGHEST]:.4f})"
+            for name, bounds in ranges.items() if bounds[HIGHEST] - bounds[LOWEST] >= WIDE_TIE_RANGE - 1e-12]
     if wide:
         warnings.append("the order of tied documents can move mean " + ", ".join(wide)
                         + ": see eval --ties expected or range")
@@ -233,16 +268,16 @@ def _tie_ranges(run: RunColumns, lookup: RelevantLookup, warnings: list[str]) ->
 
 def widest_tie_range(record: dict) -> tuple[str, float] | None:
     """The default metric whose mean the order of tied documents can move most, and by how much."""
-    ranges = record.get("tie_ranges")
+    ranges = record.get(TIE_RANGES)
     if not ranges:
         return None
-    name = max(ranges, key=lambda key: ranges[key]["max"] - ranges[key]["min"])
-    return name, ranges[name]["max"] - ranges[name]["min"]
+    name = max(ranges, key=lambda key: ranges[key][HIGHEST] - ranges[key][LOWEST])
+    return name, ranges[name][HIGHEST] - ranges[name][LOWEST]
 
 
 def _against_qrels(run_qids: pd.Index, qrels: JudgedQrels, errors: list[str], warnings: list[str]) -> dict:
     if qrels.qids is None:
-        return {"queries_not_in_qrels": None, "queries_missing_from_run": None}
+        return {QUERIES_NOT_IN_QRELS: None, QUERIES_MISSING_FROM_RUN: None}
     not_in_qrels = run_qids[~run_qids.isin(qrels.qids)]
     missing = qrels.relevant_qids[~qrels.relevant_qids.isin(run_qids)]
     if len(run_qids) and len(not_in_qrels) == len(run_qids):
@@ -252,21 +287,21 @@ def _against_qrels(run_qids: pd.Index, qrels: JudgedQrels, errors: list[str], wa
     if len(missing) and len(not_in_qrels) < len(run_qids):
         warnings.append(f"{_counted(len(missing), 'query', 'queries')} with relevant documents missing, "
                         "scored as retrieving nothing")
-    return {"queries_not_in_qrels": _listed(not_in_qrels), "queries_missing_from_run": _listed(missing)}
+    return {QUERIES_NOT_IN_QRELS: _listed(not_in_qrels), QUERIES_MISSING_FROM_RUN: _listed(missing)}
 
 
 def _duplicates(data: bytes, query_codes, unique_qids, docids, errors: list[str]) -> dict:
     duplicated = pd.MultiIndex.from_arrays([query_codes, docids]).duplicated()
     count = int(duplicated.sum())
     if not count:
-        return {"count": 0, "first": None}
+        return {COUNT: 0, FIRST: None}
     row = int(np.flatnonzero(duplicated)[0])
     qid, docid = str(unique_qids[query_codes[row]]), str(docids[row])
     lines = find_lines(data, {0: qid, 2: docid})[:2]
     where = f", lines {lines[0]} and {lines[1]}" if len(lines) == 2 else ""
     errors.append(f"{_counted(count, 'document appears', 'documents appear')} twice for a query "
                   f"(first: {docid!r} for query {qid!r}{where})")
-    return {"count": count, "first": {"qid": qid, "docid": docid, "lines": lines}}
+    return {COUNT: count, FIRST: {QID: qid, DOCID: docid, LINES: lines}}
 
 
 def _ties(query_codes, ranking: RowRanks, depth, warnings: list[str]) -> dict:
@@ -288,11 +323,11 @@ def _ties(query_codes, ranking: RowRanks, depth, warnings: list[str]) -> dict:
         warnings.append(f"{_counted(across, 'tie group straddles', 'tie groups straddle')} rank {TOP}: "
                         f"which tied documents count at cut-off {TOP} is decided by docid")
     return {
-        "groups": len(size),
-        "documents": documents,
-        "queries": int(len(np.unique(query))),
-        "across_rank_10": across,
-        "at_depth": at_depth,
+        GROUPS: len(size),
+        DOCUMENTS: documents,
+        QUERIES: int(len(np.unique(query))),
+        ACROSS_RANK_10: across,
+        AT_DEPTH: at_depth,
     }
 
 
@@ -308,14 +343,14 @@ def _unjudged_at_top(qids, docids, rank, qrels: JudgedQrels) -> float | None:
 
 
 def _warn_shallow_runs(records: list[dict]) -> None:
-    medians = {id(r): r["depth"]["median"] for r in records if r.get("depth")}
+    medians = {id(r): r[DEPTH][MEDIAN] for r in records if r.get(DEPTH)}
     if len(medians) < 2:
         return
     deepest = max(medians.values())
     for record in records:
         median = medians.get(id(record))
         if median is not None and median < SHALLOW * deepest:
-            record["warnings"].append(
+            record[WARNINGS].append(
                 f"shallow: a median of {median:g} documents per query, against {deepest:g} for the deepest run; "
                 f"recall and deep cut-offs will be low"
             )
@@ -323,7 +358,7 @@ def _warn_shallow_runs(records: list[dict]) -> None:
 
 def _malformed_summary(read: Scan) -> dict:
     """The ``malformed_lines`` figure of a record: the count, the first line numbers, the first message."""
-    return {"count": read.malformed, "first": list(read.malformed_lines), "message": read.first_problem}
+    return {COUNT: read.malformed, FIRST: list(read.malformed_lines), MESSAGE: read.first_problem}
 
 
 def _report_malformed(read: Scan, fmt: LineFormat, errors: list[str]) -> None:
@@ -336,7 +371,7 @@ def _report_malformed(read: Scan, fmt: LineFormat, errors: list[str]) -> None:
 
 
 def _listed(values) -> dict:
-    return {"count": int(len(values)), "first": [str(value) for value in values[:SHOWN]]}
+    return {COUNT: int(len(values)), FIRST: [str(value) for value in values[:SHOWN]]}
 
 
 def _number_text(value: float) -> str:

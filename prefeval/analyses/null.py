@@ -56,7 +56,27 @@ from scipy.special import gammaln
 from prefeval.analyses.montecarlo import uniform_subsets
 from prefeval.analyses.orderings import TIE_TOLERANCE
 from prefeval.analyses.sampled_metrics import check_catalogue
-from prefeval.errors import UsageError
+from prefeval.errors import InputError, UsageError
+from prefeval.io.jsonl import read_records
+from prefeval.io.keys import QID, RUN, SUMMARY_QID
+from prefeval.io.records import (
+    ABOVE_NULL,
+    ABOVE_NULL_SUMMARY,
+    EXPECTED,
+    EXPECTED_METHOD,
+    FRACTION_ABOVE_NULL,
+    MEASURE,
+    NULL_DISTRIBUTION,
+    NUM_ITEMS,
+    NUM_REL,
+    OBSERVED,
+    QUANTILE,
+    THRESHOLD,
+    THRESHOLD_METHOD,
+    VALUE,
+    null_record_kind,
+)
+from prefeval.io.source import display_name
 from prefeval.io.trec import Qrels
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.measures.gain_discount import (
@@ -396,15 +416,45 @@ def null_records(evaluation: NullEvaluation) -> Iterator[dict]:
     above_lists = {name: values.tolist() for name, values in above.items()}
     for q, qid in enumerate(qids):
         for values, expected, threshold in columns:
-            yield {"qid": qid, "measure": values.measure, "num_rel": relevant[q], "num_items": items[q],
-                   "expected": expected[q], "quantile": evaluation.quantile, "threshold": threshold[q],
-                   "expected_method": values.expected_method, "threshold_method": values.threshold_method}
+            yield {QID: qid, MEASURE: values.measure, NUM_REL: relevant[q], NUM_ITEMS: items[q],
+                   EXPECTED: expected[q], QUANTILE: evaluation.quantile, THRESHOLD: threshold[q],
+                   EXPECTED_METHOD: values.expected_method, THRESHOLD_METHOD: values.threshold_method}
         for r, run in enumerate(runs):
             for values in nulls:
-                yield {"qid": qid, "run": run, "measure": values.measure,
-                       "value": observed_lists[values.measure][r][q], "above_null": above_lists[values.measure][r][q]}
+                yield {QID: qid, RUN: run, MEASURE: values.measure,
+                       VALUE: observed_lists[values.measure][r][q], ABOVE_NULL: above_lists[values.measure][r][q]}
     for r, run in enumerate(runs):
         for values in nulls:
-            yield {"qid": "all", "run": run, "measure": values.measure,
-                   "value": float(observed[values.measure][r].mean()),
-                   "fraction_above_null": float(above[values.measure][r].mean())}
+            yield {QID: SUMMARY_QID, RUN: run, MEASURE: values.measure,
+                   VALUE: float(observed[values.measure][r].mean()),
+                   FRACTION_ABOVE_NULL: float(above[values.measure][r].mean())}
+
+
+
+class NullLines(NamedTuple):
+    """The lines of ``prefeval null`` output, by kind, in the order of the file: each query's null
+    distribution of each metric (``queries``), the runs' values on each query (``observed``) and each
+    run's summary (``summaries``)."""
+
+    queries: list[dict]
+    observed: list[dict]
+    summaries: list[dict]
+
+    @property
+    def measures(self) -> list[str]:
+        """The metrics of the null distributions, in order of first appearance."""
+        return list(dict.fromkeys(record[MEASURE] for record in self.queries))
+
+
+def read_null_lines(source: str) -> NullLines:
+    """The lines of :func:`null_records` at ``source`` (a path, ``-`` for stdin); a line of another kind
+    is an :class:`InputError`. What ``prefeval plot null`` draws."""
+    lines: dict[str, list[dict]] = {NULL_DISTRIBUTION: [], OBSERVED: [], ABOVE_NULL_SUMMARY: []}
+    for number, record in read_records(source):
+        kind = null_record_kind(record)
+        if kind is None:
+            raise InputError(display_name(source), "not a line of prefeval null", number)
+        lines[kind].append(record)
+    if not lines[NULL_DISTRIBUTION]:
+        raise InputError(display_name(source), "no per-query lines of prefeval null")
+    return NullLines(lines[NULL_DISTRIBUTION], lines[OBSERVED], lines[ABOVE_NULL_SUMMARY])

@@ -73,7 +73,23 @@ from scipy.special import gammaln, xlog1py, xlogy
 
 from prefeval.analyses.montecarlo import counts_in_intervals
 from prefeval.analyses.orderings import discordant_pairs, kendall_tau, ordering_by
-from prefeval.errors import UsageError
+from prefeval.errors import InputError, UsageError
+from prefeval.io.jsonl import read_records
+from prefeval.io.keys import QID, RUN, SUMMARY_QID
+from prefeval.io.records import (
+    CONSISTENCY,
+    DISCORDANT_PAIRS,
+    EXACT,
+    KENDALL_TAU,
+    MEASURE,
+    SAMPLE_SIZE,
+    SAMPLED,
+    SAMPLED_MEAN,
+    SAMPLED_STD,
+    SAMPLED_VALUES,
+    sampled_record_kind,
+)
+from prefeval.io.source import display_name
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
 from prefeval.ranking.loading import load_collection
 from prefeval.ranking.positions import (
@@ -383,26 +399,26 @@ def sampled_records(evaluation: SampledEvaluation, per_query: bool = False) -> I
     consistency line comparing the orderings of the runs by exact and by sampled means."""
     runs, qids = evaluation.run_ids, evaluation.table.qids
     for values in evaluation.results():
-        head = {"measure": values.measure, "sample_size": values.sample_size}
+        head = {MEASURE: values.measure, SAMPLE_SIZE: values.sample_size}
         if per_query:
             columns = _record_columns(values, per_query=True)
             for q, qid in enumerate(qids):
                 for r, run in enumerate(runs):
-                    yield {"qid": qid, "run": run, **head, **{key: column[r][q] for key, column in columns.items()}}
+                    yield {QID: qid, RUN: run, **head, **{key: column[r][q] for key, column in columns.items()}}
         columns = _record_columns(values, per_query=False)
         for r, run in enumerate(runs):
-            yield {"qid": "all", "run": run, **head, **{key: column[r] for key, column in columns.items()}}
+            yield {QID: SUMMARY_QID, RUN: run, **head, **{key: column[r] for key, column in columns.items()}}
         tau, discordant = consistency(values, runs)
-        yield {"qid": "all", **head, "kendall_tau": tau, "discordant_pairs": [list(pair) for pair in discordant]}
+        yield {QID: SUMMARY_QID, **head, KENDALL_TAU: tau, DISCORDANT_PAIRS: [list(pair) for pair in discordant]}
 
 
 def _record_columns(values: SampledValues, per_query: bool) -> dict[str, list]:
     if per_query:
-        columns = {"exact": values.exact, "sampled": values.sampled,
-                   "sampled_mean": values.draws_mean, "sampled_std": values.draws_std}
+        columns = {EXACT: values.exact, SAMPLED: values.sampled,
+                   SAMPLED_MEAN: values.draws_mean, SAMPLED_STD: values.draws_std}
     else:
-        columns = {"exact": values.exact.mean(axis=1), "sampled": values.sampled.mean(axis=1),
-                   "sampled_mean": values.draws_mean_of_means, "sampled_std": values.draws_std_of_means}
+        columns = {EXACT: values.exact.mean(axis=1), SAMPLED: values.sampled.mean(axis=1),
+                   SAMPLED_MEAN: values.draws_mean_of_means, SAMPLED_STD: values.draws_std_of_means}
     return {key: column.tolist() for key, column in columns.items() if column is not None}
 
 
@@ -413,3 +429,37 @@ def consistency(values: SampledValues, runs: list[str]) -> tuple[float, list[tup
     sampled_order, sampled_scores = ordering_by(values.sampled.mean(axis=1), runs)
     tau = kendall_tau(exact_order, sampled_order, exact_scores, sampled_scores)
     return tau, discordant_pairs(exact_scores, sampled_scores)
+
+
+
+class SampledLines(NamedTuple):
+    """The summary lines of ``prefeval sampled`` output: each run's means over the queries (``means``)
+    and the consistency of the orderings (``consistency``), in the order of the file."""
+
+    means: list[dict]
+    consistency: list[dict]
+
+    @property
+    def measures(self) -> list[str]:
+        """The metrics of the runs' means, in order of first appearance."""
+        return list(dict.fromkeys(record[MEASURE] for record in self.means))
+
+
+def read_sampled_lines(source: str) -> SampledLines:
+    """The summary lines of :func:`sampled_records` at ``source`` (a path, ``-`` for stdin); the
+    per-query lines are skipped, and a line of another kind is an :class:`InputError`. What
+    ``prefeval plot sampled`` draws."""
+    means, consistency = [], []
+    for number, record in read_records(source):
+        if record.get(QID) != SUMMARY_QID:
+            continue
+        kind = sampled_record_kind(record)
+        if kind == SAMPLED_VALUES:
+            means.append(record)
+        elif kind == CONSISTENCY:
+            consistency.append(record)
+        else:
+            raise InputError(display_name(source), "not a line of prefeval sampled", number)
+    if not means:
+        raise InputError(display_name(source), "no per-run lines of prefeval sampled")
+    return SampledLines(means, consistency)

@@ -54,6 +54,7 @@ which other measures are analysed. The test draws first, then the interval's res
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import warnings
 from collections.abc import Iterator, Sequence
@@ -62,8 +63,22 @@ from typing import NamedTuple
 
 import numpy as np
 
+from prefeval.analyses.aggregate import aggregate
 from prefeval.errors import InputError, UsageError
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
+from prefeval.io.keys import PREFERENCE, QID, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
+from prefeval.io.records import (
+    ALPHA,
+    CORRECTION,
+    DISCRIMINATIVE_POWER,
+    MEAN,
+    MEASURE,
+    PAIR_STATISTICS,
+    PAIRS,
+    SIGNIFICANT,
+    TEST,
+    is_pair_test,
+)
 from prefeval.measures import select_available
 from prefeval.runtime.seeds import resolve_seed
 
@@ -388,14 +403,50 @@ def pairwise_significance(
             columns = {key: getattr(stats, key).tolist() for key in PAIR_STATISTICS}
             significant = stats.significant.tolist()
             for k, (first, second) in enumerate(names):
-                record = {"qid": "all", "runi": first, "runj": second, "measure": measure, "test": options.test}
+                record = {QID: SUMMARY_QID, RUNI: first, RUNJ: second, MEASURE: measure, TEST: options.test}
                 record.update({key: column[k] for key, column in columns.items()})
-                record["significant"] = significant[k]
-                record["sample"] = sample.sample
+                record[SIGNIFICANT] = significant[k]
+                record[SAMPLE] = sample.sample
                 yield record
-            yield {"qid": "all", "measure": measure, "test": options.test, "correction": options.correction,
-                   "alpha": options.alpha, "discriminative_power": stats.discriminative_power, "pairs": len(names),
-                   "sample": sample.sample}
+            yield {QID: SUMMARY_QID, MEASURE: measure, TEST: options.test, CORRECTION: options.correction,
+                   ALPHA: options.alpha, DISCRIMINATIVE_POWER: stats.discriminative_power, PAIRS: len(names),
+                   SAMPLE: sample.sample}
+
+
+class PreferenceMatrix(NamedTuple):
+    """The mean of one measure over the queries of every two runs, and which pairs differ
+    significantly: ``means[i, j]`` of run i over run j (``-means[j, i]``; NaN for a pair without
+    pair lines), ``significant[i, j]`` symmetric, runs in their aggregate order (``ordered_by`` MC4
+    for a preference, the mean for a metric), tested with ``tests``."""
+
+    measure: str
+    runs: list[str]
+    ordered_by: str
+    means: np.ndarray
+    significant: np.ndarray
+    tests: SignificanceOptions
+
+
+def preference_matrix(lines: EvalLines, measure: str, options: SignificanceOptions) -> PreferenceMatrix:
+    """The :class:`PreferenceMatrix` of ``measure`` over the first sample of ``lines``, tested with
+    ``options``; the matrix shows no intervals, so only the bootstrap test resamples. What ``prefeval
+    plot preferences`` draws."""
+    summary = next(aggregate(lines, [measure]))[measure]
+    ordered_by = "mc4" if summary[TYPE] == PREFERENCE else MEAN
+    runs = summary[ordered_by]
+    first_sample = lines.samples[0].sample
+    tests = options if options.test == "bootstrap" else replace(options, bootstrap=None)
+    records = itertools.takewhile(lambda record: record[SAMPLE] == first_sample,
+                                  pairwise_significance(lines, [measure], tests))
+    position = {run: p for p, run in enumerate(runs)}
+    means = np.full((len(runs), len(runs)), np.nan)
+    significant = np.zeros((len(runs), len(runs)), dtype=bool)
+    for record in records:
+        if is_pair_test(record) and record[RUNI] in position and record[RUNJ] in position:
+            i, j = position[record[RUNI]], position[record[RUNJ]]
+            means[i, j], means[j, i] = record[MEAN], -record[MEAN]
+            significant[i, j] = significant[j, i] = record[SIGNIFICANT]
+    return PreferenceMatrix(measure, runs, ordered_by, means, significant, tests)
 
 
 class BaselinePairs(NamedTuple):
@@ -421,10 +472,6 @@ class BaselinePairs(NamedTuple):
     def oriented(self, values: np.ndarray) -> np.ndarray:
         """The rows of ``values`` (pairs × anything) of these pairs, as (other run, baseline)."""
         return values[self.rows] * self.signs[:, None] + 0.0  # + 0.0 turns -0.0 into 0.0
-
-
-PAIR_STATISTICS = ("mean", "wins", "losses", "ties", "p", "p_corrected", "ci_low", "ci_high", "effect_size")
-"""The statistics of a pair, in the order of its record."""
 
 
 def _pair_values(lines: EvalLines, sample: SampleScores, measure: str, baseline: str | None):

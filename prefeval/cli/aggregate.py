@@ -14,9 +14,8 @@ from prefeval.cli.common import (
     reported_errors,
 )
 from prefeval.errors import UsageError
-from prefeval.io.jsonl import output_stream
-from prefeval.report.formats import FORMATS
-from prefeval.report.orderings import write_orderings
+from prefeval.io.output import output_stream
+from prefeval.report.formats import ORDERINGS, formats_for, write_records
 
 
 @click.command("aggregate", context_settings=CONTEXT, epilog="""\b
@@ -49,7 +48,7 @@ Examples:
 @click.option("--mc4-damping", "--mc4_damping", "damping", type=click.FloatRange(0.0, 1.0, max_open=True),
               default=DEFAULT_DAMPING, show_default=True,
               help="Teleport probability of the MC4 chain (0: the pure chain).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(formats_for(ORDERINGS)), default="jsonl", show_default=True,
               help="jsonl; tsv: a row per run of every ordering; table, markdown, latex: the rank of each run "
                    "in each summary ordering (with --bootstrap, tsv and the tables show the rank intervals and "
                    "tiers instead).")
@@ -74,4 +73,4 @@ def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fract
                             query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping,
                             correlations=correlations, bootstrap=bootstrap)
         with output_stream(output) as stream:
-            write_orderings(records, stream, fmt)
+            write_records(ORDERINGS, records, stream, fmt)

@@ -20,13 +20,8 @@ from prefeval.measures.summaries import STATISTICS
 from prefeval.measures.ties import DEFAULT_DRAWS, DOCID, TIE_POLICIES
 from prefeval.ranking.conventions import EMPTY_QUERIES, MISSING_QUERIES, PROFILES, conventions
 from prefeval.ranking.subsampling import LABEL_POLICIES
-from prefeval.report.evaluation import (
-    EVALUATION_FORMATS,
-    check_evaluated,
-    check_evaluation_format,
-    check_measures_shown,
-    formats_help,
-)
+from prefeval.report.evaluation import check_evaluated, check_evaluation_format, check_measures_shown
+from prefeval.report.formats import EVALUATION, formats_for, formats_help
 from prefeval.runtime.progress import Progress
 
 MEASURES_HELP = ("A measure, or a comma-separated list (repeatable): "
@@ -87,8 +82,8 @@ Examples:
               help="Seed for every random choice (one is drawn and reported if needed).")
 @click.option("--jobs", type=click.IntRange(min=1), help="Work in this many processes (default: one per processor).")
 @click.option("--quiet", is_flag=True, help="No progress line on stderr (it is shown only on a terminal anyway).")
-@click.option("--format", "fmt", type=click.Choice(list(EVALUATION_FORMATS)), default="jsonl", show_default=True,
-              help=formats_help())
+@click.option("--format", "fmt", type=click.Choice(formats_for(EVALUATION)), default="jsonl", show_default=True,
+              help=formats_help(EVALUATION))
 @click.option("--baseline", metavar="RUN",
               help="In a table: compare every run with this run id (preferences over it; ↑/↓ where significantly "
                    "better/worse by a paired t-test with Holm's correction, alpha 0.05).")
@@ -128,15 +123,15 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
     from prefeval.report.evaluation import write_evaluation
 
     with reported_errors():
-        layout = check_evaluation_format(fmt, per_query=query_eval_wanted, summary=not nosummary, baseline=baseline)
+        needs = check_evaluation_format(fmt, per_query=query_eval_wanted, summary=not nosummary, baseline=baseline)
         if nosummary and summary_statistics:
             raise UsageError("--summary chooses the statistics of the summary, which -n drops: give one or the other")
-        check_evaluated(layout, measure_set, samples, query_fraction, label_fraction, summary_statistics)
-        rules = conventions(conventions_profile or layout.conventions, complete=complete, empty_queries=empty_queries,
+        check_evaluated(fmt, measure_set, samples, query_fraction, label_fraction, summary_statistics)
+        rules = conventions(conventions_profile or needs.conventions, complete=complete, empty_queries=empty_queries,
                             missing_queries=missing_queries)
-        request = read_request(measures or layout.default_measures or (), num_docs)
+        request = read_request(measures or needs.default_measures or (), num_docs)
         chosen = select_measures(request, measure_set)
-        check_measures_shown(layout, request, chosen)
+        check_measures_shown(fmt, request, chosen)
         progress = Progress.for_terminal(quiet)
         engine = check_engine(engine, scheduler, streaming_obstacle(qrels, runs, samples, query_fraction,
                                                                     label_fraction, rules), input_size(qrels, runs))
@@ -148,7 +143,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                 topk=topk, samples=samples, query_fraction=query_fraction, label_fraction=label_fraction,
                 label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=progress,
                 summary=summary_statistics, ties=ties, draws=draws, conventions=rules, judged_only=judged_only,
-                compare=layout.compares, others=any(item.line is not None for item in request.lines),
+                compare=needs.compares, others=any(item.line is not None for item in request.lines),
                 reader=reader, executor=executor,
             )
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 
 from prefeval.cli.common import CONTEXT, output_option, reported_errors
-from prefeval.io.jsonl import output_stream, write_jsonl
+from prefeval.io.output import output_stream
 from prefeval.measures.catalogue import measure_catalogue
-from prefeval.report.tables import Table, render
+from prefeval.report.formats import CATALOGUE, write_records
 
 
 @click.command("measures", context_settings=CONTEXT, epilog="""\b
@@ -25,32 +25,5 @@ def measures_command(as_json, output):
     with reported_errors():
         catalogue = measure_catalogue()
         with output_stream(output) as stream:
-            if as_json:
-                write_jsonl(catalogue, stream)
-            else:
-                stream.write(render(_table(catalogue), "table").encode())
+            write_records(CATALOGUE, catalogue, stream, "jsonl" if as_json else "table")
 
-
-def _table(catalogue: list[dict]) -> Table:
-    """The catalogue as a table; every column is text, so every column is a (left-aligned) label."""
-
-    def names(values: list[str]) -> str:
-        return ", ".join(values) or "-"
-
-    header = ["measure", "kind", "relevance", "defaults", "aliases", "trec_eval", "ir_measures", "description",
-              "citation"]
-    rows = [
-        [
-            m["syntax"],
-            m["kind"],
-            m["relevance"],
-            names([f"{p['name']}={p['default']}" for p in m["parameters"]]),
-            names(m["aliases"]),
-            names(m["trec_eval"]),
-            names(m["ir_measures"]),
-            m["description"],
-            m["citation"],
-        ]
-        for m in catalogue
-    ]
-    return Table(header, rows, labels=len(header))

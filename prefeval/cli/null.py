@@ -12,7 +12,8 @@ from prefeval.analyses.null import (
     null_records,
 )
 from prefeval.cli.common import CONTEXT, INPUT_FILE, output_option, reported_errors
-from prefeval.io.jsonl import output_stream, write_jsonl
+from prefeval.io.output import output_stream
+from prefeval.report.formats import NULL, write_records
 
 
 @click.command("null", context_settings=CONTEXT, epilog="""\b
@@ -45,4 +46,4 @@ def null_command(qrels, num_items, measures, quantile, draws, seed, output, runs
         evaluation = NullEvaluation.from_files(qrels, runs, measures, num_items=num_items, quantile=quantile,
                                                draws=draws, seed=seed)
         with output_stream(output) as stream:
-            write_jsonl(null_records(evaluation), stream)
+            write_records(NULL, null_records(evaluation), stream)

@@ -12,7 +12,8 @@ from prefeval.analyses.sampled_metrics import (
     sampled_records,
 )
 from prefeval.cli.common import CONTEXT, INPUT_FILE, output_option, reported_errors
-from prefeval.io.jsonl import output_stream, write_jsonl
+from prefeval.io.output import output_stream
+from prefeval.report.formats import SAMPLED, write_records
 
 
 @click.command("sampled", context_settings=CONTEXT, epilog="""\b
@@ -55,4 +56,4 @@ def sampled_command(qrels, num_items, sample_sizes, measures, replacement, unret
             unretrieved=unretrieved, draws=draws, seed=seed,
         )
         with output_stream(output) as stream:
-            write_jsonl(sampled_records(evaluation, per_query=per_query), stream)
+            write_records(SAMPLED, sampled_records(evaluation, per_query=per_query), stream)

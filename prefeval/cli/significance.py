@@ -24,9 +24,8 @@ from prefeval.cli.common import (
     output_option,
     reported_errors,
 )
-from prefeval.io.jsonl import output_stream
-from prefeval.report.formats import FORMATS
-from prefeval.report.significance import write_significance
+from prefeval.io.output import output_stream
+from prefeval.report.formats import SIGNIFICANCE, formats_for, write_records
 
 ALPHA = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 COUNT = click.IntRange(min=1)
@@ -85,7 +84,7 @@ Examples:
 @significance_options()
 @click.option("--baseline", metavar="RUN",
               help="Test only the pairs with this run id, each as (run, RUN), correcting across them.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="jsonl", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(formats_for(SIGNIFICANCE)), default="jsonl", show_default=True,
               help="jsonl; tsv: a row per pair and measure; table, markdown, latex: pairs × measures means "
                    "with markers.")
 @output_option
@@ -98,4 +97,4 @@ def significance_command(prefs, measures, significance, baseline, fmt, output):
     with reported_errors():
         records = pairwise_significance(prefs, measures, significance, baseline=baseline)
         with output_stream(output) as stream:
-            write_significance(records, stream, fmt, baseline=baseline)
+            write_records(SIGNIFICANCE, records, stream, fmt, baseline=baseline)

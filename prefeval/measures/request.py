@@ -91,6 +91,16 @@ class MeasureRequest(NamedTuple):
         return names
 
 
+NO_REQUEST = MeasureRequest([])
+"""No ``-m``: a request of nothing (a writer given it names the evaluation's measures)."""
+
+
+def covering(request: MeasureRequest, measures: Iterable[Measure]) -> MeasureRequest:
+    """``request``, or the request of ``measures`` (by their names) when it names nothing: what a
+    writer names the measures of an evaluation made from measure objects (the Python API)."""
+    return request if request.items else read_request([measure.name for measure in measures])
+
+
 def read_request(texts: Iterable[str], num_docs: int | None = None) -> MeasureRequest:
     """Read ``-m`` values (module docstring). ``num_docs`` (trec_eval's ``-N``, the size of the
     collection) is the parameter N of every ``utility`` that does not set it."""
@@ -369,5 +379,6 @@ def request_names(request: MeasureRequest, tool: str) -> dict[str, str]:
     return {measure.name: layout_name(measure, tool, printed) for measure in request.measures}
 
 
-__all__ = ["MeasureRequest", "Requested", "did_you_mean", "layout_name", "measure_groups", "parse_measure",
-           "parse_measures", "read_as", "read_request", "request_names", "split_measure_list", "standard_spelling"]
+__all__ = ["NO_REQUEST", "MeasureRequest", "Requested", "covering", "did_you_mean", "layout_name", "measure_groups",
+           "parse_measure", "parse_measures", "read_as", "read_request", "request_names", "split_measure_list",
+           "standard_spelling"]

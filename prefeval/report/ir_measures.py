@@ -19,20 +19,27 @@ one run).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import BinaryIO
 
 import numpy as np
 
 from prefeval.engine.evaluation import Evaluation, Summary
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.measures.foreign import ir_measures
-from prefeval.measures.request import MeasureRequest, request_names
-from prefeval.report.formats import tsv_text
+from prefeval.measures.request import NO_REQUEST, MeasureRequest, covering, request_names
+from prefeval.report.formats import tsv_text, write_lines
+
+
+def write_ir_measures(evaluation: Evaluation, stream: BinaryIO, per_query: bool = False, summary: bool = True,
+                      request: MeasureRequest = NO_REQUEST) -> None:
+    """The writer of ``--format ir_measures`` (:mod:`prefeval.report.formats`)."""
+    write_lines(ir_measures_report(evaluation, request, per_query, summary), stream)
 
 
 def ir_measures_report(evaluation: Evaluation, request: MeasureRequest, per_query: bool = False,
                        summary: bool = True) -> Iterator[str]:
     """ir_measures' output lines for ``evaluation`` (module docstring), run by run."""
-    names = request_names(request, ir_measures.TOOL)
+    names = request_names(covering(request, evaluation.measures), ir_measures.TOOL)
     measures = [m.name for m in evaluation.metric_measures]
     values: dict[str, list[np.ndarray]] = {name: [] for name in measures}
     reported: list[np.ndarray] = []

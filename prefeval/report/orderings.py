@@ -23,7 +23,7 @@ intervals instead, a row per measure, method and run, runs in the order over all
 (``rank_probabilities``: P(rank = 1), P(rank = 2), … comma-separated); the tables show the rank, the
 95% interval, the tier and P(rank 1).
 
-Records are recognised by their keys (:func:`~prefeval.analyses.aggregate.record_kind`), so a query
+Records are recognised by their keys (:func:`~prefeval.io.records.aggregate_record_kind`), so a query
 named ``all`` is a query here too.
 """
 
@@ -33,29 +33,45 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from prefeval.analyses.aggregate import record_kind
 from prefeval.analyses.bootstrap import LEVEL
 from prefeval.analyses.orderings import competition_ranks, higher_is_better
 from prefeval.errors import UsageError
-from prefeval.io.jsonl import write_jsonl
-from prefeval.report.formats import TABLE_FORMATS, check_format, full_precision, tsv_row, write_lines
+from prefeval.io.keys import QID, RUN, SAMPLE
+from prefeval.io.records import (
+    MEASURE,
+    METHOD,
+    ORDERING_LABELS,
+    QUERY_ORDERING,
+    RANK,
+    RANK_HIGH,
+    RANK_INTERVAL,
+    RANK_LOW,
+    RANK_PROBABILITIES,
+    RESAMPLES,
+    SCORE,
+    SCORES,
+    SUMMARY_ORDERING,
+    TIER,
+    aggregate_record_kind,
+)
+from prefeval.report.formats import TABLE_FORMATS, full_precision, tsv_row, write_lines
 from prefeval.report.tables import MISSING, Table, number, render
 
-TSV_HEADER = ("sample", "qid", "measure", "method", "position", "run", "score")
-BOOTSTRAP_TSV_HEADER = ("sample", "measure", "method", "run", "rank", "score", "rank_low", "rank_high", "tier",
-                        "p_rank_1", "rank_probabilities")
-RECORD_KEYS = ("qid", "sample", "scores")
+POSITION, P_RANK_1 = "position", "p_rank_1"
+"""The columns of the tsv that are not keys of the records."""
+TSV_HEADER = (SAMPLE, QID, MEASURE, METHOD, POSITION, RUN, SCORE)
+BOOTSTRAP_TSV_HEADER = (SAMPLE, MEASURE, METHOD, RUN, RANK, SCORE, RANK_LOW, RANK_HIGH, TIER, P_RANK_1,
+                        RANK_PROBABILITIES)
 
 
-def write_orderings(records: Iterable[dict], stream: BinaryIO, fmt: str = "jsonl") -> None:
-    """Write the records of :func:`prefeval.analyses.aggregate` to ``stream`` in format ``fmt``."""
-    check_format(fmt)
-    if fmt == "jsonl":
-        write_jsonl(records, stream)
-    elif fmt == "tsv":
-        write_lines(orderings_tsv_lines(records), stream)
-    else:
-        stream.write(render(orderings_table(records), fmt).encode())
+def write_orderings_tsv(records: Iterable[dict], stream: BinaryIO) -> None:
+    """The records of :func:`prefeval.analyses.aggregate.aggregate` as tsv (the module docstring)."""
+    write_lines(orderings_tsv_lines(records), stream)
+
+
+def write_orderings_table(records: Iterable[dict], stream: BinaryIO, fmt: str) -> None:
+    """The records of :func:`prefeval.analyses.aggregate.aggregate` as a table in the style ``fmt``."""
+    stream.write(render(orderings_table(records), fmt).encode())
 
 
 def orderings_tsv_lines(records: Iterable[dict]) -> Iterator[str]:
@@ -66,23 +82,23 @@ def orderings_tsv_lines(records: Iterable[dict]) -> Iterator[str]:
         yield "\t".join(TSV_HEADER)
         return
     records = itertools.chain([first], records)
-    if record_kind(first) == "bootstrap":
+    if aggregate_record_kind(first) == RANK_INTERVAL:
         yield from _bootstrap_tsv_lines(records)
         return
     yield "\t".join(TSV_HEADER)
     for record in records:
-        kind = _expect(record, ("query", "summary"), "tsv")
-        sample, qid = record["sample"], record["qid"]
-        if kind == "query":
+        kind = _expect(record, (QUERY_ORDERING, SUMMARY_ORDERING), "tsv")
+        sample, qid = record[SAMPLE], record[QID]
+        if kind == QUERY_ORDERING:
             for measure, ordering in record.items():
-                if measure not in RECORD_KEYS:
-                    scores = record["scores"][measure]
+                if measure not in ORDERING_LABELS:
+                    scores = record[SCORES][measure]
                     ranks = competition_ranks({run: scores[run] for run in ordering})
                     for run in ordering:
                         yield tsv_row((sample, qid, measure, "query", ranks[run], run, scores[run]))
             continue
         for measure, summary in _summaries(record):
-            for method, scores in summary["scores"].items():
+            for method, scores in summary[SCORES].items():
                 ranks = competition_ranks(scores, higher_is_better(method))
                 for run in summary[method]:
                     yield tsv_row((sample, qid, measure, method, ranks[run], run, scores[run]))
@@ -91,8 +107,8 @@ def orderings_tsv_lines(records: Iterable[dict]) -> Iterator[str]:
 def _bootstrap_tsv_lines(records: Iterable[dict]) -> Iterator[str]:
     yield "\t".join(BOOTSTRAP_TSV_HEADER)
     for record in records:
-        if _expect(record, ("bootstrap", "summary"), "tsv") == "bootstrap":
-            probabilities = record["rank_probabilities"]
+        if _expect(record, (RANK_INTERVAL, SUMMARY_ORDERING), "tsv") == RANK_INTERVAL:
+            probabilities = record[RANK_PROBABILITIES]
             yield tsv_row([record[key] for key in BOOTSTRAP_TSV_HEADER[:-2]]
                           + [probabilities[0], ",".join(full_precision(p) for p in probabilities)])
 
@@ -102,12 +118,12 @@ def orderings_table(records: Iterable[dict]) -> Table:
     are bootstrap records (see the module docstring)."""
     summaries, bootstraps = [], []
     for record in records:
-        kind = record_kind(record)
-        if kind == "query":
+        kind = aggregate_record_kind(record)
+        if kind == QUERY_ORDERING:
             raise UsageError(f"the table formats ({', '.join(TABLE_FORMATS)}) show the summary orderings; "
                              "per-query orderings (-q) need jsonl or tsv")
-        _expect(record, ("summary", "bootstrap"), "the table formats")
-        (bootstraps if kind == "bootstrap" else summaries).append(record)
+        _expect(record, (SUMMARY_ORDERING, RANK_INTERVAL), "the table formats")
+        (bootstraps if kind == RANK_INTERVAL else summaries).append(record)
     if bootstraps:
         return bootstrap_table(bootstraps)
     if not summaries:
@@ -116,19 +132,19 @@ def orderings_table(records: Iterable[dict]) -> Table:
     header: list[str] = ["sample", "run"] if several else ["run"]
     rows = []
     for record in summaries:
-        columns = [(_column_name(measure, method), summary[method], summary["scores"][method], method)
-                   for measure, summary in _summaries(record) for method in summary["scores"]]
+        columns = [(_column_name(measure, method), summary[method], summary[SCORES][method], method)
+                   for measure, summary in _summaries(record) for method in summary[SCORES]]
         if len(header) == (2 if several else 1):
             header += [name for name, _, _, _ in columns]
         rank_columns = [competition_ranks(scores, higher_is_better(method)) for _, _, scores, method in columns]
         leading = columns[0][1] if columns else []
         runs = leading + sorted({run for _, ordering, _, _ in columns for run in ordering} - set(leading))
         for run in runs:
-            labels = [str(record["sample"]), run] if several else [run]
+            labels = [str(record[SAMPLE]), run] if several else [run]
             rows.append(labels + [str(ranks[run]) if run in ranks else MISSING for ranks in rank_columns])
     notes = ["Cells: the rank of the run in each ordering (1 = best; tied runs share a rank)."]
     if any(not higher_is_better(method) for record in summaries for _, summary in _summaries(record)
-           for method in summary["scores"]):
+           for method in summary[SCORES]):
         notes.append("Gini: the lowest coefficient (the most even run) ranks first.")
     return Table(header, rows, labels=2 if several else 1, notes=notes)
 
@@ -136,15 +152,15 @@ def orderings_table(records: Iterable[dict]) -> Table:
 def bootstrap_table(records: list[dict]) -> Table:
     """A row per sample (when there are several), measure, method and run: the rank over all queries,
     the rank interval, the tier and the probability of rank 1."""
-    several = len({record["sample"] for record in records}) > 1
+    several = len({record[SAMPLE] for record in records}) > 1
     labels = (["sample"] if several else []) + ["measure", "method", "run"]
     header = labels + ["rank", f"{LEVEL:.0%} interval", "tier", "P(rank 1)"]
     rows = []
     for record in records:
-        interval = f"{record['rank_low']}–{record['rank_high']}"
-        row = ([str(record["sample"])] if several else []) + [record["measure"], record["method"], record["run"]]
-        rows.append(row + [str(record["rank"]), interval, str(record["tier"]), number(record["rank_probabilities"][0])])
-    resamples = sorted({record["resamples"] for record in records})
+        interval = f"{record[RANK_LOW]}–{record[RANK_HIGH]}"
+        row = ([str(record[SAMPLE])] if several else []) + [record[MEASURE], record[METHOD], record[RUN]]
+        rows.append(row + [str(record[RANK]), interval, str(record[TIER]), number(record[RANK_PROBABILITIES][0])])
+    resamples = sorted({record[RESAMPLES] for record in records})
     notes = [f"Rank: over all queries (1 = best; tied runs share a rank). Interval: the {LEVEL:.0%} percentile "
              f"interval of the rank over {', '.join(map(str, resamples))} resamples of the queries (with "
              "replacement). Tier: runs taken by rank join the tier while their intervals overlap those of "
@@ -158,7 +174,7 @@ def _column_name(measure: str, method: str) -> str:
 
 
 def _expect(record: dict, kinds: tuple[str, ...], where: str) -> str:
-    kind = record_kind(record)
+    kind = aggregate_record_kind(record)
     if kind not in kinds:
         raise UsageError(f"{where} cannot show {kind} records among {' and '.join(kinds)} records: use jsonl")
     return kind
@@ -166,5 +182,5 @@ def _expect(record: dict, kinds: tuple[str, ...], where: str) -> str:
 
 def _summaries(record: dict) -> Iterator[tuple[str, dict]]:
     for measure, summary in record.items():
-        if measure not in RECORD_KEYS:
+        if measure not in ORDERING_LABELS:
             yield measure, summary

@@ -18,30 +18,40 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
-from prefeval.analyses.significance import CORRECTION_NAMES, PAIR_STATISTICS, TEST_NAMES
-from prefeval.io.jsonl import write_jsonl
-from prefeval.report.formats import check_format, tsv_row, write_lines
+from prefeval.analyses.significance import CORRECTION_NAMES, TEST_NAMES
+from prefeval.io.keys import RUNI, RUNJ, SAMPLE
+from prefeval.io.records import (
+    ALPHA,
+    CORRECTION,
+    DISCRIMINATIVE_POWER,
+    MEAN,
+    MEASURE,
+    PAIR_STATISTICS,
+    SIGNIFICANT,
+    TEST,
+    is_pair_test,
+)
+from prefeval.report.formats import tsv_row, write_lines
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, number, render
 
-TSV_HEADER = ("sample", "runi", "runj", "measure", "test", *PAIR_STATISTICS, "significant")
+TSV_HEADER = (SAMPLE, RUNI, RUNJ, MEASURE, TEST, *PAIR_STATISTICS, SIGNIFICANT)
 
 
-def write_significance(records: Iterable[dict], stream: BinaryIO, fmt: str = "jsonl",
-                       baseline: str | None = None) -> None:
-    """Write the records of :func:`prefeval.analyses.significance.pairwise_significance` in format ``fmt``."""
-    check_format(fmt)
-    if fmt == "jsonl":
-        write_jsonl(records, stream)
-    elif fmt == "tsv":
-        write_lines(significance_tsv_lines(records), stream)
-    else:
-        stream.write(render(significance_table(records, baseline), fmt).encode())
+def write_significance_tsv(records: Iterable[dict], stream: BinaryIO) -> None:
+    """The records of :func:`prefeval.analyses.significance.pairwise_significance` as tsv."""
+    write_lines(significance_tsv_lines(records), stream)
+
+
+def write_significance_table(records: Iterable[dict], stream: BinaryIO, fmt: str, baseline: str | None = None) -> None:
+    """The records of :func:`prefeval.analyses.significance.pairwise_significance` as a table in the
+    style ``fmt``, a row per run compared with ``baseline`` when the tests had one."""
+    stream.write(render(significance_table(records, baseline), fmt).encode())
 
 
 def significance_tsv_lines(records: Iterable[dict]) -> Iterator[str]:
     yield "\t".join(TSV_HEADER)
     for record in records:
-        if "runi" in record:
+        if is_pair_test(record):
             yield tsv_row(record[key] for key in TSV_HEADER)
 
 
@@ -52,14 +62,14 @@ def significance_table(records: Iterable[dict], baseline: str | None = None) -> 
     measures: dict[str, None] = {}
     settings = None
     for record in records:
-        measures.setdefault(record["measure"], None)
-        sample = record["sample"]
-        if "runi" in record:
-            marker = (BETTER if record["mean"] > 0 else WORSE) if record["significant"] else ""
-            key = (sample, record["runi"]) if baseline is not None else (sample, record["runi"], record["runj"])
-            cells.setdefault(key, {})[record["measure"]] = number(record["mean"], marker)
+        measures.setdefault(record[MEASURE], None)
+        sample = record[SAMPLE]
+        if is_pair_test(record):
+            marker = (BETTER if record[MEAN] > 0 else WORSE) if record[SIGNIFICANT] else ""
+            key = (sample, record[RUNI]) if baseline is not None else (sample, record[RUNI], record[RUNJ])
+            cells.setdefault(key, {})[record[MEASURE]] = number(record[MEAN], marker)
         else:
-            power.setdefault(sample, {})[record["measure"]] = number(record["discriminative_power"])
+            power.setdefault(sample, {})[record[MEASURE]] = number(record[DISCRIMINATIVE_POWER])
             settings = record
     several = len(power) > 1
     labels = ["run"] if baseline is not None else ["runi", "runj"]
@@ -81,6 +91,6 @@ def _notes(settings: dict | None, baseline: str | None) -> list[str]:
         return []
     than = baseline if baseline is not None else "runj"
     return [f"Cells: mean over queries of the pair's values (> 0: the first run is preferred). "
-            f"↑/↓: significantly better/worse than {than} ({TEST_NAMES[settings['test']]}, "
-            f"{CORRECTION_NAMES[settings['correction']]}, alpha {settings['alpha']}). "
+            f"↑/↓: significantly better/worse than {than} ({TEST_NAMES[settings[TEST]]}, "
+            f"{CORRECTION_NAMES[settings[CORRECTION]]}, alpha {settings[ALPHA]}). "
             f"Discriminative power: the fraction of pairs that are significant."]

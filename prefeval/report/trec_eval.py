@@ -18,7 +18,7 @@ judgments of the first ten documents, or of the first ``relstring.N``).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
@@ -26,8 +26,9 @@ from prefeval.engine.evaluation import Evaluation, Summary
 from prefeval.errors import UsageError
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.measures.foreign import trec_eval
-from prefeval.measures.request import MeasureRequest, request_names
+from prefeval.measures.request import NO_REQUEST, MeasureRequest, covering, request_names
 from prefeval.ranking.ranktable import judgment_strings
+from prefeval.report.formats import write_lines
 from prefeval.report.tsv import trec_eval_line
 
 
@@ -63,10 +64,17 @@ def layout_lines(request: MeasureRequest, evaluation: Evaluation) -> list[Line]:
     return [line for _, line in sorted(lines, key=lambda placed: placed[0])]
 
 
+def write_trec_eval(evaluation: Evaluation, stream: BinaryIO, per_query: bool = False, summary: bool = True,
+                    request: MeasureRequest = NO_REQUEST) -> None:
+    """The writer of ``--format trec_eval`` (:mod:`prefeval.report.formats`)."""
+    write_lines(trec_eval_report(evaluation, request, per_query, summary), stream)
+
+
 def trec_eval_report(evaluation: Evaluation, request: MeasureRequest, per_query: bool = False,
                      summary: bool = True) -> Iterator[str]:
-    """What ``trec_eval [-q] [-n] -m ...`` prints for ``evaluation`` (module docstring)."""
-    lines = layout_lines(request, evaluation)
+    """What ``trec_eval [-q] [-n] -m ...`` prints for ``evaluation`` (module docstring); ``request``:
+    what ``-m`` asked for (by default, the evaluation's measures)."""
+    lines = layout_lines(covering(request, evaluation.measures), evaluation)
     counts = {m.name for m in evaluation.metric_measures if m.counts}
     values: dict[str, list[np.ndarray]] = {m.name: [] for m in evaluation.metric_measures}
     reported: list[np.ndarray] = []
