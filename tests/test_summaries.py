@@ -15,13 +15,8 @@ from hypothesis import strategies as st
 import prefeval
 from prefeval.engine.evaluation import Evaluation
 from prefeval.errors import UsageError
-from prefeval.measures.summaries import (
-    STATISTICS,
-    check_statistics,
-    split_statistic,
-    statistic_key,
-    summarise,
-)
+from prefeval.io.keys import statistic_key
+from prefeval.measures.summaries import STATISTICS, check_statistics, split_statistic, summarise
 from prefeval.report.eval_lines import evaluation_records
 
 

@@ -59,11 +59,11 @@ from prefeval.io.evallines import (
     eval_lines_from_frames,
     read_eval_lines,
 )
-from prefeval.io.keys import METRIC, PREFERENCE, QID, SAMPLE, SUMMARY_QID, TYPE
+from prefeval.io.keys import MEAN, METRIC, PREFERENCE, QID, SAMPLE, SUMMARY_QID, TYPE, statistic_key
 from prefeval.io.records import KENDALL_TAU, MEASURE_A, MEASURE_B, METHOD_A, METHOD_B, SCORES
 from prefeval.measures import select_available
 from prefeval.measures.request import split_measure_list
-from prefeval.measures.summaries import MEAN, split_statistic, statistic_key
+from prefeval.measures.summaries import split_statistic
 from prefeval.ranking.subsampling import keep_count
 from prefeval.runtime.seeds import resolve_seed
 

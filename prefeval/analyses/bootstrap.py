@@ -75,10 +75,11 @@ from prefeval.io.records import (
     aggregate_record_kind,
 )
 from prefeval.io.source import display_name
+from prefeval.runtime.memory import STEP_ELEMENTS
 
 LEVEL = 0.95
 """The coverage of the rank intervals."""
-BLOCK_ELEMENTS = 1 << 22
+BLOCK_ELEMENTS = STEP_ELEMENTS
 """At most this many resample × query weights (and resample × run × run wins) are held at once."""
 
 

@@ -101,18 +101,20 @@ from prefeval.measures.shares import ideal_dcg
 from prefeval.ranking.loading import load_collection, load_judgments
 from prefeval.ranking.positions import Positions, Selection, binary_positions
 from prefeval.ranking.ranktable import RankTable
+from prefeval.runtime.memory import MAX_HELD_BYTES, STEP_ELEMENTS
 from prefeval.runtime.seeds import resolve_seed
 
 DEFAULT_NULL_METRICS = ("ap", "ndcg", "rr", "rp", "p@10", "r@10")
 DEFAULT_QUANTILE = 0.95
 DEFAULT_DRAWS = 10_000
-BLOCK_ELEMENTS = 1 << 22
+BLOCK_ELEMENTS = STEP_ELEMENTS
 """At most this many (draw × relevant item) ranks are simulated at once (bounds memory)."""
 MAX_ITEMS = 10**7
 """The largest ``num_items``: the exact distributions tabulate every rank of a query (arrays of N
 numbers, several at once: about 0.8 GB of memory at this size)."""
-MAX_DRAWN_RANKS = 1 << 28
-"""The most ranks one query's random rankings may hold at once (``draws`` × m; 2 GiB of float64)."""
+MAX_DRAWN_RANKS = MAX_HELD_BYTES // 8
+"""The most ranks one query's random rankings may hold at once (``draws`` × m, float64:
+:mod:`prefeval.runtime.memory`)."""
 EXACT, MONTE_CARLO = "exact", "monte_carlo"
 
 

@@ -33,13 +33,12 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.measures.summaries import STATISTICS, summarise
+from prefeval.runtime.memory import STEP_ELEMENTS
 
 TIE_TOLERANCE = 1e-9
 DEFAULT_DAMPING = 0.15
 PREFERENCE_METHODS = ("mc4", "borda")
 """How a preference's per-query orderings are aggregated; a metric's are by a statistic (the mean)."""
-WEIGHTED_WIN_ELEMENTS = 1 << 20
-"""At most this many query × run × run win indicators are multiplied by the weights at once."""
 STATIONARY_PRECISION = 1e-12
 """Stationary probabilities are exact to this; smaller ones (a run the chain leaves for good) are 0."""
 
@@ -102,12 +101,12 @@ class QueryOrderings(NamedTuple):
         num_runs = self.level.shape[1]
         if weights is None:
             wins = np.zeros((num_runs, num_runs), dtype=np.int64)
-            for _, above in self._win_indicators(1 << 24):
+            for _, above in self._win_indicators(STEP_ELEMENTS):
                 wins += above.sum(axis=0)
             return wins
         weights = np.asarray(weights, dtype=np.float64)
         weighted = np.zeros((len(weights), num_runs * num_runs))
-        for start, above in self._win_indicators(WEIGHTED_WIN_ELEMENTS):
+        for start, above in self._win_indicators(STEP_ELEMENTS):
             weighted += weights[:, start:start + len(above)] @ above.reshape(len(above), -1)
         return weighted.reshape(len(weights), num_runs, num_runs)
 

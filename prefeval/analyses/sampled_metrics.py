@@ -99,12 +99,12 @@ from prefeval.ranking.positions import (
     unretrieved_per_query,
 )
 from prefeval.ranking.ranktable import RankTable
+from prefeval.runtime.memory import STEP_ELEMENTS
 from prefeval.runtime.seeds import resolve_seed
 
 DEFAULT_SAMPLED_METRICS = ("ap", "ndcg", "rr", "r@10", "p@10", "auc")
 DEFAULT_SAMPLE_SIZE = 100
 UNRETRIEVED_POLICIES = ("worst", "best")
-STEP_ELEMENTS = 1 << 21
 """At most this many (offset × run × relevant item) terms are evaluated at once (bounds memory)."""
 MAX_ITEMS = 10**8
 """The largest catalogue (``num_items``) and sample size: the probabilities come from a table of the

@@ -80,6 +80,7 @@ from prefeval.io.records import (
     is_pair_test,
 )
 from prefeval.measures import select_available
+from prefeval.runtime.memory import MAX_HELD_BYTES, STEP_ELEMENTS
 from prefeval.runtime.seeds import resolve_seed
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
@@ -95,10 +96,10 @@ DEFAULT_CORRECTION = "holm"
 DEFAULT_ALPHA = 0.05
 DEFAULT_PERMUTATIONS = 10_000
 DEFAULT_BOOTSTRAP = 10_000
-CHUNK_ELEMENTS = 1 << 22
+CHUNK_ELEMENTS = STEP_ELEMENTS
 """At most this many (resample × query) weights are held at once."""
-MAX_RESAMPLED_MEANS = 1 << 27
-"""At most this many (pair × resample) bootstrap means are kept (1 GiB of float64)."""
+MAX_RESAMPLED_MEANS = MAX_HELD_BYTES // 8
+"""At most this many (pair × resample) bootstrap means are kept (float64: :mod:`prefeval.runtime.memory`)."""
 VALUE_TOLERANCE = 1e-12
 """Per-query values (and statistics made of them) that differ by at most this are equal. Smaller than
 the orderings' tolerance of aggregate scores (:data:`~prefeval.analyses.orderings.TIE_TOLERANCE`):

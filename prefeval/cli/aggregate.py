@@ -15,7 +15,7 @@ from prefeval.cli.common import (
 )
 from prefeval.errors import UsageError
 from prefeval.io.output import output_stream
-from prefeval.report.formats import ORDERINGS, formats_for, write_records
+from prefeval.report.formats import ORDERINGS, formats_for, formats_help, write_records
 
 
 @click.command("aggregate", context_settings=CONTEXT, epilog="""\b
@@ -49,9 +49,7 @@ Examples:
               default=DEFAULT_DAMPING, show_default=True,
               help="Teleport probability of the MC4 chain (0: the pure chain).")
 @click.option("--format", "fmt", type=click.Choice(formats_for(ORDERINGS)), default="jsonl", show_default=True,
-              help="jsonl; tsv: a row per run of every ordering; table, markdown, latex: the rank of each run "
-                   "in each summary ordering (with --bootstrap, tsv and the tables show the rank intervals and "
-                   "tiers instead).")
+              help=formats_help(ORDERINGS))
 @click.option("--correlations", is_flag=True,
               help="Also write Kendall's tau between the orderings of every two measures (after each summary; "
                    "JSON lines).")

@@ -16,7 +16,7 @@ from prefeval.cli.common import (
     styled_for,
 )
 from prefeval.io.output import output_stream
-from prefeval.report.formats import CHECK, formats_for, write_records
+from prefeval.report.formats import CHECK, formats_for, formats_help, write_records
 
 
 @click.command("check", context_settings=CONTEXT, epilog="""\b
@@ -28,7 +28,7 @@ Examples:
 @click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
               help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("--format", "report_format", type=click.Choice(formats_for(CHECK)), default="jsonl", show_default=True,
-              help="jsonl: one JSON object per file; table: a table of the runs, then every error and warning.")
+              help=formats_help(CHECK))
 @output_option
 @click.argument("runs", nargs=-1, type=INPUT_FILE, metavar="[RUN]...")
 def check_command(qrels, report_format, output, runs):

@@ -25,7 +25,7 @@ from prefeval.cli.common import (
     reported_errors,
 )
 from prefeval.io.output import output_stream
-from prefeval.report.formats import SIGNIFICANCE, formats_for, write_records
+from prefeval.report.formats import SIGNIFICANCE, formats_for, formats_help, write_records
 
 ALPHA = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 COUNT = click.IntRange(min=1)
@@ -85,8 +85,7 @@ Examples:
 @click.option("--baseline", metavar="RUN",
               help="Test only the pairs with this run id, each as (run, RUN), correcting across them.")
 @click.option("--format", "fmt", type=click.Choice(formats_for(SIGNIFICANCE)), default="jsonl", show_default=True,
-              help="jsonl; tsv: a row per pair and measure; table, markdown, latex: pairs × measures means "
-                   "with markers.")
+              help=formats_help(SIGNIFICANCE))
 @output_option
 def significance_command(prefs, measures, significance, baseline, fmt, output):
     """Test every pair of runs on every measure for significance.

@@ -56,6 +56,7 @@ from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import SubsamplingOptions
+from prefeval.runtime.memory import CACHED_ELEMENTS
 from prefeval.runtime.parallel import check_jobs, default_jobs, fork_map
 from prefeval.runtime.progress import Progress
 from prefeval.runtime.seeds import resolve_seed
@@ -64,9 +65,8 @@ __all__ = ["Block", "Chunk", "Evaluation", "SampleEvaluation", "Summary", "resol
 
 T = TypeVar("T")
 
-BLOCK_ELEMENTS = 1 << 18
-"""At most this many pair × position elements are compared at once: small enough that the
-temporary arrays are reused from the heap instead of being mapped (and page-faulted) afresh."""
+BLOCK_ELEMENTS = CACHED_ELEMENTS
+"""At most this many pair × position elements are compared at once (:mod:`prefeval.runtime.memory`)."""
 
 MIN_BLOCKS = 8
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from prefeval.io.keys import MEAN, statistic_key
 from prefeval.measures.aggregators import Aggregator
-from prefeval.measures.summaries import MEAN, statistic_key, summarise
+from prefeval.measures.summaries import summarise
 
 
 @dataclass(frozen=True, eq=False)

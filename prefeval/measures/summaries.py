@@ -46,7 +46,7 @@ every statistic but ``gini``, where lower is better (:attr:`Statistic.higher_is_
 ``aggregate`` follows when it orders runs.
 
 Names: ``ap:median`` is the median of ``ap`` over queries, in eval's summary lines and tables and as
-``aggregate -m``'s measure (:func:`statistic_key`, :func:`split_statistic`); the mean keeps the plain
+``aggregate -m``'s measure (:func:`~prefeval.io.keys.statistic_key`, :func:`split_statistic`); the mean keeps the plain
 name (``ap``), as it always had.
 """
 
@@ -58,10 +58,8 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.errors import UsageError
+from prefeval.io.keys import MEAN, STATISTIC_SEPARATOR
 
-MEAN = "mean"
-SEPARATOR = ":"
-"""Between a metric and a statistic in a name: ``ap:median``."""
 TAIL = 10
 """The tail of ``cvar10`` and the quantile of ``q10`` are 1/TAIL; fractions are computed as N / TAIL, which
 is exact whenever N is a multiple of TAIL (0.1 · 30 is 3.0000000000000004, 30 / 10 is 3)."""
@@ -146,15 +144,10 @@ def check_statistics(names: str | Iterable[str] | None) -> tuple[str, ...]:
     return chosen or (MEAN,)
 
 
-def statistic_key(measure: str, statistic: str) -> str:
-    """The name of a statistic of a metric: the metric's own name for the mean, ``ap:median`` otherwise."""
-    return measure if statistic == MEAN else f"{measure}{SEPARATOR}{statistic}"
-
-
 def split_statistic(name: str) -> tuple[str, str | None]:
     """``ap:median`` → (``ap``, ``median``); a name without a known statistic after its last colon
     comes back whole, with None."""
-    measure, separator, statistic = name.rpartition(SEPARATOR)
+    measure, separator, statistic = name.rpartition(STATISTIC_SEPARATOR)
     if separator and measure and statistic in STATISTICS:
         return measure, statistic
     return name, None

@@ -63,6 +63,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.errors import UsageError
+from prefeval.io.keys import bound_keys, error_key, flip_key
 from prefeval.measures.base import AdditiveMetric, Measure, Metric, Preference
 from prefeval.measures.gain_discount import PFound
 from prefeval.measures.preferences import (
@@ -87,6 +88,7 @@ from prefeval.ranking.ties import (
     ties_of,
     width,
 )
+from prefeval.runtime.memory import STEP_ELEMENTS
 
 DOCID, EXPECTED, RANGE = "docid", "expected", "range"
 TIE_POLICIES = (DOCID, EXPECTED, RANGE)
@@ -98,8 +100,6 @@ DEFAULT_DRAWS = 200
 over robust03's 100 queries stays below 0.004, and ``--ties expected`` within twice the time of the
 default (README, "Ties in scores")."""
 
-STEP_ELEMENTS = 1 << 20
-"""At most this many slot × element values are evaluated at once."""
 
 MONOTONE_PREFERENCES = (RecallPairedPreference, LexiPrecision, LexiRecall)
 """Preferences whose extremes over tie orders are at (x worst, y best) and (x best, y worst)."""
@@ -507,22 +507,6 @@ def _gap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 FLIP_TOLERANCE = 1e-9
 """A bound within this of 0 counts as 0 (MEASURES.md: scores within 1e-9 are equal)."""
-
-
-def bound_keys(name: str) -> tuple[str, str]:
-    """The keys of a measure's minimum and maximum over tie orders: ``ap_ties_min``, ``ap_ties_max``
-    (not ``ap_min``, which would read as a minimum over queries, like ``eval --summary min``)."""
-    return f"{name}_ties_min", f"{name}_ties_max"
-
-
-def flip_key(name: str) -> str:
-    """The key saying whether tie orders could give a pair's mean of the measure either sign."""
-    return f"{name}_ties_flip"
-
-
-def error_key(name: str) -> str:
-    """The key of the standard error of a Monte Carlo estimate: ``lexiprecision_se``."""
-    return f"{name}_se"
 
 
 def metrics_under(ties: str, measures: Sequence[Metric], positions: Positions,

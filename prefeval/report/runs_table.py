@@ -30,9 +30,10 @@ from prefeval.analyses.significance import (
 )
 from prefeval.engine.evaluation import Block, Evaluation, Summary
 from prefeval.errors import UsageError
+from prefeval.io.keys import MEAN, bound_keys, statistic_key
 from prefeval.measures.aggregators import GEOMETRIC, SUM
-from prefeval.measures.summaries import MEAN, STATISTICS, statistic_key
-from prefeval.measures.ties import EXPECTED, RANGE, bound_keys
+from prefeval.measures.summaries import STATISTICS
+from prefeval.measures.ties import EXPECTED, RANGE
 from prefeval.report.tables import BETTER, WORSE, Cell, Table, number
 
 

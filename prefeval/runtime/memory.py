@@ -1,5 +1,20 @@
-"""Keeping freed memory in the process, for the next array to use.
+"""How much memory prefeval's work takes: the bounds on its temporary arrays, in one place, and the
+freed memory kept in the process for the next array to use.
 
+**Bounds.** Work that could grow with the data (ties enumerated slot by slot, resampled weights,
+simulated rankings, win counts between runs, pairs compared block by block) is done in steps whose
+temporary arrays hold at most a stated number of values, so that memory does not grow with the
+collection:
+
+* :data:`STEP_ELEMENTS` (2²², 32 MiB of float64): every step of an analysis or of the tie policies;
+* :data:`CACHED_ELEMENTS` (2¹⁸, 2 MiB): the evaluation's blocks of pairs × positions, which are made
+  thousands of times and must stay below glibc's threshold (:data:`MMAP_THRESHOLD`) to be reused
+  from the heap rather than mapped and page-faulted afresh;
+* :data:`MAX_HELD_BYTES` (1 GiB): what one request may make prefeval hold at once (the bootstrap
+  means of ``significance``, the ranks of ``null``'s random rankings), beyond which it is refused as
+  a usage error before any work, saying what to ask for instead.
+
+**Freed memory.**
 glibc's ``malloc`` hands a freed block of 128 KiB or more back to the system (``munmap``), and maps
 fresh pages for the next one, each page faulting again when first written: about 4 µs a page of
 4 KiB on this project's 2-core machine, 1 ms a MiB. Reading a run or qrels file makes and drops
@@ -22,6 +37,13 @@ musl, Windows) nothing is changed.
 from __future__ import annotations
 
 import os
+
+STEP_ELEMENTS = 1 << 22
+"""At most this many values in a temporary array of one step of work (module docstring)."""
+CACHED_ELEMENTS = 1 << 18
+"""At most this many values in a temporary array made for every block of queries (module docstring)."""
+MAX_HELD_BYTES = 1 << 30
+"""At most this many bytes held at once for one request (module docstring)."""
 
 MMAP_THRESHOLD = 32 << 20
 TRIM_THRESHOLD = 64 << 20
