@@ -94,6 +94,10 @@ def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], nam
         columns.update({key: extra.reshape(-1) for key, extra in extras.items()})
         if kind == "metrics" and isinstance(result, Summary):  # the other statistics of --summary
             columns.update({key: values.reshape(-1) for key, values in result.statistics.items()})
-        parts.append(pd.DataFrame({"sample": result.sample, **columns}))
+        frame = pd.DataFrame({"sample": result.sample, **columns})
+        reported = getattr(result, "metric_reported" if kind == "metrics" else "pair_reported", None)
+        if isinstance(result, Block) and reported is not None:  # the queries a run lacks, under skip
+            frame = frame[reported.reshape(-1)]
+        parts.append(frame)
     empty = pd.DataFrame(columns=["sample", *labels, "qid", *names])
     return pd.concat(parts, ignore_index=True) if parts else empty

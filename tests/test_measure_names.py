@@ -17,7 +17,7 @@ from prefeval.engine.readers import WholeCollection
 from prefeval.errors import UsageError
 from prefeval.measures import families, foreign, parse_measure, parse_measures
 from prefeval.measures.catalogue import measure_catalogue
-from prefeval.measures.request import read_as, split_measure_list
+from prefeval.measures.request import did_you_mean, read_as, split_measure_list
 from prefeval.ranking.options import RelevanceOptions
 
 INF = math.inf
@@ -352,3 +352,40 @@ def test_aggregate_accepts_any_name_of_a_measure_in_the_lines(tmp_path):
     result = run_cli("aggregate", "-P", str(prefs), "-m", "ndcg_cut.10")
     assert result.exit_code == 2
     assert result.stderr.startswith("prefeval: error: measure(s) ndcg@10 not in ")
+
+
+def typos(name: str) -> list[str]:
+    """A name with one character dropped, doubled or replaced by its neighbour, and two swapped."""
+    found = []
+    for i in range(len(name)):
+        found += [name[:i] + name[i + 1:], name[:i] + name[i] + name[i:]]
+        if i + 1 < len(name):
+            found.append(name[:i] + name[i + 1] + name[i] + name[i + 2:])
+            found.append(name[:i] + name[i + 1] + name[i + 1:])
+    return found
+
+
+def test_every_suggestion_parses():
+    """Whatever is mistyped (every family, alias and foreign name, with a cut-off or parameters after
+    it, mistyped one character at a time), each name that "did you mean" offers reads as a measure."""
+    heads = [f.family for f in families()] + [a for f in families() for a in f.aliases] + foreign.tool_names()
+    tails = ["", "@10", ".10", "_10", "(p=0.8)@10", "@0.8,100"]
+    offered = 0
+    for head in heads:
+        for tail in tails:
+            for typo in typos(head):
+                for suggestion in did_you_mean(typo + tail):
+                    parse_measures([suggestion])  # raises if it does not parse
+                    offered += 1
+    assert offered > 1000
+
+
+@pytest.mark.parametrize("typed, offered, refused", [
+    ("map@10", "ap@10", "map@10"),  # trec_eval's map takes no @: prefeval's ap@10 does
+    ("precision@10", None, "lexiprecision@10"),  # lexiprecision takes no parameter
+])
+def test_suggestions_that_would_be_refused_are_not_offered(typed, offered, refused):
+    suggestions = did_you_mean(typed)
+    assert refused not in suggestions
+    if offered is not None:
+        assert offered in suggestions

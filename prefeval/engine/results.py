@@ -156,8 +156,9 @@ class RunningSummary:
         for name, values in block.metrics.items():
             summed = block.summary_metrics.get(name, values)
             self._add(self.metric_totals, name, self.aggregators[name].terms(summed), reported)
-            if any(statistic != MEAN for statistic in self.statistics):
-                self.kept.setdefault(name, []).append(values)
+            if any(statistic != MEAN for statistic in self.statistics):  # NaN: a query the run lacks
+                self.kept.setdefault(name, []).append(values if reported is None else np.where(reported, values,
+                                                                                                np.nan))
         for name, values in block.metric_extras.items():
             self._add(self.extra_totals, name, values, reported)
         pair_reported = block.pair_reported

@@ -111,7 +111,7 @@ def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, 
     qids = _json_strings(block.qids)
     runs = _json_texts(run_ids)
     sample = _json(block.sample)
-    rows = []
+    rows, written = [], []
     if block.preferences:
         firsts, seconds = _pair_labels(runs, pairs)
         rows.append(_line_matrix(
@@ -119,15 +119,27 @@ def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, 
              _key(RUNJ), np.tile(seconds, num_queries), _key(SAMPLE) + sample + _key(TYPE) + _json(PREFERENCE)],
             {name: values.T for name, values in block.preferences.items()},
         ))
+        written.append(_written(block.pair_reported, num_pairs, num_queries))
     if block.metrics:
         rows.append(_line_matrix(
             [_open(QID), np.repeat(qids, num_runs), _key(RUN), np.tile(runs, num_queries),
              _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
             {name: values.T for name, values in (block.metrics | block.metric_extras).items()},
         ))
+        written.append(_written(block.metric_reported, num_runs, num_queries))
+    if not rows:
+        return b""
+    lines, shown = rows[0], written[0]
     if len(rows) == 2:  # pair and metric lines interleaved: per query, each run's pairs, then its metrics
-        rows = [_stack_rows(rows)[_query_order(num_queries, num_runs, pairs)]]
-    return _text(rows[0]) if rows else b""
+        order = _query_order(num_queries, num_runs, pairs)
+        lines, shown = _stack_rows(rows)[order], np.concatenate(written)[order]
+    return _text(lines if shown.all() else lines[shown])
+
+
+def _written(reported: np.ndarray | None, count: int, num_queries: int) -> np.ndarray:
+    """Which of a block's lines of one kind are written, in their row order (query by query): those of
+    the runs (pairs) reported on the query (:attr:`~prefeval.engine.results.Block.metric_reported`)."""
+    return np.ones(count * num_queries, dtype=bool) if reported is None else reported.T.ravel()
 
 
 def _summary_lines(summary: Summary, run_ids: list[bytes], pairs: list[tuple[int, int]],
@@ -245,8 +257,12 @@ def _per_query_records(block: Block, run_ids: list[str], pairs: list[tuple[int, 
     preferences = {name: values.T.tolist() for name, values in block.preferences.items()}
     metrics = {name: values.T.tolist() for name, values in (block.metrics | block.metric_extras).items()}
     order = line_order(len(run_ids), pairs).tolist()
+    metric_reported, pair_reported = block.metric_reported, block.pair_reported
     for q, qid in enumerate(block.qids):
         for is_metric, index in order:
+            reported = metric_reported if is_metric else pair_reported
+            if reported is not None and not reported[index, q]:
+                continue  # a query the run (or one run of the pair) lacks, under the skip convention
             if is_metric and metrics:
                 record = {QID: qid, RUN: run_ids[index], SAMPLE: block.sample, TYPE: METRIC}
                 yield record | {name: values[q][index] for name, values in metrics.items()}
