@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import NamedTuple, Protocol
 
 from prefeval.ranking.conventions import Conventions
 from prefeval.ranking.options import RelevanceOptions
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankTable
+from prefeval.ranking.subsampling import SubsamplingOptions
 from prefeval.runtime.progress import Progress
-
-if TYPE_CHECKING:
-    from prefeval.engine.evaluation import Evaluation
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,6 +24,18 @@ class Chunk:
     selection: Selection
     table: RankTable | None = None
     query_offset: int = 0
+
+
+class Sampling(NamedTuple):
+    """What a reader is told of the samples to hand over: the choices of queries and labels and their
+    seed (None when nothing is drawn at random), the conventions (the order of the queries), and the
+    table samples are drawn from (the whole collection's, without the unjudged documents under
+    ``-J``; None for a streamed collection)."""
+
+    subsampling: SubsamplingOptions
+    seed: int | None
+    conventions: Conventions
+    table: RankTable | None
 
 
 class Reader(Protocol):
@@ -49,7 +59,7 @@ class Reader(Protocol):
         """The reader of ``qrels`` and ``runs`` (as :func:`~prefeval.io.inputs.named_runs` takes them),
         or None when it cannot read them (the evaluation then reads them whole)."""
 
-    def samples(self, evaluation: Evaluation) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
+    def samples(self, sampling: Sampling) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
         """Per sample: its number, its number of queries, and its chunks in query order."""
 
     def for_workers(self) -> Reader | None:

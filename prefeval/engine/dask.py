@@ -23,18 +23,16 @@ from __future__ import annotations
 import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from prefeval.engine.chunks import Chunk
+from prefeval.engine.executors import ChunkEvaluator
 from prefeval.errors import UsageError
-
-if TYPE_CHECKING:
-    from prefeval.engine.chunks import Chunk
-    from prefeval.engine.evaluation import Evaluation
 
 IN_FLIGHT_PER_WORKER = 2
 
 
-def _chunk_kernel(evaluation: Evaluation, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
+def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
     """What a worker runs: the rendered blocks of one chunk, with the blocks' values."""
     return list(evaluation.chunk_results(chunk, render))
 
@@ -68,7 +66,7 @@ class DaskExecutor:
             workers = len(client.scheduler_info().get("workers", {})) or jobs
             yield cls(client, workers)
 
-    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk], render: Callable) -> Iterator[list]:
+    def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk], render: Callable) -> Iterator[list]:
         """The results of every chunk in order, computed by the cluster's workers."""
         [shared] = self.client.scatter([evaluation.for_workers()], broadcast=True)
         waiting: deque = deque()

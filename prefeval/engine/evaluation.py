@@ -30,7 +30,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from prefeval.engine.chunks import Chunk, Reader
+from prefeval.engine.chunks import Chunk, Reader, Sampling
 from prefeval.engine.executors import LOCAL, Executor
 from prefeval.engine.readers import READERS, WholeCollection, reader_class
 from prefeval.engine.results import Block, FixedOrderSum, RunningSummary, SequentialSum, Summary
@@ -291,9 +291,13 @@ class Evaluation:
     def draw_samples(self) -> Iterator[SampleEvaluation]:
         """Each sample of the whole table in turn: its selection of queries and labels is drawn when
         it is reached, so the same seed gives the same samples."""
-        for number, _, chunks in self.reader.samples(self):
+        for number, _, chunks in self.reader.samples(self.sampling()):
             for chunk in chunks:
                 yield SampleEvaluation(self, number, chunk.selection)
+
+    def sampling(self) -> Sampling:
+        """What the reader is told of the samples to hand over."""
+        return Sampling(self.subsampling, self.seed, self.conventions, self._table)
 
     def chunk_results(self, chunk: Chunk, render: Callable[[Block], T]) -> Iterator[tuple[T, Block]]:
         """The blocks of a chunk in query order, each rendered (in :attr:`jobs` forked processes, or
@@ -324,7 +328,7 @@ class Evaluation:
         """
         aggregators = {m.name: m.aggregator for m in self.metric_measures}
         sums = SequentialSum if self.conventions.sequential else FixedOrderSum
-        for number, num_queries, chunks in self.reader.samples(self):
+        for number, num_queries, chunks in self.reader.samples(self.sampling()):
             self.progress.start(f"evaluating sample {number}: queries", num_queries)
             try:
                 running = RunningSummary(number, aggregators, self.summary_statistics, self.num_runs, len(self.pairs),

@@ -17,26 +17,34 @@ and its name in :data:`EXECUTORS` (with how it is opened).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from prefeval.engine.chunks import Chunk
-    from prefeval.engine.evaluation import Evaluation
+from prefeval.engine.chunks import Chunk
+
+
+class ChunkEvaluator(Protocol):
+    """What an executor needs of an evaluation (:class:`~prefeval.engine.evaluation.Evaluation`)."""
+
+    def chunk_results(self, chunk: Chunk, render: Callable) -> Iterator[tuple[Any, Any]]:
+        """The (rendered block, block) of every block of ``chunk``, in query order."""
+
+    def for_workers(self) -> ChunkEvaluator:
+        """The evaluation as a worker of another machine needs it."""
 
 
 class Executor(Protocol):
     """Where chunks are evaluated (module docstring)."""
 
-    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk],
-                   render: Callable) -> Iterator[list[tuple[Any, Any]]]:
-        """Per chunk, in order, the list of (rendered block, block) of :meth:`Evaluation.chunk_results`."""
+    def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk],
+                   render: Callable) -> Iterator[Iterable[tuple[Any, Any]]]:
+        """Per chunk, in order, its (rendered block, block) pairs: :meth:`ChunkEvaluator.chunk_results`."""
 
 
 class LocalExecutor:
     """Every chunk evaluated in this process and the processes it forks."""
 
-    def map_chunks(self, evaluation: Evaluation, chunks: Iterable[Chunk],
-                   render: Callable) -> Iterator[Iterator[tuple[Any, Any]]]:
+    def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk],
+                   render: Callable) -> Iterator[Iterable[tuple[Any, Any]]]:
         return (evaluation.chunk_results(chunk, render) for chunk in chunks)
 
 

@@ -20,20 +20,16 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from prefeval.engine.chunks import Chunk
+from prefeval.engine.chunks import Chunk, Sampling
 from prefeval.ranking.conventions import Conventions
 from prefeval.ranking.loading import load_collection
 from prefeval.ranking.options import RelevanceOptions
 from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import draw_selection
 from prefeval.runtime.progress import Progress
-
-if TYPE_CHECKING:
-    from prefeval.engine.evaluation import Evaluation
 
 
 class WholeCollection:
@@ -59,13 +55,13 @@ class WholeCollection:
     def run_tags(self) -> list[str | None]:
         return self.table.run_tags or [None] * self.table.num_runs
 
-    def samples(self, evaluation: Evaluation) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
-        """Each sample's selection of the evaluation's table, drawn in turn from the seed."""
-        table = evaluation.table
-        rng = np.random.default_rng(evaluation.seed) if evaluation.seed is not None else None
-        for number in range(evaluation.subsampling.samples):
-            selection = draw_selection(table, rng, evaluation.subsampling)
-            queries = evaluation.conventions.ordered(selection.queries, table.qids)
+    def samples(self, sampling: Sampling) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
+        """Each sample's selection of the sampling's table, drawn in turn from the seed."""
+        table = sampling.table
+        rng = np.random.default_rng(sampling.seed) if sampling.seed is not None else None
+        for number in range(sampling.subsampling.samples):
+            selection = draw_selection(table, rng, sampling.subsampling)
+            queries = sampling.conventions.ordered(selection.queries, table.qids)
             selection = selection._replace(queries=queries)
             yield number, len(queries), iter([Chunk(number, selection)])
 

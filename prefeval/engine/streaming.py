@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from prefeval.engine.chunks import Chunk
+from prefeval.engine.chunks import Chunk, Sampling
 from prefeval.errors import InputError
 from prefeval.io.codes import factorize, sorted_positions
 from prefeval.io.fields import TextColumn, by_stretch, text_keys
@@ -424,7 +424,7 @@ class StreamedCollection:
         return cls(index, qrels, [path for _, path in named], [name for name, _ in named], relevance, others,
                    conventions, jobs)
 
-    def samples(self, evaluation) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
+    def samples(self, sampling: Sampling) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
         """One sample of every query, a chunk per RankTable (read when it is reached)."""
         chunks = (Chunk(0, Selection.everything(table), table, offset) for offset, table in self.tables())
         yield 0, self.num_queries, chunks
