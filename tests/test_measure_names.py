@@ -13,7 +13,7 @@ from conftest import QRELS, RUNS, json_lines, run_cli, table_from_positions, wri
 import prefeval
 from prefeval.cli import main
 from prefeval.engine.evaluation import Block, Evaluation
-from prefeval.engine.readers import WholeCollection
+from prefeval.engine.whole import WholeCollection
 from prefeval.errors import UsageError
 from prefeval.measures import families, foreign, parse_measure, parse_measures
 from prefeval.measures.catalogue import measure_catalogue

@@ -9,7 +9,7 @@ import pytest
 from conftest import table_from_positions
 
 from prefeval.engine.evaluation import Evaluation
-from prefeval.engine.readers import WholeCollection
+from prefeval.engine.whole import WholeCollection
 from prefeval.errors import UsageError
 from prefeval.ranking.subsampling import SubsamplingOptions, draw_selection, keep_count
 from prefeval.runtime.notes import Note

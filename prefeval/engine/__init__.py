@@ -3,10 +3,12 @@
 * :mod:`~prefeval.engine.evaluation`: :class:`~prefeval.engine.evaluation.Evaluation`, every
   measure on every sample, block by block of queries (the kernel), and its results
   (:mod:`~prefeval.engine.results`: blocks and the summary, made once);
-* :mod:`~prefeval.engine.readers`: where the RankTables come from (``memory``: read whole;
+* readers (:data:`READERS`; what one is: :mod:`~prefeval.engine.chunks`): where the RankTables
+  come from, as chunks of queries (``memory``: :mod:`~prefeval.engine.whole`, read whole;
   ``stream``: :mod:`~prefeval.engine.streaming`, chunk by chunk from the files);
-* :mod:`~prefeval.engine.executors`: where the chunks are evaluated (``local``: here and in forked
-  processes; ``dask``: :mod:`~prefeval.engine.dask`, on a Dask cluster).
+* executors (:data:`EXECUTORS`; what one is: :mod:`~prefeval.engine.executors`): where the chunks
+  are evaluated (``local``: here and in forked processes; ``dask``: :mod:`~prefeval.engine.dask`,
+  on a Dask cluster).
 
 ``eval --engine`` names a pair of them (:data:`ENGINES`):
 
@@ -24,20 +26,21 @@
   faster in one pass than in two, and fits in memory anyway.
 
 Every engine writes the same bytes: per-query values do not depend on the chunks, and summaries
-add them in query order (:mod:`prefeval.engine.results`). A new engine is a new reader or executor
-(one module each, registered in :data:`~prefeval.engine.readers.READERS` or
-:data:`~prefeval.engine.executors.EXECUTORS`) and its line in :data:`ENGINES`.
+add them in query order (:mod:`prefeval.engine.results`). **A new engine** is a new reader or
+executor, one module, and its registration here: its line in :data:`READERS` or :data:`EXECUTORS`,
+and the pair's line in :data:`ENGINES`. Modules are named by ``module:Class`` and imported when
+used, so that evaluating one run imports neither streaming nor Dask.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
-from prefeval.engine.executors import DASK, LOCAL, LOCAL_NAME, Executor
-from prefeval.engine.readers import MEMORY, STREAM
+from prefeval.engine.executors import LOCAL, Executor
 from prefeval.errors import UsageError
 from prefeval.io.output import output_stream
 from prefeval.io.source import is_regular_file
@@ -46,6 +49,32 @@ from prefeval.runtime.notes import note
 if TYPE_CHECKING:
     from prefeval.engine.evaluation import Evaluation
     from prefeval.ranking.conventions import Conventions
+
+
+MEMORY, STREAM = "memory", "stream"
+READERS: dict[str, str] = {
+    MEMORY: "prefeval.engine.whole:WholeCollection",
+    STREAM: "prefeval.engine.streaming:StreamedCollection",
+}
+"""Every reader, by name, and where its class is (:class:`~prefeval.engine.chunks.Reader`)."""
+LOCAL_NAME, DASK = "local", "dask"
+EXECUTORS: dict[str, str] = {
+    LOCAL_NAME: "prefeval.engine.executors:LocalExecutor",
+    DASK: "prefeval.engine.dask:DaskExecutor",
+}
+"""Every executor, by name, and where its class is (:class:`~prefeval.engine.executors.Executor`)."""
+
+
+def _class(target: str) -> type:
+    module, attribute = target.split(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
+def reader_class(name: str) -> type:
+    """The class of the reader ``name`` of :data:`READERS`, or a :class:`UsageError`."""
+    if name not in READERS:
+        raise UsageError(f"unknown reader {name!r}; choose one of {', '.join(READERS)}")
+    return _class(READERS[name])
 
 
 class Engine(NamedTuple):
@@ -113,16 +142,12 @@ def input_size(qrels, runs: Sequence) -> int:
 
 @contextlib.contextmanager
 def open_executor(name: str, scheduler: str | None = None, jobs: int | None = None) -> Iterator[Executor]:
-    """The executor ``name`` of :data:`~prefeval.engine.executors.EXECUTORS`, open while in use:
-    ``local``; ``dask`` connected to ``scheduler``, or to a local cluster of ``jobs`` workers."""
-    if name == DASK:
-        from prefeval.engine.dask import DaskExecutor
-        from prefeval.runtime.parallel import default_jobs
+    """The executor ``name`` of :data:`EXECUTORS`, open while in use: connected to ``scheduler``, or
+    (Dask) to a local cluster of ``jobs`` workers (default: one per processor)."""
+    from prefeval.runtime.parallel import default_jobs
 
-        with DaskExecutor.connect(scheduler, jobs or default_jobs()) as executor:
-            yield executor
-        return
-    yield LOCAL
+    with _class(EXECUTORS[name]).connect(scheduler, jobs or default_jobs()) as executor:
+        yield executor
 
 
 def write_files_evaluation(make: Callable[[str, Executor], Evaluation],

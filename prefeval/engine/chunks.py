@@ -1,5 +1,5 @@
 """What readers hand to an evaluation: :class:`Chunk` s of consecutive queries, and what a reader is
-(:class:`Reader`; the readers themselves are in :mod:`prefeval.engine.readers`)."""
+(:class:`Reader`; the readers themselves are registered in :data:`prefeval.engine.READERS`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The Dask executor: the chunks of an evaluation evaluated on a Dask cluster (``eval --engine dask``).
 
 The process that runs ``prefeval eval`` (the client) reads the qrels and runs chunk by chunk (its
-reader, :mod:`prefeval.engine.readers`) and reduces each chunk to its RankTable: the ranks of the
+reader, :data:`prefeval.engine.READERS`) and reduces each chunk to its RankTable: the ranks of the
 relevant documents, kilobytes to megabytes. Each chunk is then a Dask task, run by a worker:
 the same kernel as on one machine (:meth:`prefeval.engine.evaluation.Evaluation.chunk_results`), which
 computes every measure on the chunk's queries and writes their lines. The client takes the

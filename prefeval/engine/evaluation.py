@@ -2,7 +2,7 @@
 
 An :class:`Evaluation` is made of explicit choices, all given when it is made:
 
-* its **reader** (:mod:`prefeval.engine.readers`): where the RankTables of the queries come from,
+* its **reader** (:data:`prefeval.engine.READERS`): where the RankTables of the queries come from,
   the collection read whole into one table (whose samples are drawn from it, see
   :mod:`prefeval.ranking.subsampling`) or streamed chunk by chunk from its files;
 * its **executor** (:mod:`prefeval.engine.executors`): where the chunks are evaluated, here (blocks
@@ -30,10 +30,11 @@ from typing import TypeVar
 
 import numpy as np
 
+from prefeval.engine import reader_class
 from prefeval.engine.chunks import Chunk, Reader, Sampling
 from prefeval.engine.executors import LOCAL, Executor
-from prefeval.engine.readers import READERS, WholeCollection, reader_class
 from prefeval.engine.results import Block, FixedOrderSum, RunningSummary, SequentialSum, Summary
+from prefeval.engine.whole import WholeCollection
 from prefeval.errors import UsageError
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.summaries import MEAN, check_statistics
@@ -85,7 +86,7 @@ TIE_STREAM = 1
 class Evaluation:
     """Runs ranked against qrels, and the measures to compute on them (module docstring).
 
-    ``reader``: where the RankTables come from (:mod:`prefeval.engine.readers`); ``executor``: where
+    ``reader``: where the RankTables come from (:data:`prefeval.engine.READERS`); ``executor``: where
     the chunks are evaluated (:mod:`prefeval.engine.executors`); ``conventions``: which queries
     count and how (:mod:`prefeval.ranking.conventions`).
 
@@ -199,7 +200,7 @@ class Evaluation:
         ``trec_eval``, ``ir_measures``) or conventions already made; ``complete`` (trec_eval's ``-c``),
         ``empty_queries`` and ``missing_queries`` change it.
 
-        ``reader``: a name of :data:`~prefeval.engine.readers.READERS`: ``memory`` (the whole
+        ``reader``: a name of :data:`~prefeval.engine.READERS`: ``memory`` (the whole
         collection), or ``stream`` (the files chunk by chunk as they are evaluated, unless the qrels
         are not grouped by query: then in memory); ``executor``: where the chunks are evaluated.
         """
@@ -214,8 +215,6 @@ class Evaluation:
         check_policy(ties, draws)
         check_measures(ties, chosen)
         check_judged(ties, relevance)
-        if reader not in READERS:
-            raise UsageError(f"unknown reader {reader!r}; choose one of {', '.join(READERS)}")
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
         collection = reader_class(reader).open(qrels, runs, relevance, rules, others, jobs, progress)
         if collection is None:  # the qrels could not be streamed

@@ -1,21 +1,20 @@
-"""Executors: where the chunks of an evaluation are evaluated.
+"""Executors: where the chunks of an evaluation are evaluated (what one is, and the ``local`` one).
 
-An executor takes the chunks a reader hands over (:mod:`prefeval.engine.readers`), in query order,
-and gives back, per chunk and in the same order, the list of (rendered block, block) pairs of
+An executor takes the chunks a reader hands over, in query order, and gives back, per chunk and in
+the same order, the (rendered block, block) pairs of
 :meth:`~prefeval.engine.evaluation.Evaluation.chunk_results`; the evaluation adds the blocks to the
-summary as they come. Two executors are registered in :data:`EXECUTORS`:
+summary as they come. It is given to the evaluation when it is made, open (a cluster connected) for
+as long as the evaluation is read: a class's ``connect(scheduler, jobs)`` opens one. Registered in
+:data:`prefeval.engine.EXECUTORS`:
 
-* ``local`` (:data:`LOCAL`): here, each chunk's blocks of queries shared among the evaluation's
-  ``jobs`` forked processes when a chunk is large enough;
+* ``local`` (:class:`LocalExecutor`): here, each chunk's blocks of queries shared among the
+  evaluation's ``jobs`` forked processes when a chunk is large enough;
 * ``dask`` (:class:`~prefeval.engine.dask.DaskExecutor`): each chunk a task of a Dask cluster.
-
-An executor is given to the evaluation when it is made, open (a cluster connected) for as long as
-the evaluation is read. A new executor is one module with a class of the :class:`Executor` method,
-and its name in :data:`EXECUTORS` (with how it is opened).
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
@@ -43,12 +42,15 @@ class Executor(Protocol):
 class LocalExecutor:
     """Every chunk evaluated in this process and the processes it forks."""
 
+    @classmethod
+    @contextlib.contextmanager
+    def connect(cls, scheduler: str | None, jobs: int) -> Iterator[LocalExecutor]:
+        """The local executor (it has no scheduler to connect to)."""
+        yield LOCAL
+
     def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk],
                    render: Callable) -> Iterator[Iterable[tuple[Any, Any]]]:
         return (evaluation.chunk_results(chunk, render) for chunk in chunks)
 
 
 LOCAL = LocalExecutor()
-LOCAL_NAME, DASK = "local", "dask"
-EXECUTORS = (LOCAL_NAME, DASK)
-"""Every executor, by name (module docstring); :func:`prefeval.engine.open_executor` opens one."""

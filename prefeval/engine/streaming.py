@@ -386,7 +386,7 @@ class _Readers:
 
 class StreamedCollection:
     """The qrels and runs of files, handed over as RankTables of consecutive chunks of queries
-    (:meth:`tables`); see the module docstring. A reader of :mod:`prefeval.engine.readers`,
+    (:meth:`tables`); see the module docstring. A reader (:data:`prefeval.engine.READERS`),
     constructed with :meth:`open`.
 
     With ``jobs`` > 1 the runs are shared among ``jobs`` reader processes (each reads the qrels too),

@@ -1,24 +1,10 @@
-"""Readers: where an evaluation's RankTables come from, as chunks of consecutive queries.
-
-A reader reads the qrels and the runs, reduces the runs to their RankTable rows (the ranks of the
-relevant documents, :mod:`prefeval.ranking.ranktable`), and hands them to the evaluation sample by
-sample, each sample as chunks of consecutive queries (:meth:`Reader.samples`). Two readers are
-registered in :data:`READERS`:
-
-* ``memory`` (:class:`WholeCollection`): every run is read whole (:mod:`prefeval.ranking.loading`);
-  memory grows with the collection. Any input (stdin, DataFrames), any option; each sample is one
-  chunk, drawn from the whole table (:mod:`prefeval.ranking.subsampling`).
-* ``stream`` (:class:`~prefeval.engine.streaming.StreamedCollection`): the files are read in blocks
-  and handed over as one RankTable per chunk of queries; memory depends on the chunk. Files only,
-  one sample of every query and label.
-
-A new reader is one module with a class of the :class:`~prefeval.engine.chunks.Reader` methods, and
-its name in :data:`READERS`.
-"""
+"""The reader ``memory``: the collection read whole (:mod:`prefeval.ranking.loading`) into one
+RankTable, from which every sample is drawn, one chunk each (:mod:`prefeval.ranking.subsampling`).
+Memory grows with the collection; any input (stdin, DataFrames), any option. A reader
+(:class:`~prefeval.engine.chunks.Reader`), registered in :data:`prefeval.engine.READERS`."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 
 import numpy as np
@@ -67,18 +53,3 @@ class WholeCollection:
 
     def for_workers(self) -> WholeCollection:
         return self
-
-
-MEMORY, STREAM = "memory", "stream"
-READERS: dict[str, str] = {
-    MEMORY: "prefeval.engine.readers:WholeCollection",
-    STREAM: "prefeval.engine.streaming:StreamedCollection",
-}
-"""Every reader, by name (module docstring), and where its class is: a reader's module is imported
-only when it is used (:func:`reader_class`)."""
-
-
-def reader_class(name: str) -> type:
-    """The class of the reader ``name`` of :data:`READERS`."""
-    module, attribute = READERS[name].split(":")
-    return getattr(importlib.import_module(module), attribute)
