@@ -12,6 +12,9 @@ values as printed (four decimals, counts as integers).
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import orjson
 import pytest
 from click.testing import CliRunner
@@ -23,6 +26,7 @@ from prefeval.measures.foreign import ir_measures, trec_eval
 from prefeval.measures.request import layout_name, read_request
 
 FORMATS = ("jsonl", "tsv", "table", "trec_eval", "ir_measures")
+ROOT = Path(__file__).resolve().parent.parent
 TWO_RUNS = [run for run in RUNS if run.endswith(("bm25", "hybrid"))]
 RUN_IDS = ("bm25", "hybrid")
 
@@ -104,3 +108,18 @@ def test_every_foreign_name_means_the_same_in_every_format(name):
         expected = expected or by_measure
         assert by_measure == expected, (name, fmt)
     assert len(expected) == len(RUN_IDS) * len(request.measures)
+
+
+def test_the_readme_commands_on_bare_list_names_hold(tmp_path):
+    """The README's two commands on a bare trec_eval list name (section "Measure names from trec_eval
+    and ir_measures"), run as shown: ``P`` is trec_eval's nine cut-offs, as prefeval's keys in the JSON
+    lines and as trec_eval's names in tsv."""
+    from test_readme_statistics import run_shell, section
+
+    script = re.search(r"```sh\n(.*?)```", section("Measure names from trec_eval and ir_measures"), re.S).group(1)
+    json_command, tsv_command = [line.split("  #")[0] for line in script.splitlines() if line.strip()]
+    cut_offs = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+    [summary] = map(orjson.loads, run_shell(json_command, ROOT, tmp_path).splitlines())
+    assert [key for key in summary if key.startswith("p@")] == [f"p@{k}" for k in cut_offs]
+    names = [line.split("\t")[0].strip() for line in run_shell(tsv_command, ROOT, tmp_path).splitlines()]
+    assert names == [f"P_{k}" for k in cut_offs]
