@@ -41,21 +41,12 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 from prefeval.errors import UsageError
-from prefeval.measures.foreign.rows import CUTOFF, Translation
+from prefeval.measures.foreign.rows import CUTOFF, Translation, beta_of
 
 TOOL = "ir_measures"
 COMMON = {"rel": "rel", "judged_only": "judged_only"}
 """ir_measures' parameters that every ir_measures name maps (prefeval's keyword parameters of every
 metric; ``rel`` only on binary ones, where prefeval refuses it otherwise)."""
-
-
-def _beta_of(text: str) -> str:
-    """SetF's beta (trec_eval's set_F parameter, which is β²) as prefeval's β: its square root."""
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return repr(math.sqrt(value)) if value >= 0 else text
 
 
 class Row(NamedTuple):
@@ -109,7 +100,7 @@ ROWS: tuple[Row, ...] = (
     Row("SetP", "p", values=_SET, switches={"relative=false": "p", "relative=true": "relative_p"}),
     Row("SetRelP", "relative_p", values=_SET),
     Row("SetR", "r", values=_SET),
-    Row("SetF", "f", parameters={"beta": "beta"}, values=_SET, convert={"beta": _beta_of}),
+    Row("SetF", "f", parameters={"beta": "beta"}, values=_SET, convert={"beta": beta_of}),
     Row("SetAP", "set_ap"),
     Row("NumQ", "num_q"),
     Row("NumRet", "num_ret", switches={"rel": "num_rel_ret"}),

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 from prefeval.errors import UsageError
-from prefeval.measures.foreign.rows import CUTOFF, Translation
+from prefeval.measures.foreign.rows import CUTOFF, Translation, beta_of
 
 TOOL = "trec_eval"
 RUNID, RELSTRING = "runid", "relstring"
@@ -61,15 +61,6 @@ def _integer(value: float) -> str:
 
 def _two_decimals(value: float) -> str:
     return f"{value:3.2f}"
-
-
-def _sqrt_text(text: str) -> str:
-    """set_F's parameter (trec_eval's, which is β²) as prefeval's β: its square root."""
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return repr(math.sqrt(value)) if value >= 0 else text
 
 
 class Row(NamedTuple):
@@ -156,7 +147,7 @@ ROWS: tuple[Row, ...] = (
     Row("set_relative_P", "relative_p", fixed=_SET),
     Row("set_recall", "r", fixed=_SET),
     Row("set_map", "set_ap"),
-    Row("set_F", "f", "beta", fixed=_SET, convert=_sqrt_text),
+    Row("set_F", "f", "beta", fixed=_SET, convert=beta_of),
     Row("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
     Row("rbp", "trec_rbp", pairs={"p": "p", **_GAINS}),
     Row("rbp_resid", "trec_rbp_resid", pairs={"p": "p"}),
