@@ -17,7 +17,7 @@ from prefeval.engine.whole import WholeCollection
 from prefeval.errors import UsageError
 from prefeval.measures import families, foreign, parse_measure, parse_measures
 from prefeval.measures.catalogue import measure_catalogue
-from prefeval.measures.request import did_you_mean, read_as, split_measure_list
+from prefeval.measures.request import did_you_mean, read_as, read_request, split_measure_list
 from prefeval.ranking.options import RelevanceOptions
 
 INF = math.inf
@@ -389,3 +389,47 @@ def test_suggestions_that_would_be_refused_are_not_offered(typed, offered, refus
     assert refused not in suggestions
     if offered is not None:
         assert offered in suggestions
+
+
+# --- trec_eval's rules on its parameters (issue 24, item 3) ------------------------------------------
+
+@pytest.mark.parametrize("text, reason", [
+    ("P.0", "Negative cutoff detected"),
+    ("success.0", "Negative cutoff detected"),
+    ("P.5,0", "Negative cutoff detected"),
+    ("map_cut.5,5", "duplicate cutoffs detected"),
+    ("iprec_at_recall.0.5,0.50", "duplicate cutoffs detected"),
+    ("utility.1,2", "improper number of coefficients"),
+    ("utility.1,-1,0,0,5", "improper number of coefficients"),
+])
+def test_parameters_trec_eval_refuses_are_refused_with_its_reason(text, reason):
+    with pytest.raises(UsageError, match=f"^{text}: trec_eval refuses it: {reason}"):
+        parse_measures([text])
+
+
+def test_a_trec_eval_measure_takes_its_first_parameters_in_place_of_its_defaults():
+    """As trec_eval reads -m: the first parameters given to a measure are its parameters, whatever
+    its defaults (from its bare name or a nickname) and whatever is given after them (with a note)."""
+    def printed(*texts):
+        return [item.printed for item in read_request(texts).items if item.row in ("P", "relstring")]
+
+    assert printed("P.5", "P.10") == ["P_5"]
+    assert printed("P", "P.5") == printed("P.5", "P") == ["P_5"]
+    assert printed("official", "P.10,5") == ["P_10", "P_5"]  # listed as given; the layout sorts them
+    assert printed("all_trec", "relstring.20")[-1] == "relstring_20"
+    assert "relstring" not in printed("all_trec", "relstring.20")
+    # prefeval's own names add measures, trec_eval's rule is for trec_eval's names
+    assert [m.name for m in parse_measures(["P.5", "p@10"])] == ["p@5", "p@10"]
+
+
+def test_the_trec_eval_layout_lists_a_measure_s_values_in_increasing_order():
+    result = run_cli("eval", "--format", "trec_eval", "-m", "P.10,5", "-m", "iprec_at_recall.0.5,0.2", "-R",
+                     QRELS, RUNS[0])
+    assert [line.split()[0] for line in result.stdout.splitlines()] == [
+        "iprec_at_recall_0.20", "iprec_at_recall_0.50", "P_5", "P_10"]
+
+
+def test_parameters_given_again_are_noted():
+    result = run_cli("eval", "--format", "trec_eval", "-m", "P.5", "-m", "P.10", "-R", QRELS, RUNS[0])
+    assert result.exit_code == 0 and [line.split()[0] for line in result.stdout.splitlines()] == ["P_5"]
+    assert "P.10: trec_eval's P takes its parameters from where they are first given (P.5)" in result.stderr

@@ -37,6 +37,7 @@ parse (:func:`did_you_mean`) and lists the valid ones.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -46,6 +47,7 @@ from prefeval.io.numbers import is_number
 from prefeval.measures import foreign
 from prefeval.measures.base import REGISTRY, Measure, families, family_syntax
 from prefeval.measures.foreign import ir_measures, trec_eval
+from prefeval.runtime.notes import note
 
 _KEYWORD = re.compile(r"^\s*[A-Za-z_]+\s*=")
 _NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z_]*)(?:@(?P<params>.*))?$")
@@ -57,13 +59,20 @@ SHOWN_FAMILIES = 13
 class Requested(NamedTuple):
     """One item of a request: a measure, or a line of trec_eval's layout (``line``, with its
     ``parameters``: relstring's length); ``tool`` and ``printed``: the tool whose syntax named it and
-    what that tool prints for it (None: the name is made from the values)."""
+    what that tool prints for it (None: the name is made from the values). ``row``: the tool's
+    measure it was read as; ``naming``: which name of the request it comes from (the numbers after a
+    name continue it), typed ``named``; ``given``: the parameters given to the tool's name (none:
+    its defaults)."""
 
     measure: Measure | None
     tool: str | None = None
     printed: str | None = None
     line: str | None = None
     parameters: dict[str, str] = {}
+    row: str | None = None
+    naming: int = 0
+    named: str = ""
+    given: tuple[str, ...] = ()
 
 
 class MeasureRequest(NamedTuple):
@@ -105,6 +114,7 @@ def read_request(texts: Iterable[str], num_docs: int | None = None) -> MeasureRe
     """Read ``-m`` values (module docstring). ``num_docs`` (trec_eval's ``-N``, the size of the
     collection) is the parameter N of every ``utility`` that does not set it."""
     items: list[Requested] = []
+    namings = itertools.count()
     for group in (group for text in texts for group in measure_groups(text)):
         previous: tuple[type[Measure], list[str], str | None, Requested] | None = None
         for token in group:
@@ -124,7 +134,8 @@ def read_request(texts: Iterable[str], num_docs: int | None = None) -> MeasureRe
                 listed = previous[2]
                 previous = (type(items[-1].measure), _params_of(items[-1].measure), listed, items[-1])
                 continue
-            read = _read_token(token)
+            naming = next(namings)
+            read = [item._replace(naming=naming, named=token.strip()) for item in _read_token(token)]
             items += read
             last = read[-1]
             previous = (type(last.measure), _params_of(last.measure), _listed(token, last), last) \
@@ -132,7 +143,37 @@ def read_request(texts: Iterable[str], num_docs: int | None = None) -> MeasureRe
     if num_docs is not None:
         items = [item._replace(measure=_with_collection_size(item.measure, num_docs))
                  if item.measure is not None and item.measure.family == "utility" else item for item in items]
-    return MeasureRequest(items)
+    return MeasureRequest(_settled(items))
+
+
+def _settled(items: list[Requested]) -> list[Requested]:
+    """The items, under trec_eval's rules for its names (as trec_eval reads ``-m``): the parameters
+    given to one name must be ones trec_eval takes (:func:`~prefeval.measures.foreign.trec_eval.check_given`);
+    a measure takes its parameters from the first name that gives it some, in place of its defaults
+    (``-m all_trec -m relstring.20``: relstring of 20 documents; ``-m P -m P.5``: P_5 alone), and a
+    later name giving it others is left out, with a note (``-m P.5 -m P.10``: P_5, as trec_eval)."""
+    trec_eval_items = [item for item in items if item.tool == trec_eval.TOOL and item.row is not None]
+    namings: dict[int, list[Requested]] = {}
+    for item in trec_eval_items:
+        namings.setdefault(item.naming, []).append(item)
+    first: dict[str, int] = {}
+    for naming, named in namings.items():
+        given = tuple(text for item in named for text in item.given)
+        if given:
+            trec_eval.check_given(named[0].row, given, named[-1].named)
+            first.setdefault(named[0].row, naming)
+    kept = []
+    for item in items:
+        chosen = first.get(item.row) if item.tool == trec_eval.TOOL else None
+        if chosen is None or item.naming == chosen:
+            kept.append(item)
+        elif item.given and item is namings[item.naming][-1]:
+            earlier, later = namings[chosen][-1].named, item.named
+            note(f"{later}: trec_eval's {item.row} takes its parameters from where they are first given "
+                 f"({earlier}), as trec_eval does; {later} is left out (a prefeval name, such as "
+                 f"{item.measure.name if item.measure is not None else item.row}, adds it)")
+    return list({(item.measure, item.line, item.printed): item for item in reversed(kept)}.values())[::-1] \
+        if len(kept) != len(items) else kept
 
 
 def _read_token(token: str) -> list[Requested]:
@@ -155,12 +196,13 @@ def _read_token(token: str) -> list[Requested]:
 
 def _requested(translation: foreign.Translation, tool: str, text: str) -> Requested:
     if translation.family is None:  # a line of trec_eval's layout
-        return Requested(None, tool, translation.printed, _line_name(translation.printed), dict(translation.values))
+        return Requested(None, tool, translation.printed, _line_name(translation.printed), dict(translation.values),
+                         translation.row, given=translation.given)
     family = REGISTRY.get(translation.family)
     if family is None:
         raise _unknown(text)
     measure = _parse_spelled(text, translation.spelling(family, text))
-    return Requested(measure, tool, translation.printed)
+    return Requested(measure, tool, translation.printed, row=translation.row, given=translation.given)
 
 
 def _line_name(printed: str) -> str:
@@ -183,14 +225,15 @@ def _continued(previous: tuple, token: str) -> tuple[Requested, bool]:
     family, params, listed, item = previous
     if listed is not None:
         [continued] = _read_token(listed + token.strip())
-        return continued, False
+        return continued._replace(naming=item.naming, named=f"{item.named},{token.strip()}"), False
     positional = [p for p in family.parameters if not p.keyword]
     if len(params) < len(positional):
         params = params + [token.strip()]
         printed = f"{item.printed},{token.strip()}" if item.printed is not None else None
-        return item._replace(measure=family(*params), printed=printed), True
+        return item._replace(measure=family(*params), printed=printed, given=item.given + (token.strip(),),
+                             named=f"{item.named},{token.strip()}"), True
     params = [token.strip()] if len(positional) == 1 else params[:-1] + [token.strip()]
-    return Requested(family(*params)), False
+    return Requested(family(*params), naming=item.naming, named=f"{item.named},{token.strip()}"), False
 
 
 def _params_of(measure: Measure) -> list[str]:

@@ -47,20 +47,21 @@ def layout_lines(request: MeasureRequest, evaluation: Evaluation) -> list[Line]:
     """The lines of the layout for the measures of ``evaluation`` and the lines ``request`` asks for,
     in trec_eval's order (its rows'), then the measures trec_eval has no name for, as asked."""
     names = request_names(request, trec_eval.TOOL)
-    lines: list[tuple[int, Line]] = []
+    lines: list[tuple[tuple[int, float], Line]] = []
     evaluated = {measure.name for measure in evaluation.metric_measures}
     for measure in (measure for measure in request.measures if measure.name in evaluated):
         name = names[measure.name]
         row = trec_eval.row_of_printed(name)
-        place = trec_eval.PLACE[row.name] if row is not None else len(trec_eval.ROWS)
+        place = (trec_eval.PLACE[row.name], measure.param(row.parameter) if row.defaults else 0) if row is not None \
+            else (len(trec_eval.ROWS), 0)  # a list in increasing order, as trec_eval sorts it (P.10,5: P_5, P_10)
         lines.append((place, Line(name, measure.name, row is None or row.per_query, row is None or row.in_summary)))
     for item in request.lines:
         row = trec_eval.BY_NAME[item.line]
         length = item.parameters.get(row.parameter) if row.parameter is not None else None
         if length is not None and not (length.isdigit() and int(length) > 0):
             raise UsageError(f"{item.printed}: trec_eval's {row.name} takes a number of documents")
-        lines.append((trec_eval.PLACE[row.name], Line(item.printed, None, row.per_query, row.in_summary,
-                                                      int(length) if length else trec_eval.RELSTRING_LENGTH)))
+        lines.append(((trec_eval.PLACE[row.name], 0), Line(item.printed, None, row.per_query, row.in_summary,
+                                                           int(length) if length else trec_eval.RELSTRING_LENGTH)))
     return [line for _, line in sorted(lines, key=lambda placed: placed[0])]
 
 

@@ -31,12 +31,16 @@ class Translation(NamedTuple):
     syntax (trec_eval echoes the parameters as they were typed: ``set_F.0.5`` is printed ``set_F_0.5``),
     None when the tool's printed name is made from the values. ``listed``: the parameter a number
     after a comma sets in a list of the tool (``P.5,10``: the cut-off); None when such a number
-    continues the measure's parameters (``utility.1,-1,0,0``)."""
+    continues the measure's parameters (``utility.1,-1,0,0``). ``row``: the name of the tool's
+    measure it was read as, and ``given`` the texts of the parameters given to it (none: its defaults),
+    for the tool's rules on a measure named several times."""
 
-    family: str
+    family: str | None
     values: dict[str, str]
     printed: str | None = None
     listed: str | None = None
+    row: str | None = None
+    given: tuple[str, ...] = ()
 
     def spelling(self, family: type, text: str) -> str:
         """prefeval's spelling of the measure: ``family@positional,...,keyword=value``. The

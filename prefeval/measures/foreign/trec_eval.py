@@ -109,7 +109,7 @@ class Row(NamedTuple):
         return self.name
 
 
-_EXAMPLES = {CUTOFF: "10", "recall": "0.5", "f": "0.2", "a": "1", "beta": "0.5", "length": "20"}
+_EXAMPLES = {CUTOFF: "10", "recall": "0.5", "f": "0.2", "a": "1,-1,0,0", "beta": "0.5", "length": "20"}
 _GAINS = {LEVELS: "gains"}
 _SET = {CUTOFF: "0"}
 _TREC_EVAL_10_ROUNDING = {"round_from": "0.5"}
@@ -239,16 +239,16 @@ def default_list(family: str, names: tuple[str, ...]) -> list[Translation] | Non
 def _bare(row: Row, value: float | None = None) -> Translation:
     """The measure of a row named without parameters (``value``: one of its defaults)."""
     if value is None:
-        return Translation(row.family, dict(row.fixed), row.name)
+        return Translation(row.family, dict(row.fixed), row.name, row=row.name)
     written = _integer(value) if row.printed is _integer else repr(value)
     return Translation(row.family, {**row.fixed, row.parameter: written}, f"{row.name}_{row.printed(value)}",
-                       listed=row.parameter)
+                       listed=row.parameter, row=row.name)
 
 
 def _with_parameter(row: Row, given: str, text: str) -> Translation:
     """The measure of ``row.given``: a list value, or parameters echoed in the printed name."""
     if row.family is None:  # relstring's length
-        return Translation(None, {row.parameter: given}, f"{row.name}_{given}")
+        return Translation(None, {row.parameter: given}, f"{row.name}_{given}", row=row.name, given=(given,))
     texts = given.split(",")
     if len(texts) > 1 + len(row.following):
         raise UsageError(f"{text}: trec_eval's {row.name} takes {1 + len(row.following)} parameter(s)")
@@ -259,8 +259,9 @@ def _with_parameter(row: Row, given: str, text: str) -> Translation:
             shown = row.printed(float(given))
         except ValueError:
             raise UsageError(f"{text}: trec_eval's {row.name} takes numbers") from None
-        return Translation(row.family, values, f"{row.name}_{shown}", listed=row.parameter)
-    return Translation(row.family, values, f"{row.name}_{given}")
+        return Translation(row.family, values, f"{row.name}_{shown}", listed=row.parameter, row=row.name,
+                           given=(given,))
+    return Translation(row.family, values, f"{row.name}_{given}", row=row.name, given=tuple(texts))
 
 
 def _with_pairs(row: Row, pairs: str, text: str) -> Translation:
@@ -282,7 +283,30 @@ def _with_pairs(row: Row, pairs: str, text: str) -> Translation:
             raise UsageError(f"{text}: trec_eval's {row.name} has no parameter {key!r} (parameters: {known})")
     if gains:
         values[row.pairs[LEVELS]] = ";".join(gains)
-    return Translation(row.family, values, f"{row.name}_{pairs}")
+    return Translation(row.family, values, f"{row.name}_{pairs}", row=row.name, given=(pairs,))
+
+
+def check_given(row_name: str, given: tuple[str, ...], text: str) -> None:
+    """A :class:`UsageError` for the parameters ``given`` to one naming of a measure (``text``) that
+    trec_eval refuses, with trec_eval's reason: a cut-off that is not a positive integer ("Negative
+    cutoff detected": trec_eval reads it with ``atol``, so ``P.0`` and ``P.x``), a value listed twice
+    ("duplicate cutoffs detected", ``map_cut.5,5``, ``iprec_at_recall.0.5,0.50``), utility without
+    its four coefficients ("improper number of coefficients", ``utility.1,2``)."""
+    row = BY_NAME[row_name.lower()]
+    if not given or row.pairs and _PAIR_START.match(given[0]):
+        return
+    if row.defaults:
+        try:
+            values = [float(value) for value in given]
+        except ValueError:
+            values = [0.0]
+        if row.printed is _integer and min(int(value) for value in values) <= 0:
+            raise UsageError(f"{text}: trec_eval refuses it: Negative cutoff detected (cut-offs are integers >= 1)")
+        if len(set(values)) < len(values):
+            raise UsageError(f"{text}: trec_eval refuses it: duplicate cutoffs detected")
+    if row.following and len(given) != 1 + len(row.following):
+        raise UsageError(f"{text}: trec_eval refuses it: improper number of coefficients "
+                         f"({row.name} takes {1 + len(row.following)})")
 
 
 def is_pairs(token: str) -> bool:
