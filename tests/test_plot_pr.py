@@ -155,7 +155,7 @@ def test_hand_computed_curves_with_both_roundings_of_the_levels(hand_made, tmp_p
     path = tmp_path / "pr.jsonl"
     # prefeval's names, pytrec_eval's default rounding, and trec_eval's names (trec_eval 10 rounding)
     result = run_cli("eval", "-q", "-R", qrels, "-m", "iprec@1,iprec@0.4,iprec@0",
-                     "-m", "iprec_at_recall.0.0 iprec_at_recall.0.4 iprec_at_recall.1.0", "-o", path, run_a, run_b)
+                     "-m", "iprec_at_recall.0.0,0.4,1.0", "-o", path, run_a, run_b)
     assert result.exit_code == 0, result.output
     figure = draw(str(path))
     drawn = curves(figure)
@@ -174,12 +174,12 @@ def test_hand_computed_curves_with_both_roundings_of_the_levels(hand_made, tmp_p
         run_styles(["A"])["A"].colour
     assert lines[f"B · {default}"].get_color() == run_styles(["A", "B"])["B"].colour
     # one query, and one variant picked with -m (any name of its measures): plain run labels
-    only = curves(draw(str(path), measures=("iprec_at_recall.0.0 iprec_at_recall.0.4",), query="q1"))
+    only = curves(draw(str(path), measures=("iprec_at_recall.0.0,0.4",), query="q1"))
     assert only == {"A": ([0.0, 0.4], [1.0, 1.0]), "B": ([0.0, 0.4], [1.0, 1.0])}
 
 
 def test_trec_eval_names_of_the_eleven_levels_give_trec_eval_10_curves(tmp_path):
-    names = " ".join(f"iprec_at_recall.{level:.1f}" for level in LEVELS)
+    names = "iprec_at_recall." + ",".join(f"{level:.1f}" for level in LEVELS)
     path = tmp_path / "pr.jsonl"
     result = run_cli("eval", "-q", "-R", QRELS, "-m", names, "-o", path, *RUNS)
     assert result.exit_code == 0, result.output
