@@ -278,7 +278,7 @@ def test_ir_measures_names_are_prefeval_measures():
     expected = {
         "SetP": "p@0", "SetR": "r@0", "SetAP": "set_ap", "SetRelP": "relative_p@0",
         "SetP(relative=True)": "relative_p@0",
-        "SetF": "f@0", "SetF(beta=4.0)": "f@0,2.0", "NumQ": "num_q", "NumRet": "num_ret", "NumRel": "num_rel",
+        "SetF": "f@0", "SetF(beta=4.0)": "f@0,weight=4.0", "NumQ": "num_q", "NumRet": "num_ret", "NumRel": "num_rel",
         "NumRet(rel=2)": "num_rel_ret@rel=2.0", "NumRelRet": "num_rel_ret", "Judged@10": "judged@10",
         "Judged": "judged", "Bpref": "bpref", "infAP": "infap", "IPrec@0.5": "iprec@0.5", "ERR@10": "err@10",
         "Compat(p=0.8)": "compat@0.8", "Accuracy": "accuracy", "AP": "ap", "P@10": "p@10",
@@ -297,4 +297,43 @@ def test_every_ir_measures_name_example_parses_to_its_family():
 
     for row in ir_measures.ROWS:
         assert type(parse_measure(row.example())).family == row.family, row.example()
-    assert math.isclose(parse_measure("SetF(beta=2.0)").param("beta"), math.sqrt(2.0))
+    assert parse_measure("SetF(beta=2.0)").param("weight") == 2.0  # β², as ir_measures hands it to set_F
+
+
+# --- ir_measures' names, as it prints them (issue 24, item 5) ---------------------------------------
+
+TYPED_NAMES = [
+    "AP", "AP@100", "nDCG@10", "nDCG(dcg='exp-log2')@10", 'nDCG(dcg="exp-log2")@10', "nDCG(gains={0:0,1:1,2:3})@10",
+    "P@10", "P(rel=2)@10", "P(rel=1)@10", "R@100", "RR", "RR@10", "Rprec", "Success@5", "RBP", "RBP(p=0.8)@10",
+    "RBP(p=0.9)", "RBP(rel=2)", "RBP(p=0.8,rel=2)", "ERR@20", "IPrec@0.5", "IPrec(rel=2)@0.5", "SetP",
+    "SetP(relative=True)", "SetRelP", "SetR", "SetF", "SetF(beta=2)", "SetF(beta=2.0)", "SetAP", "NumQ", "NumRet",
+    "NumRet(rel=1)", "NumRelRet", "NumRel", "Bpref", "BPref", "infAP", "Judged@10", "Compat", "Compat(p=0.95)",
+    "Compat(p=0.9,normalize=False)", "Accuracy", "AP(judged_only=True)", "AP(judged_only=False)@5",
+]
+
+
+@pytest.mark.parametrize("typed", TYPED_NAMES)
+def test_the_ir_measures_format_prints_ir_measures_own_names(typed):
+    """What ``ir_measures QRELS RUN NAME`` prints for a measure: str() of its measure, an alias as the
+    measure it stands for, the parameters at their defaults left out, the values as they were typed."""
+    from prefeval.measures.request import read_request, request_names
+
+    request = read_request([typed])
+    assert request_names(request, "ir_measures")[request.measures[0].name] == str(ir_measures.parse_measure(typed))
+
+
+def test_a_measure_named_otherwise_is_printed_under_ir_measures_canonical_name():
+    """A measure named in prefeval's or trec_eval's syntax gets the name ir_measures itself prints
+    for the measure it reads that name as."""
+    from prefeval.measures import foreign
+    from prefeval.measures.base import families
+
+    checked = 0
+    for family in families():
+        for measure in [family()] + ([family("5")] if family.parameters and not family.parameters[0].keyword
+                                     and family.parameters[0].type is int else []):
+            spelled = foreign.spell(measure, "ir_measures")
+            if spelled is not None:
+                assert str(ir_measures.parse_measure(spelled)) == spelled, measure.name
+                checked += 1
+    assert checked > 20

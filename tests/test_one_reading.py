@@ -96,7 +96,8 @@ def test_every_foreign_name_means_the_same_in_every_format(name):
         "jsonl": {m.name: m.name for m in request.measures},
         "table": {m.name: m.name for m in request.measures},
         "tsv": {layout_name(m, trec_eval.TOOL, request.printed(trec_eval.TOOL)): m.name for m in request.measures},
-        "ir_measures": {layout_name(m, ir_measures.TOOL): m.name for m in request.measures},
+        "ir_measures": {layout_name(m, ir_measures.TOOL, request.printed(ir_measures.TOOL)): m.name
+                        for m in request.measures},
     }
     named["trec_eval"] = named["tsv"]
     expected = None

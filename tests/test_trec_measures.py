@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import random_runs, robust03_or_skip, write_qrels, write_run
+from conftest import random_runs, robust03_or_skip, run_cli, write_qrels, write_run
 
 import prefeval
 from prefeval.measures import counts, interpolated, parse_measure, set_based  # noqa: F401  (registers them)
@@ -331,3 +331,39 @@ def test_robust03_reference_walk_for_the_measures_without_an_oracle():
         for name in names:
             assert ours.loc[qid, parse_measure(name).name] == pytest.approx(expected[name], rel=1e-13, abs=1e-15), (
                 qid, name)
+
+
+# --- trec_eval's arithmetic, to the last printed digit (issue 24, item 4) ----------------------------
+
+RESIDUAL_CASES = [
+    # qrels, ranked documents per query (first is rank 1), the measure, what trec_eval 10.0 prints
+    ({"q0": {"d0-0": 0, "d0-1": 0, "d0-2": -1, "d0-3": 0, "d0-4": 1, "d0-5": -1, "d0-6": 1},
+      "q1": {"d1-0": 0, "d1-1": 0, "d1-2": 0, "d1-3": -1, "d1-4": 0, "d1-5": 1}},
+     {"q0": ["d0-2"], "q1": ["d1-1", "u1-0", "d1-4", "d1-5", "d1-3"]}, "rbp_resid", "0.8731"),
+    ({"q0": {"d0-0": 1, "d0-1": 1, "d0-2": 0, "d0-3": 0}, "q1": {"d1-0": 0, "d1-1": 1, "d1-2": -1},
+      "q2": {"d2-0": -1, "d2-1": -1, "d2-2": -1}, "q3": {"d3-0": 0, "d3-1": -1, "d3-2": -1, "d3-3": -1, "d3-4": 1,
+                                                       "d3-5": 1, "d3-6": -1}},
+     {"q0": ["u0-2", "d0-1"], "q1": ["u1-2", "d1-0"], "q2": ["u2-0", "d2-0"], "q3": ["d3-4", "d3-3", "d3-2"]},
+     "rbp_resid.p=0.95", "0.9638"),
+]
+
+
+@pytest.mark.parametrize("qrels, ranked, measure, printed", RESIDUAL_CASES)
+def test_rbp_resid_is_added_up_as_trec_eval_adds_it(tmp_path, qrels, ranked, measure, printed):
+    """Collections where the residual's two formulas, equal in reals, print different last digits:
+    trec_eval's p^n + (1 − p) Σ_unjudged p^(x−1), with powers by repeated multiplication, is what the
+    trec_eval layout prints (the values of trec_eval 10.0, kept here as data)."""
+    run = {qid: {doc: float(len(docs) - rank) for rank, doc in enumerate(docs)} for qid, docs in ranked.items()}
+    output = run_cli("eval", "--format", "trec_eval", "-m", measure, "-R", write_qrels(tmp_path / "q", qrels),
+                     write_run(tmp_path / "r", run))
+    assert output.stdout.split("\t")[-1].strip() == printed
+
+
+def test_set_f_keeps_its_parameter_as_trec_eval_does():
+    """trec_eval's set_F.x and ir_measures' SetF(beta=x) weigh with x = β² as given: prefeval's
+    weight=x, not β = √x squared back (0.5000000000000001)."""
+    assert parse_measure("set_F.0.5").name == "f@0,weight=0.5"
+    assert parse_measure("set_F.0.5").beta_squared() == 0.5
+    assert parse_measure("f@0,0.5").beta_squared() == 0.25
+    with pytest.raises(prefeval.UsageError, match="give beta or weight"):
+        parse_measure("f@0,2,weight=4")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from prefeval.errors import UsageError
 from prefeval.measures.base import AdditiveMetric, Param, RatioMetric, register
 from prefeval.measures.shares import CUTOFF, DEPTH, per_document, reciprocal_difference, within
 from prefeval.ranking.positions import Positions
@@ -124,10 +125,26 @@ class FMeasure(RatioMetric):
     relevant document within k adds (1 + β²) / (β² · m + k). k = 0 takes the whole list (k = the number
     retrieved, as in ``p@0``). β = 1 by default (F1); β = 0 gives P@k, β = inf gives R@k. The value
     is c · h / (a · m + b · k) with (c, a, b) from :meth:`weights`, which never overflow.
+
+    ``weight=x`` gives β² itself, in place of β: the parameter of trec_eval's ``set_F.x`` and of
+    ir_measures' ``SetF(beta=x)`` (F = (1 + x) P R / (x P + R)), kept as given so that the value is
+    theirs to the last bit (β = √0.5 squares back to 0.5000000000000001).
     """
 
     family = "f"
-    parameters = (DEPTH, Param("beta", float, 1.0, low=0.0, meaning="weight of recall against precision"))
+    parameters = (DEPTH, Param("beta", float, 1.0, low=0.0, meaning="weight of recall against precision"),
+                  Param("weight", float, None, low=0.0, keyword=True,
+                        meaning="beta squared, given as it is (trec_eval's set_F.x, ir_measures' SetF(beta=x))"))
+
+    def __init__(self, *texts: str):
+        super().__init__(*texts)
+        if self.param("weight") is not None and self.param("beta") != 1.0:
+            raise UsageError(f"{self.name}: give beta or weight (beta squared), not both")
+
+    def beta_squared(self) -> float:
+        """β², as given (``weight``) or from β (inf for a β whose square overflows)."""
+        weight = self.param("weight")
+        return (self.param("beta") ** 2 if self.param("beta") < 1e154 else np.inf) if weight is None else weight
     summary = "F-measure of precision and recall at k (F1 by default)"
     cite = VAN_RIJSBERGEN
 
@@ -135,10 +152,11 @@ class FMeasure(RatioMetric):
         """(c, a, b) with F_β = c · h / (a · m + b · k): (1 + β², β², 1) for β <= 1, and the same
         divided by β², (1 + 1/β², 1, 1/β²), for β > 1, so that neither β² nor the sum overflows for
         a large β, and β = inf is recall. Exact for β = 1/2, 1 and 2 (F1 = 2h / (m + k))."""
-        beta = self.param("beta")
-        if beta <= 1.0:
-            return 1.0 + beta**2, beta**2, 1.0
-        inverse = beta**-2.0
+        weight, beta = self.param("weight"), self.param("beta")
+        if (beta <= 1.0) if weight is None else (weight <= 1.0):
+            squared = beta**2 if weight is None else weight
+            return 1.0 + squared, squared, 1.0
+        inverse = beta**-2.0 if weight is None else 1.0 / weight
         return 1.0 + inverse, 1.0, inverse
 
     def compute(self, positions: Positions) -> np.ndarray:
@@ -149,7 +167,7 @@ class FMeasure(RatioMetric):
         if not (positions.sequential and self.param("k") == 0):
             return super().compute(positions)
         hits = positions.segment_sum(np.isfinite(positions.ranks).astype(np.float64))
-        weight = self.param("beta") ** 2
+        weight = self.beta_squared()
         found = hits > 0
         precision = np.divide(hits, positions.num_retrieved, out=np.zeros(hits.shape), where=found)
         recall = np.divide(hits, positions.length, out=np.zeros(hits.shape), where=found)

@@ -15,8 +15,8 @@ prefeval's keyword ``rel=``, on binary metrics) and ``judged_only=`` (True/1: pr
 ``judged_only=1``; False is the default and is dropped). Parameters that choose another prefeval
 family: ``nDCG(dcg='exp-log2')`` is ``ndcg_exp``, ``SetP(relative=True)`` is ``relative_p@0``,
 ``NumRet(rel=r)`` is ``num_rel_ret@rel=r``. ``nDCG(gains={0:0,1:1,2:3})`` is ``ndcg@gains=0:0;1:1;2:3``.
-``SetF(beta=b)`` is ``f@0,sqrt(b)``: ir_measures hands b to trec_eval's set_F, whose parameter is β²
-(F = (1 + x) P R / (x P + R)), so ``SetF(beta=2.0)`` is F with β = √2.
+``SetF(beta=b)`` is ``f@0,weight=b``: ir_measures hands b to trec_eval's set_F, whose parameter is β²
+(F = (1 + x) P R / (x P + R)), prefeval's ``weight``: ``SetF(beta=2.0)`` is F with β = √2.
 
 ``RBP``: ir_measures 0.4.3 computes ``RBP(rel=r, p=x)`` with cwl_eval (binary gain at level r,
 (1 − x) Σ x^(rank − 1) over the first 1000 documents, no residual), which is prefeval's ``rbp``
@@ -35,13 +35,12 @@ that differ from its defaults, in the row's order, then the cut-off).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 from prefeval.errors import UsageError
-from prefeval.measures.foreign.rows import CUTOFF, Translation, beta_of
+from prefeval.measures.foreign.rows import CUTOFF, Translation
 
 TOOL = "ir_measures"
 COMMON = {"rel": "rel", "judged_only": "judged_only"}
@@ -59,7 +58,10 @@ class Row(NamedTuple):
     defaults, ``RBP()``'s p = 0.8; what a name fixes, ``SetP`` is ``p@0``); parameters written in the
     name override them. ``switches`` maps a parameter written ``name=value`` (lower case) to the
     prefeval family it selects (``dcg=exp-log2`` → ``ndcg_exp``), or a bare parameter name to the
-    family its presence selects (NumRet's ``rel``)."""
+    family its presence selects (NumRet's ``rel``). ``tool_params``: ir_measures' own parameters of
+    the measure (its ``SUPPORTED_PARAMS`` but the cut-off) and their defaults, which its name leaves
+    out; ``alias_of``: the measure an alias stands for in ir_measures, and its parameters
+    (``NumRelRet`` is ``NumRet(rel=1)``)."""
 
     name: str
     family: str
@@ -68,6 +70,8 @@ class Row(NamedTuple):
     values: dict[str, str] = {}
     switches: dict[str, str] = {}
     convert: dict[str, Callable[[str], str]] = {}
+    tool_params: dict[str, object] = {}
+    alias_of: tuple[str, dict[str, object]] | None = None
 
     def shown(self) -> str:
         """How the name is written, with placeholders: ``AP[@k]``, ``RBP(p=gamma)[@k]``."""
@@ -85,33 +89,40 @@ _EXAMPLES = {CUTOFF: "10", "recall": "0.5", "p": "0.7", "beta": "2.0", "normaliz
              "gains": "{0:0,1:1,2:3}"}
 _SET = {CUTOFF: "0"}
 
+_BINARY = {"rel": 1, "judged_only": False}
+"""ir_measures' parameters of most of its measures, and their defaults."""
+
 ROWS: tuple[Row, ...] = (
-    Row("AP", "ap", CUTOFF),
+    Row("AP", "ap", CUTOFF, tool_params=_BINARY),
     Row("nDCG", "ndcg", CUTOFF, parameters={"gains": "gains"},
-        switches={"dcg=log2": "ndcg", "dcg=exp-log2": "ndcg_exp"}),
-    Row("P", "p", CUTOFF),
-    Row("R", "r", CUTOFF),
-    Row("RR", "rr", CUTOFF),
-    Row("Rprec", "rp"),
-    Row("Success", "success", CUTOFF),
-    Row("RBP", "rbp", CUTOFF, parameters={"p": "gamma"}, values={"gamma": "0.8"}),
+        switches={"dcg=log2": "ndcg", "dcg=exp-log2": "ndcg_exp"},
+        tool_params={"dcg": "log2", "gains": None, "judged_only": False}),
+    Row("P", "p", CUTOFF, tool_params=_BINARY),
+    Row("R", "r", CUTOFF, tool_params=_BINARY),
+    Row("RR", "rr", CUTOFF, tool_params=_BINARY),
+    Row("Rprec", "rp", tool_params=_BINARY),
+    Row("Success", "success", CUTOFF, tool_params=_BINARY),
+    Row("RBP", "rbp", CUTOFF, parameters={"p": "gamma"}, values={"gamma": "0.8"}, tool_params={"p": 0.8, "rel": None}),
     Row("ERR", "err", CUTOFF),
-    Row("IPrec", "iprec", "recall"),
-    Row("SetP", "p", values=_SET, switches={"relative=false": "p", "relative=true": "relative_p"}),
-    Row("SetRelP", "relative_p", values=_SET),
-    Row("SetR", "r", values=_SET),
-    Row("SetF", "f", parameters={"beta": "beta"}, values=_SET, convert={"beta": beta_of}),
-    Row("SetAP", "set_ap"),
+    Row("IPrec", "iprec", "recall", tool_params=_BINARY),
+    Row("SetP", "p", values=_SET, switches={"relative=false": "p", "relative=true": "relative_p"},
+        tool_params={"rel": 1, "relative": False, "judged_only": False}),
+    Row("SetRelP", "relative_p", values=_SET, alias_of=("SetP", {"relative": True})),
+    Row("SetR", "r", values=_SET, tool_params={"rel": 1}),
+    Row("SetF", "f", parameters={"beta": "weight"}, values=_SET,
+        tool_params={"rel": 1, "beta": 1.0, "judged_only": False}),
+    Row("SetAP", "set_ap", tool_params=_BINARY),
     Row("NumQ", "num_q"),
-    Row("NumRet", "num_ret", switches={"rel": "num_rel_ret"}),
-    Row("NumRelRet", "num_rel_ret"),
-    Row("NumRel", "num_rel"),
-    Row("Bpref", "bpref"),
-    Row("BPref", "bpref"),
-    Row("infAP", "infap"),
+    Row("NumRet", "num_ret", switches={"rel": "num_rel_ret"}, tool_params={"rel": None}),
+    Row("NumRelRet", "num_rel_ret", alias_of=("NumRet", {"rel": 1})),
+    Row("NumRel", "num_rel", tool_params={"rel": 1}),
+    Row("Bpref", "bpref", tool_params={"rel": 1}),
+    Row("BPref", "bpref", alias_of=("Bpref", {})),
+    Row("infAP", "infap", tool_params={"rel": 1}),
     Row("Judged", "judged", CUTOFF),
-    Row("Compat", "compat", parameters={"p": "p", "normalize": "normalize"}),
-    Row("Accuracy", "accuracy", CUTOFF),
+    Row("Compat", "compat", parameters={"p": "p", "normalize": "normalize"},
+        tool_params={"p": 0.95, "normalize": True}),
+    Row("Accuracy", "accuracy", CUTOFF, tool_params={"rel": 1}),
 )
 """ir_measures' names; the first row of a family is the one :func:`spell` writes, but where a
 later row says more (``SetRelP`` is ``SetP(relative=True)``, which ir_measures prints)."""
@@ -192,7 +203,47 @@ def read(text: str) -> Translation | None:
         if row.cutoff is None:
             raise UsageError(f"{text}: ir_measures' {row.name} takes no cut-off")
         values[row.cutoff] = match.group("cutoff")
-    return Translation(family, values)
+    return Translation(family, values, printed(text), row=row.name)
+
+
+def printed(text: str) -> str:
+    """What ir_measures prints for a name written in its syntax (the ``repr`` of its measure): an
+    alias as the measure it stands for (``NumRelRet`` is ``NumRet(rel=1)``, ``SetRelP``
+    ``SetP(relative=True)``), the parameters in the order given, each as the Python value it was
+    written as (``beta=2`` and ``beta=2.0`` differ), those at ir_measures' defaults left out
+    (``RBP(p=0.8)`` is ``RBP``), a gain map sorted, its grades of gain equal to the grade left out,
+    and the cut-off as written (``@10``, ``@0.5``)."""
+    match = _NAME.match(text.strip())
+    row = BY_NAME[match.group("name").lower()]
+    name, params = row.alias_of or (row.name, {})
+    params = dict(params)
+    arguments = match.group("args") or ""
+    for argument in filter(str.strip, split_arguments(arguments)) if arguments.strip() else ():
+        key, _, value = argument.partition("=")
+        params[key.strip()] = _literal(value.strip())
+    defaults = BY_NAME[name.lower()].tool_params
+    shown = ",".join(f"{key}={_python_repr(value)}" for key, value in params.items()
+                     if key not in defaults or value != defaults[key])
+    cutoff = match.group("cutoff")
+    return name + (f"({shown})" if shown else "") + (f"@{_literal(cutoff)}" if cutoff is not None else "")
+
+
+def _literal(text: str):
+    """The Python value ``text`` writes (as ir_measures reads its parameters), else the text itself."""
+    import ast
+
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text
+
+
+def _python_repr(value) -> str:
+    """A parameter as ir_measures writes it: ``repr``, but a gain map ``{grade:gain,...}`` sorted,
+    without the grades whose gain is the grade."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{grade}:{gain}" for grade, gain in sorted(value.items()) if grade != gain) + "}"
+    return repr(value)
 
 
 def split_arguments(text: str) -> list[str]:
@@ -240,7 +291,7 @@ class _Parametrised(Protocol):
 
 
 _SPELLED_BY = {"ndcg_exp": ("nDCG", "dcg='exp-log2'"), "relative_p": ("SetP", "relative=True"),
-               "num_rel_ret": ("NumRet", "rel=1")}
+               "num_rel_ret": ("NumRet", None)}
 """Families that ir_measures writes as another name with a parameter that selects them."""
 
 
@@ -248,8 +299,8 @@ def spell(measure: _Parametrised) -> str | None:
     """ir_measures' canonical name of a prefeval measure, None when ir_measures has none: the row
     of the measure's family that fits it (its fixed values are the measure's), its parameters where
     they differ from ir_measures' defaults (``RBP(p=0.5)`` for prefeval's ``rbp``, ``RBP@10`` for
-    ``rbp@0.8,10``), ``rel=`` and ``judged_only=True`` when set, then ``@cutoff`` when the row has
-    one and it is set."""
+    ``rbp@0.8,10``, ``P(rel=2)@10``, ``NumRet(rel=1)`` for ``num_rel_ret``), then ``@cutoff`` when the
+    row has one and it is set."""
     params = measure.all_parameters()
     values = dict(zip((param.name for param in params), measure.values))
     by_name = {param.name: param for param in params}
@@ -260,7 +311,7 @@ def spell(measure: _Parametrised) -> str | None:
         fixed = _fixed(row)
         if any(by_name[key].parse(text, "") != values[key] for key, text in fixed.items() if key in by_name):
             continue
-        arguments = [selector] if selector is not None and measure.family != "num_rel_ret" else []
+        arguments = [selector] if selector is not None else []
         for theirs, ours in row.parameters.items():
             if ours not in by_name:
                 continue
@@ -269,8 +320,8 @@ def spell(measure: _Parametrised) -> str | None:
                 arguments.append(f"{theirs}={_written(by_name[ours], values[ours], theirs)}")
         rel = values.get("rel")
         if measure.family == "num_rel_ret":
-            arguments.append(f"rel={_number(rel) if rel is not None else 1}")
-        elif rel is not None:
+            rel = 1 if rel is None else rel  # NumRet(rel=r): the relevant documents retrieved
+        if rel is not None and rel != row.tool_params.get("rel", None):
             arguments.append(f"rel={_number(rel)}")
         if values.get("judged_only"):
             arguments.append("judged_only=True")
@@ -293,27 +344,17 @@ def _fixed(row: Row) -> dict[str, str]:
     return {key: text for key, text in row.values.items() if key not in row.parameters.values()}
 
 
-def _square(beta: float) -> float:
-    """β² as the shortest decimal whose square root is β (``SetF(beta=2)`` for β = √2, not
-    2.0000000000000004)."""
-    for digits in range(1, 18):
-        square = float(f"{beta * beta:.{digits}g}")
-        if math.sqrt(square) == beta:
-            return square
-    return beta * beta
-
-
 def _number(value) -> str:
     """A number as ir_measures writes a parameter: an integer without a decimal point."""
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def _written(param, value, theirs: str) -> str:
+    """A prefeval parameter's value as ir_measures writes its own: numbers without a needless ``.0``,
+    a gain map as :func:`_python_repr` writes one."""
     if theirs == "gains":
-        return "{" + ", ".join(f"{pair.split(':')[0]}: {pair.split(':')[1]}"
-                               for pair in param.written(value).split(";")) + "}"
-    if theirs == "beta":  # prefeval's β, ir_measures' SetF parameter β²
-        return _number(_square(value))
+        pairs = (pair.split(":") for pair in param.written(value).split(";"))
+        return _python_repr({int(grade): _literal(_number(float(gain))) for grade, gain in pairs})
     if theirs == "normalize":
         return "True" if value else "False"
     return _number(value)

@@ -4,24 +4,12 @@ arguments."""
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 from prefeval.errors import UsageError
 
 CUTOFF = "k"
 """The prefeval parameter that a trec_eval ``.k`` or an ir_measures ``@k`` cut-off sets by default."""
-
-
-def beta_of(text: str) -> str:
-    """trec_eval's set_F parameter, which is β² (F = (1 + x) P R / (x P + R)), as prefeval's β: its
-    square root (ir_measures' ``SetF(beta=b)`` hands b to it as it is); text that is not a number
-    >= 0 is left for prefeval to refuse."""
-    try:
-        value = float(text)
-    except ValueError:
-        return text
-    return repr(math.sqrt(value)) if value >= 0 else text
 
 
 class Translation(NamedTuple):

@@ -6,8 +6,8 @@ what the name stands for:
 
 * a measure with one parameter after a dot: ``map_cut.10`` is ``ap@10``, ``iprec_at_recall.0.5`` is
   ``iprec@0.5,0.5`` (trec_eval 10 rounds a recall level to ``lround(r R)`` documents: prefeval's
-  ``round_from`` 0.5), ``Rprec_mult.0.2`` is ``rp_mult@0.2``, ``set_F.0.5`` is ``f@0,√0.5`` (trec_eval's
-  parameter is β², prefeval's β), ``utility.1,-1,0,0`` sets the coefficients; the parameter may also
+  ``round_from`` 0.5), ``Rprec_mult.0.2`` is ``rp_mult@0.2``, ``set_F.0.5`` is ``f@0,weight=0.5`` (trec_eval's
+  parameter is β², prefeval's ``weight``), ``utility.1,-1,0,0`` sets the coefficients; the parameter may also
   follow an underscore as trec_eval prints it (``map_cut_10``, ``P_10``);
 * **a name without its parameter is trec_eval's default list** (:attr:`Row.defaults`), in every
   output format: ``P``, ``recall``, ``map_cut``, ``ndcg_cut`` and ``relative_P`` are measured at 5,
@@ -39,7 +39,7 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 from prefeval.errors import UsageError
-from prefeval.measures.foreign.rows import CUTOFF, Translation, beta_of
+from prefeval.measures.foreign.rows import CUTOFF, Translation
 
 TOOL = "trec_eval"
 RUNID, RELSTRING = "runid", "relstring"
@@ -72,7 +72,7 @@ class Row(NamedTuple):
     the parameter values (texts, by prefeval name) the name stands for (``set_P`` is ``p@0``).
     ``pairs``: the names of ``name.a=b`` parameters, by trec_eval name (:data:`LEVELS`: a gain
     map). ``printed``: how a value of a list is printed in its name (``P_5``, ``iprec_at_recall_0.50``).
-    ``convert``: the parameter's text as prefeval reads it. ``per_query`` and ``in_summary``: whether
+    ``per_query`` and ``in_summary``: whether
     trec_eval prints the measure on per-query lines and on the summary. ``following``: the parameters
     that numbers after the first set, in order (utility's coefficients ``utility.1,-1,0,0``);
     ``unnamed``: parameters set by an option of trec_eval, not by the name (utility's collection size,
@@ -85,7 +85,6 @@ class Row(NamedTuple):
     fixed: dict[str, str] = {}
     pairs: dict[str, str] = {}
     printed: Callable[[float], str] = _integer
-    convert: Callable[[str], str] | None = None
     per_query: bool = True
     in_summary: bool = True
     following: tuple[str, ...] = ()
@@ -147,7 +146,7 @@ ROWS: tuple[Row, ...] = (
     Row("set_relative_P", "relative_p", fixed=_SET),
     Row("set_recall", "r", fixed=_SET),
     Row("set_map", "set_ap"),
-    Row("set_F", "f", "beta", fixed=_SET, convert=beta_of),
+    Row("set_F", "f", "weight", fixed=_SET),
     Row("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
     Row("rbp", "trec_rbp", pairs={"p": "p", **_GAINS}),
     Row("rbp_resid", "trec_rbp_resid", pairs={"p": "p"}),
@@ -252,8 +251,7 @@ def _with_parameter(row: Row, given: str, text: str) -> Translation:
     texts = given.split(",")
     if len(texts) > 1 + len(row.following):
         raise UsageError(f"{text}: trec_eval's {row.name} takes {1 + len(row.following)} parameter(s)")
-    value = row.convert(texts[0]) if row.convert is not None else texts[0]
-    values = {**row.fixed, row.parameter: value, **dict(zip(row.following, texts[1:]))}
+    values = {**row.fixed, row.parameter: texts[0], **dict(zip(row.following, texts[1:]))}
     if row.defaults:
         try:
             shown = row.printed(float(given))
@@ -346,7 +344,7 @@ def spell(measure: _Parametrised) -> str | None:
     """
     params = measure.all_parameters()
     values = dict(zip((param.name for param in params), measure.values))
-    if any(values[param.name] is not None for param in params if param.keyword and param.name != "gains"):
+    if any(values[param.name] is not None for param in params if param.keyword and param.name not in _NAMED):
         return None  # rel= or judged_only=, which trec_eval's names do not say
     for row in _BY_FAMILY.get(measure.family, ()):
         implied = {param.name: values[param.name] if param.name in row.unnamed else
@@ -358,7 +356,7 @@ def spell(measure: _Parametrised) -> str | None:
             continue
         if values == implied and not row.defaults:
             return row.name
-        if row.parameter is None or row.parameter not in values or row.convert is not None:
+        if row.parameter is None or row.parameter not in values:
             continue
         if row.following:  # every parameter the name takes, written out
             shown = (row.parameter, *row.following)
@@ -367,10 +365,17 @@ def spell(measure: _Parametrised) -> str | None:
                 return f"{row.name}_" + ",".join(by_name[name].written(values[name]) for name in shown)
             continue
         value = values[row.parameter]
-        if {**implied, row.parameter: value} != values or not _listable(row, value):
+        if {**implied, row.parameter: value} != values:
             continue
-        return f"{row.name}_{row.printed(value)}"
+        if not row.defaults:  # one parameter, as prefeval writes it (set_F_0.5)
+            return f"{row.name}_{next(param for param in params if param.name == row.parameter).written(value)}"
+        if _listable(row, value):
+            return f"{row.name}_{row.printed(value)}"
     return None
+
+
+_NAMED = {row.parameter for row in ROWS if row.parameter} | {name for row in ROWS for name in row.pairs.values()}
+"""The prefeval parameters a trec_eval name can set (as its parameter, or in its pairs)."""
 
 
 def _value(param, text: str | None):
