@@ -302,6 +302,7 @@ def run_ties(scenario: Scenario, repeat: int, ties: str) -> dict:
 def run_against(scenario: Scenario, repeat: int, other: str) -> dict:
     """Median wall times of ``eval -q`` by the code in ``other`` and by this code, taking turns; and
     whether they wrote the same bytes."""
+    os.makedirs(CACHE, exist_ok=True)
     outputs = {name: os.path.join(CACHE, f"{scenario.name}.{name}.jsonl") for name in ("before", "after")}
     commands = {}
     for name, path in (("before", os.path.abspath(other)), ("after", os.path.join(HERE, ".."))):
