@@ -20,12 +20,29 @@ one document of the group is the j-th with probability 1/r, and its grade is ind
 place: the documents' grades are shuffled over the places uniformly. Only ranks within the run's
 retrieved list count: a slot beyond it (a group that straddles ``--topk``) is rank ``inf``.
 
-**Extreme orders.** The best order of a group puts its relevant documents first, by grade
-descending; the worst puts them last, by grade ascending. Every measure of prefeval is monotone in
-the ranks of the relevant documents (a relevant document moved up, or a higher grade moved up past
-a lower one, never lowers a metric or the preference for its run), and a group's order changes no
-rank outside the group, so these orders give each metric's minimum and maximum over all tie orders,
-each group on its own.
+**Extreme orders.** For a measure that values a document by a gain (1 for every relevant document
+of a binary measure, the grade, or a gain map's value, negative or not), the best order of a group
+sorts its n documents by gain, descending, the n − r documents that are not the segment's having gain
+0: positive gains first, largest first, then the gains of 0, then the negative gains, smallest last;
+the worst order is the reverse (:func:`extreme_order`). A group's order changes no rank outside the
+group, so these orders give each metric's minimum and maximum over all tie orders, each group on its
+own, for the metrics for which some order is the best whatever the others are:
+
+* a sum over documents of gain × w(rank), w non-increasing and >= 0 (0 for a document not
+  retrieved), over a normalisation the order does not change (DCG, nDCG, CG, nDCG with 2^g − 1,
+  RBP, trec_eval's rbp, each DCG(t) of Rndcg): by the rearrangement inequality;
+* the cascades pFound and ERR, whose i-th document adds p_i · Π_{j<i} (1 − p_j) · w(x_i), with p
+  growing with the grade and w decreasing: two adjacent documents in order of decreasing p add
+  (p_a − p_b)(w(x) − w(x + 1)) · Π more than in the other order, so sorting never lowers the value;
+* ndcg_rel with gains >= 0 (each ratio DCG(x)/IDCG(x) at a document is >= 0, and grows when a
+  larger gain moves above the document) and Compat (a document of higher grade has the smaller rank
+  in the ideal ranking it is compared with), by the same exchange of two adjacent documents;
+* the binary metrics that are monotone in the ranks of the relevant documents (a relevant document
+  moved up never lowers them): AP, P@k, RR, AUC given the number of items, ...
+
+:func:`prefeval.measures.ties.check_measures` refuses the metrics for which no order is best (module
+:mod:`prefeval.measures.ties`); the tests check every other one against every order of small random
+collections.
 
 **Enumerated and drawn orders** give whole position vectors, for the measures that are not sums
 over relevant documents (the lexicographic preferences): :func:`enumerate_orders` lists every
@@ -97,27 +114,38 @@ def slot_probability(place: np.ndarray, relevant: np.ndarray, size: np.ndarray, 
     return np.where(inside, np.exp(log_p), 0.0)
 
 
-def extreme_order(positions: Positions, best: bool, split: CutoffSplit | None = None) -> Positions:
-    """``positions`` with every tie group in its best order (its documents of the segment first, by
-    grade descending) or its worst (last, by grade ascending): ranks and grades of the elements.
+def extreme_order(positions: Positions, best: bool, split: CutoffSplit | None = None,
+                  gains: np.ndarray | None = None) -> Positions:
+    """``positions`` with every tie group in its best order or its worst for a measure whose
+    documents have ``gains`` (R × N, one per element; None: 1 for each, the binary measures): ranks
+    and grades of the elements (module docstring, "Extreme orders").
+
+    The best order sorts the group's n documents by gain, descending, the n − r documents outside
+    the segment having gain 0: the elements of positive gain take the first slots, those of gain 0
+    the next ones (above the documents outside the segment), those of negative gain the last slots.
+    The worst order is the reverse: by gain ascending, negative gains first, then the documents
+    outside the segment, then the elements of gain 0 and the positive ones. Within a group, the
+    element of place j (after sorting) takes slot j, or j + n − r when it goes below the documents
+    outside the segment; elements of equal gain keep their order.
 
     With a :class:`CutoffSplit` (whose positions these are), a group that straddles the end of the
-    list keeps h of its documents within it (the h best, or the h worst, by grade), at the first or
-    the last h of its n1 slots there, and the others out."""
+    list keeps h of its elements within it (the h first after sorting: the h largest gains in the
+    best order, the h smallest in the worst), among its n1 slots there, the others out: slot j, or
+    j + n1 − h below the documents outside the segment."""
     ties = ties_of(positions)
-    offset = 0 if best else ties.size - ties.relevant
-    grouped = ties.size > 1
-    slot = ties.place + offset
+    gains = np.ones(positions.ranks.shape) if gains is None else np.broadcast_to(gains, positions.ranks.shape)
+    # the elements of each group sorted by gain (groups are runs of places 1..r along each row)
+    group = np.cumsum((ties.place == 1).ravel())
+    order = np.lexsort((-gains.ravel() if best else gains.ravel(), group))
+    negative = (gains.ravel()[order] < 0).reshape(positions.ranks.shape)
+    below = negative if best else ~negative  # below the group's documents outside the segment
+    slot = ties.place + np.where(below, ties.size - ties.relevant, 0)
     if split is not None:
         cut = split.h >= 0
-        within_slot = ties.place + (0 if best else split.within - split.h)
+        within_slot = ties.place + np.where(below, split.within - split.h, 0)
         slot = np.where(cut, np.where(ties.place <= split.h, within_slot, np.inf), slot)
-    ranks = np.where(grouped, slot_rank(positions, slot), positions.ranks)
-    # the grades of a group's elements, sorted within the group (groups are runs of places 1..r)
-    group = np.cumsum((ties.place == 1).ravel())
-    grades = positions.grades.ravel()
-    order = np.lexsort((-grades if best else grades, group))
-    return with_ranks(positions, ranks)._replace(grades=grades[order].reshape(positions.grades.shape))
+    ranks = np.where(ties.size > 1, slot_rank(positions, slot), positions.ranks)
+    return with_ranks(positions, ranks)._replace(grades=positions.grades.ravel()[order].reshape(positions.grades.shape))
 
 
 def with_ranks(positions: Positions, ranks: np.ndarray) -> Positions:

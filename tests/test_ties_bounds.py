@@ -1,0 +1,184 @@
+"""``--ties range`` and ``--ties expected`` where gains do not grow with the grade (issue 24, item 2).
+
+The bounds are checked against brute force: every order of every tie group is an ordinary tie-free
+ranking, evaluated by the measures themselves (the helpers of ``test_ties``), the minimum and
+maximum over them being the bounds, and the pair's delta ranging over the differences of every
+order of one run and every order of the other (independent).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from conftest import json_lines, run_cli, write_text
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_ties import loaded, ranked_in_every_order
+
+from prefeval.errors import UsageError
+from prefeval.io.keys import bound_keys, flip_key
+from prefeval.measures import Metric, families, parse_measure
+from prefeval.measures.ties import check_measures, metric_bounds, metric_deltas, summary_extras
+from prefeval.ranking.positions import Selection, binary_positions
+
+GAIN_VALUES = [-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, 5.0]
+GAIN_MAPPED = ["ndcg", "ndcg@2", "rndcg", "ndcg_rel", "trec_rbp"]
+"""The families that take a gain map (``gains=``), with and without a cut-off."""
+BY_GRADE = ["dcg", "dcg@2", "cg@2", "ndcg_exp", "ndcg_exp@2", "pfound", "pfound@2", "err", "err@2", "compat"]
+"""The other metrics that weigh documents by their grade."""
+
+
+def accepted(names: list[str]) -> list[Metric]:
+    """The measures of ``names`` that ``--ties range`` takes."""
+    measures = []
+    for name in names:
+        measure = parse_measure(name)
+        try:
+            check_measures("range", [measure])
+        except UsageError:
+            continue
+        measures.append(measure)
+    return measures
+
+
+def brute_force(measure: Metric, judgments, scores, topk) -> list[np.ndarray]:
+    """Per run, the measure's value on query q0 in every order of the run's tie groups."""
+    table = loaded(judgments, scores, topk)
+    values = []
+    for run, run_scores in enumerate(scores):
+        orders = ranked_in_every_order(table, run, 0, run_scores["q0"], topk)
+        level = None  # the graded measures see every positive grade; binary ones grade > 0
+        positions = binary_positions(orders, Selection.everything(orders).at_relevance_level(orders, level))
+        values.append(measure.compute(positions)[:, 0])
+    return values
+
+
+def assert_bounds_are_every_order(measures: list[Metric], judgments, scores, topk) -> None:
+    """Each metric's bounds, and those of the pair (run 0, run 1) with its ``_ties_flip``, as the
+    evaluation computes them, are the extremes over every order."""
+    table = loaded(judgments, scores, topk)
+    positions = binary_positions(table, Selection.everything(table).at_relevance_level(table, None), ties=True)
+    bounds = metric_bounds(measures, positions)
+    first, second = np.array([0]), np.array([1])
+    for measure in measures:
+        every = brute_force(measure, judgments, scores, topk)
+        low, high = bounds[measure.name]
+        where = f"{measure.name}, {judgments}, {scores}, topk {topk}"
+        for run, values in enumerate(every):
+            assert low[run, 0] == pytest.approx(values.min(), abs=1e-9), where
+            assert high[run, 0] == pytest.approx(values.max(), abs=1e-9), where
+        low_key, high_key = bound_keys(measure.name)
+        _, pair = metric_deltas(measure.name, measure.compute(positions), {low_key: low, high_key: high}, first, second)
+        summary = summary_extras([measure.name], {key: values.sum(axis=1) for key, values in pair.items()}, 1)
+        deltas = every[0][:, None] - every[1][None, :]
+        assert summary[low_key][0] == pytest.approx(deltas.min(), abs=1e-9), where
+        assert summary[high_key][0] == pytest.approx(deltas.max(), abs=1e-9), where
+        assert bool(summary[flip_key(measure.name)][0]) == bool(deltas.min() < -1e-9 and deltas.max() > 1e-9), where
+
+
+# --- item 2: the extreme orders from the gains -----------------------------------------------------
+
+@pytest.fixture
+def reversed_gains(tmp_path):
+    """The issue's case: grades 1, 2, 3 with gains 5, 1, 3, the three documents tied."""
+    qrels = write_text(tmp_path / "qrels", ["q1 0 a 1", "q1 0 b 2", "q1 0 c 3"])
+    run = write_text(tmp_path / "TA", ["q1 Q0 a 1 1 A", "q1 Q0 b 1 1 A", "q1 Q0 c 1 1 A"])
+    return qrels, run
+
+
+def test_range_of_ndcg_with_gains_that_do_not_grow_with_the_grade(reversed_gains):
+    qrels, run = reversed_gains
+    name = "ndcg@gains=1:5;2:1"  # 3:3 is grade 3's own gain
+    ideal = 5 + 3 / math.log2(3) + 1 / 2
+    # the six orders of (a, b, c): gains 5, 1, 3 at discounts 1, 1/log2(3), 1/2
+    every = [sum(g / math.log2(r + 1) for r, g in enumerate(gains, start=1)) / ideal
+             for gains in ((5, 1, 3), (5, 3, 1), (1, 5, 3), (1, 3, 5), (3, 5, 1), (3, 1, 5))]
+    assert min(every) == pytest.approx(0.72947, abs=1e-5) and max(every) == 1.0
+    ranged = json_lines(run_cli("eval", "-q", "-m", "ndcg,gains=1:5;2:1;3:3", "--ties", "range", "-R", qrels,
+                                run).stdout)
+    assert ranged[0][f"{name}_ties_min"] == pytest.approx(min(every), abs=1e-12)
+    assert ranged[0][f"{name}_ties_max"] == pytest.approx(max(every), abs=1e-12)
+    expected = json_lines(run_cli("eval", "-q", "-m", "ndcg,gains=1:5;2:1;3:3", "--ties", "expected", "-R", qrels,
+                                  run).stdout)
+    assert expected[0][name] == pytest.approx(sum(every) / 6, abs=1e-12)
+    assert expected[0][name] == pytest.approx(0.86473, abs=1e-5)
+
+
+@st.composite
+def tied_collections(draw):
+    """One query: up to five judged documents of grades 0..3 (one relevant at least) and an unjudged
+    one; two runs retrieving some of them with scores 0 or 1 (so that most tie); a gain map of
+    grades 1..3 (negative gains and 0 among them); sometimes a cut-off (--topk)."""
+    count = draw(st.integers(2, 5))
+    grades = draw(st.lists(st.integers(0, 3), min_size=count, max_size=count).filter(lambda g: max(g) > 0))
+    judgments = {"q0": {f"d{n}": grade for n, grade in enumerate(grades)}}
+    documents = [*judgments["q0"], "u"]
+    scores = []
+    for _ in range(2):
+        retrieved = draw(st.lists(st.sampled_from(documents), min_size=1, max_size=len(documents), unique=True))
+        values = draw(st.lists(st.integers(0, 1), min_size=len(retrieved), max_size=len(retrieved)))
+        scores.append({"q0": {docid: float(value) for docid, value in zip(retrieved, values)}})
+    gains = draw(st.lists(st.sampled_from(GAIN_VALUES), min_size=3, max_size=3))
+    gain_map = ";".join(f"{level}:{gain!r}" for level, gain in zip((1, 2, 3), gains))
+    topk = draw(st.none() | st.integers(1, len(documents)))
+    return judgments, scores, gain_map, topk
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tied_collections())
+def test_bounds_with_random_gain_maps_are_those_of_every_order(case):
+    judgments, scores, gain_map, topk = case
+    names = [f"{family},gains={gain_map}" for family in GAIN_MAPPED] + BY_GRADE
+    assert_bounds_are_every_order(accepted(names), judgments, scores, topk)
+
+
+def every_metric_range_takes() -> list[Metric]:
+    """Every registered metric family that ``--ties range`` takes, with its defaults, and with a
+    cut-off of 3 when it has one."""
+    measures = []
+    for family in families():
+        if not issubclass(family, Metric):
+            continue
+        measures.append(family())
+        names = [param.name for param in family.parameters]
+        if "k" in names:
+            before = family.parameters[:names.index("k")]
+            measures.append(family(*[repr(param.default) for param in before], "3"))
+    return accepted([measure.name for measure in measures])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_metric_range_takes_is_bounded_by_its_extreme_orders(seed):
+    rng = np.random.default_rng(seed)
+    measures = every_metric_range_takes()
+    for _ in range(30):
+        count = int(rng.integers(3, 6))
+        grades = rng.integers(0, 4, count)
+        grades[0] = max(grades[0], 1)
+        judgments = {"q0": {f"d{n}": int(g) for n, g in enumerate(grades)}}
+        documents = [*judgments["q0"], "u"]
+        scores = [{"q0": {documents[d]: float(rng.integers(0, 2))
+                          for d in rng.choice(len(documents), size=int(rng.integers(1, len(documents) + 1)),
+                                              replace=False)}} for _ in range(2)]
+        topk = None if rng.random() < 0.6 else int(rng.integers(1, len(documents)))
+        assert_bounds_are_every_order(measures, judgments, scores, topk)
+
+
+@pytest.mark.parametrize(("name", "reason"), [
+    ("gain_shortfall", "shortfall"),
+    ("gain_shortfall,gains=1:2", "shortfall"),
+    ("ndcg_rel,gains=1:-1", "negative gain"),
+    ("accuracy@3", "cut-off"),
+])
+def test_range_refuses_the_metrics_whose_extremes_it_does_not_know(name, reason):
+    with pytest.raises(UsageError, match=reason):
+        check_measures("range", [parse_measure(name)])
+
+
+def test_the_metrics_range_takes_with_gains():
+    taken = {measure.name for measure in accepted(["ndcg_rel,gains=1:2;2:0", "accuracy", "accuracy@2",
+                                                   "rndcg,gains=1:-1", "ndcg,gains=1:-1", "trec_rbp,gains=1:0.5"])}
+    assert taken == {"ndcg_rel@gains=1:2;2:0", "accuracy", "accuracy@2", "rndcg@gains=1:-1", "ndcg@gains=1:-1",
+                     "trec_rbp@gains=1:0.5"}
