@@ -1,4 +1,5 @@
-"""``--ties range`` and ``--ties expected`` where gains do not grow with the grade (issue 24, item 2).
+"""``--ties range`` and ``--ties expected`` where gains do not grow with the grade, and on queries
+without a document at the relevance level (issue 24, items 2 and 8).
 
 The bounds are checked against brute force: every order of every tie group is an ordinary tie-free
 ranking, evaluated by the measures themselves (the helpers of ``test_ties``), the minimum and
@@ -9,6 +10,7 @@ order of one run and every order of the other (independent).
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -182,3 +184,40 @@ def test_the_metrics_range_takes_with_gains():
                                                    "rndcg,gains=1:-1", "ndcg,gains=1:-1", "trec_rbp,gains=1:0.5"])}
     assert taken == {"ndcg_rel@gains=1:2;2:0", "accuracy", "accuracy@2", "rndcg@gains=1:-1", "ndcg@gains=1:-1",
                      "trec_rbp@gains=1:0.5"}
+
+
+# --- item 8: a query without a document at the relevance level --------------------------------
+
+@pytest.fixture
+def nothing_at_level_2(tmp_path):
+    """The issue's case: q1 has a document of grade 1 and none of grade 2; run TA ties a, b and c."""
+    qrels = write_text(tmp_path / "qrels", ["q1 0 a 1", "q1 0 b 0"])
+    ta = write_text(tmp_path / "TA", ["q1 Q0 a 1 1 A", "q1 Q0 b 1 1 A", "q1 Q0 c 1 1 A"])
+    tb = write_text(tmp_path / "TB", ["q1 Q0 a 1 2 B", "q1 Q0 b 1 1 B"])
+    return qrels, ta, tb
+
+
+def evaluated(*args):
+    """``prefeval eval ARGS`` with every Python warning an error: its exit code 0, its output."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = run_cli("eval", "--jobs", "1", *args)
+    assert result.exit_code == 0 and result.exception is None, (result.output, result.exception)
+    return result
+
+
+def test_expected_on_a_query_without_a_document_at_the_level(nothing_at_level_2):
+    qrels, ta, tb = nothing_at_level_2
+    lines = json_lines(evaluated("-q", "--ties", "expected", "-l", "2", "-R", qrels, ta, tb).stdout)
+    metric = {line["run"]: line for line in lines if line.get("type") == "metric"}
+    pair = next(line for line in lines if line.get("type") == "preference")
+    for name in ("ap", "rbp", "rr", "rp", "p@1", "p@10", "r@1", "r@10"):  # nothing at level 2: 0
+        assert metric["TA"][name] == 0.0 and metric["TB"][name] == 0.0 and pair[name] == 0.0
+    # ndcg reads every positive grade: a's rank in TA is 1, 2 or 3 alike; TB ranks a first
+    ndcg = (1 + 1 / math.log2(3) + 1 / 2) / 3
+    assert metric["TA"]["ndcg"] == pytest.approx(ndcg, abs=1e-12) and metric["TB"]["ndcg"] == 1.0
+    # graded RPP: E[sgn(y − x)] with y = 1 and x uniform on 1..3
+    for name in ("rpp", "invrpp", "dcgrpp"):
+        assert pair[name] == pytest.approx(-2 / 3, abs=1e-12)
+    for name in ("lexirecall", "lexiprecision", "rrlexiprecision"):  # binary, at level 2: a tie
+        assert pair[name] == 0

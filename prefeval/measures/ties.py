@@ -170,7 +170,7 @@ def expected_metrics(measures: Sequence[AdditiveMetric], positions: Positions) -
     metric in the same pass."""
     values = {measure.name: measure.compute(positions) for measure in measures}
     ties = ties_of(positions)
-    runs, queries = np.nonzero(positions.segment_max(ties.size > 1))
+    runs, queries = np.nonzero(positions.segment_max(ties.size > 1) > 0)  # (an empty segment: -inf)
     if len(runs) == 0 or not measures:
         return values
     order = np.argsort(positions.segment_max(width(ties))[runs, queries], kind="stable")
