@@ -1,5 +1,6 @@
-"""``--ties range`` and ``--ties expected`` where gains do not grow with the grade, and on queries
-without a document at the relevance level (issue 24, items 2 and 8).
+"""``--ties range`` and ``--ties expected`` where gains do not grow with the grade, on queries without
+a document at the relevance level, and the keys of every line whatever the data (issue 24, items
+2, 8 and 18).
 
 The bounds are checked against brute force: every order of every tie group is an ordinary tie-free
 ranking, evaluated by the measures themselves (the helpers of ``test_ties``), the minimum and
@@ -14,7 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import json_lines, run_cli, write_text
+from conftest import json_lines, run_cli, write_qrels, write_run, write_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_ties import loaded, ranked_in_every_order
@@ -186,7 +187,7 @@ def test_the_metrics_range_takes_with_gains():
                      "trec_rbp@gains=1:0.5"}
 
 
-# --- item 8: a query without a document at the relevance level --------------------------------
+# --- items 8 and 18: a query without a document at the relevance level --------------------------------
 
 @pytest.fixture
 def nothing_at_level_2(tmp_path):
@@ -221,3 +222,63 @@ def test_expected_on_a_query_without_a_document_at_the_level(nothing_at_level_2)
         assert pair[name] == pytest.approx(-2 / 3, abs=1e-12)
     for name in ("lexirecall", "lexiprecision", "rrlexiprecision"):  # binary, at level 2: a tie
         assert pair[name] == 0
+
+
+def summary_keys(args, formats=("jsonl",)) -> dict[str, object]:
+    """The keys (or the header and the shape of the rows) of every format's output for ``args``."""
+    shapes = {}
+    for fmt in formats:
+        output = evaluated("--format", fmt, *args).stdout
+        if fmt == "jsonl":
+            shapes[fmt] = [list(line) for line in json_lines(output)]
+        elif fmt == "tsv":
+            shapes[fmt] = [line.split("\t")[:2] for line in output.splitlines()]
+        else:  # the header, and the cells of every line
+            separator = {"table": None, "markdown": "|", "latex": "&"}[fmt]
+            lines = output.splitlines()
+            shapes[fmt] = [lines[0].split(separator), *(len(line.split(separator)) for line in lines)]
+    return shapes
+
+
+@pytest.mark.parametrize("ties", ["range", "expected"])
+def test_keys_do_not_depend_on_documents_at_the_level(nothing_at_level_2, tmp_path, ties):
+    qrels, ta, tb = nothing_at_level_2
+    # the same query with a document of grade 2: the lines must have the same keys
+    graded = write_text(tmp_path / "graded", ["q1 0 a 2", "q1 0 b 0"])
+    formats = ("jsonl", "tsv", "table", "markdown", "latex")
+    for measures in ([], ["-m", "ap,rpp,lexirecall,lexiprecision,rrlexiprecision"]):
+        args = ["--ties", ties, "--draws", "1000", *measures]
+        without = summary_keys([*args, "-l", "2", "-R", qrels, ta, tb], formats)
+        with_one = summary_keys([*args, "-l", "2", "-R", graded, ta, tb], formats)
+        assert without == with_one
+    if ties == "range":
+        summary = json_lines(evaluated("--ties", "range", "-l", "2", "-R", qrels, ta, tb).stdout)[0]
+        for name in ("lexirecall", "lexiprecision", "rrlexiprecision"):
+            low, high = bound_keys(name)
+            assert summary[low] == summary[high] == 0.0 and summary[flip_key(name)] is False
+
+
+def test_range_on_a_query_without_a_document_at_the_level_in_the_tables(nothing_at_level_2):
+    qrels, ta, tb = nothing_at_level_2
+    table = evaluated("--ties", "range", "-l", "2", "--format", "markdown", "-m", "ap,rpp,lexirecall",
+                      "-R", qrels, ta, tb).stdout.splitlines()
+    cells = [len(line.split("|")) for line in table if line.startswith("|")]
+    assert len(set(cells)) == 1  # every row as wide as the header
+
+
+def test_more_queries_some_without_a_document_at_the_level(tmp_path):
+    """Several queries, some with a document of grade 2 and some without, in blocks: the range of
+    the lexicographic preferences is that of the queries that have one."""
+    judgments = {f"q{q}": {"a": 1 + (q % 2), "b": 0, "c": 2 if q == 3 else 1} for q in range(6)}
+    scores = [{q: {"a": 1.0, "b": 1.0, "c": 1.0, "d": 0.0} for q in judgments},
+              {q: {"a": 2.0, "b": 1.0, "c": 1.0} for q in judgments}]
+    qrels = write_qrels(tmp_path / "qrels", judgments)
+    runs = [write_run(tmp_path / f"run{n}", run) for n, run in enumerate(scores)]
+    for ties in ("range", "expected"):
+        lines = json_lines(evaluated("-q", "--ties", ties, "-l", "2", "-R", qrels, *runs).stdout)
+        summary = next(line for line in lines if line["qid"] == "all" and "runi" in line)
+        assert all(value == value for value in summary.values() if isinstance(value, float))
+        if ties == "range":
+            for name in ("lexirecall", "lexiprecision", "rrlexiprecision"):
+                low, high = bound_keys(name)
+                assert summary[low] <= summary[name] <= summary[high]

@@ -619,6 +619,20 @@ def preferences_under(ties: str, measures: Sequence[Preference], positions: Posi
     return values, extras
 
 
+def preferences_on_ties(ties: str, measures: Sequence[Preference], pairs: int, width: int,
+                        ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """What :func:`preferences_under` gives on ``width`` queries without a relevant document (none
+    at the relevance level), where every order of every group leaves the two runs equal: every
+    value 0, (P, width), and under ``range`` bounds of 0, so that the keys of the lines do not
+    depend on whether a query has one (under ``expected`` the values are exact: no standard error)."""
+    values = {m.name: np.zeros((pairs, width), dtype=m.value_type) for m in measures}
+    extras = {}
+    if ties == RANGE:
+        for measure in measures:
+            extras.update(dict.fromkeys(bound_keys(measure.name), np.zeros((pairs, width))))
+    return values, extras
+
+
 def summary_extras(names: Sequence[str], totals: dict[str, np.ndarray], count: int) -> dict[str, np.ndarray]:
     """The extra keys of the summary pair lines, measure by measure in the order of ``names``, from
     the sums over queries of the pair values :func:`preferences_under` and :func:`metric_deltas`
