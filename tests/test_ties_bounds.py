@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
+import test_ties
 from conftest import json_lines, run_cli, write_qrels, write_run, write_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -282,3 +283,50 @@ def test_more_queries_some_without_a_document_at_the_level(tmp_path):
             for name in ("lexirecall", "lexiprecision", "rrlexiprecision"):
                 low, high = bound_keys(name)
                 assert summary[low] <= summary[name] <= summary[high]
+
+
+# --- item 7: the memory of RPP's expectation ------------------------------------------------------------
+
+def test_rpp_expectation_memory_is_bounded_and_its_values_unchanged(monkeypatch):
+    """One query whose 2,000 documents tie, 200 of them relevant (grades 1 to 3): the rank
+    distributions of graded RPP hold about 720,000 values. With a step of 2^15 values, the work must
+    stay within a few steps' worth of memory, and give the values of a single step to the last bit
+    (which are those of every order: ``test_ties``, and the next test)."""
+    import tracemalloc
+
+    import prefeval.ranking.ties as ranking_ties
+    from prefeval.measures.ties import expected_preferences
+    from prefeval.ranking.positions import graded_positions
+
+    rng = np.random.default_rng(7)
+    count = 2000
+    relevant = rng.choice(count, size=count // 10, replace=False)
+    judgments = {"q0": {f"d{d}": int(g) for d, g in zip(relevant, rng.integers(1, 4, len(relevant)))}}
+    scores = [{"q0": {f"d{d}": 1.0 for d in range(count)}},
+              {"q0": {f"d{d}": float(rng.permutation(count)[d]) for d in range(count)}},
+              {"q0": {f"d{d}": float(d % 2) for d in range(count)}}]
+    table = loaded(judgments, scores)
+    positions = graded_positions(table, Selection.everything(table), True)
+    first, second = np.array([0, 0, 1]), np.array([1, 2, 2])
+    measures = [parse_measure(name) for name in ("rpp", "invrpp", "dcgrpp")]
+    whole = expected_preferences(measures, positions, first, second, draws=2, generator=None)
+    step = 1 << 15
+    monkeypatch.setattr(ranking_ties, "STEP_ELEMENTS", step, raising=False)
+    tracemalloc.start()
+    try:
+        stepped = expected_preferences(measures, positions, first, second, draws=2, generator=None)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * step * 8  # 16 MiB, where the distributions alone took 100 MiB
+    for measure in measures:
+        assert np.array_equal(stepped[measure.name].values, whole[measure.name].values), measure.name
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_rpp_expectation_in_the_smallest_steps_is_that_of_every_order(monkeypatch, case):
+    """One element and one (pair, element) sum a step: still the mean over every pair of orders."""
+    import prefeval.ranking.ties as ranking_ties
+
+    monkeypatch.setattr(ranking_ties, "STEP_ELEMENTS", 1, raising=False)
+    test_ties.test_preferences_match_every_pair_of_orders(*test_ties.CASES[case].values)

@@ -20,7 +20,7 @@ Measures Efficiently in the Presence of Tied Scores", ECIR 2008). Exact for
   :func:`_expected_pfound`), not enumerated;
 * the three RPP measures: RPP = Σ_i w_i sgn(y_i − x_i) is linear in the signs, the two runs are
   independent, so E[RPP] is RPP of the expected signs E[sgn(y_i − x_i)], from the two marginal
-  distributions of the i-th relevant rank (:meth:`~prefeval.ranking.ties.RankDistributions.expected_signs`);
+  distributions of the i-th relevant rank (:func:`~prefeval.ranking.ties.expected_signs`);
   graded RPP per grade level, with r counted per level.
 
 The lexicographic preferences depend on the whole position vectors. For a pair and query whose
@@ -83,9 +83,9 @@ from prefeval.measures.shares import product_of_earlier, within
 from prefeval.ranking.positions import Positions
 from prefeval.ranking.ties import (
     CutoffSplit,
-    RankDistributions,
     draw_orders,
     enumerate_orders,
+    expected_signs,
     extreme_order,
     log_binomial,
     log_order_counts,
@@ -392,7 +392,7 @@ def expected_preferences(measures: Sequence[Preference], positions: Positions, f
     results = {}
     linear = [m for m in measures if isinstance(m, RecallPairedPreference)]
     if linear:
-        signs = RankDistributions.of(positions).expected_signs(first, second)
+        signs = expected_signs(positions, first, second)
         comparison = _ExpectedSigns(positions, positions.ranks[first], positions.ranks[second], signs)
         results.update({m.name: PairValues(m.compare(comparison)) for m in linear})
     others = [m for m in measures if not isinstance(m, RecallPairedPreference)]
