@@ -48,6 +48,7 @@ from prefeval.measures.ties import (
     metric_deltas,
     metrics_under,
     needs_draws,
+    preferences_on_ties,
     preferences_under,
     summary_extras,
 )
@@ -473,8 +474,9 @@ class SampleEvaluation:
                 continue
             first, stop_at = (start, stop) if columns is None else np.searchsorted(columns, [start, stop])
             if first == stop_at:  # no query of the block has a relevant document: every value is a tie
-                values = {m.name: np.zeros((len(self.first), stop - start), dtype=m.value_type) for m in measures}
+                values, extras = preferences_on_ties(evaluation.ties, measures, len(self.first), stop - start)
                 computed.update(values)
+                pair_extras.update(extras)
                 continue
             values, extras = preferences_under(
                 evaluation.ties, measures, positions.query_block(int(first), int(stop_at)), self.first, self.second,

@@ -20,7 +20,7 @@ Measures Efficiently in the Presence of Tied Scores", ECIR 2008). Exact for
   :func:`_expected_pfound`), not enumerated;
 * the three RPP measures: RPP = Σ_i w_i sgn(y_i − x_i) is linear in the signs, the two runs are
   independent, so E[RPP] is RPP of the expected signs E[sgn(y_i − x_i)], from the two marginal
-  distributions of the i-th relevant rank (:meth:`~prefeval.ranking.ties.RankDistributions.expected_signs`);
+  distributions of the i-th relevant rank (:func:`~prefeval.ranking.ties.expected_signs`);
   graded RPP per grade level, with r counted per level.
 
 The lexicographic preferences depend on the whole position vectors. For a pair and query whose
@@ -32,16 +32,20 @@ evaluation's seed, so they do not depend on how queries are split among processe
 pair lines are differences of expectations.
 
 **range**: each measure's minimum and maximum over all tie orders. A metric takes them in the best
-and the worst order of every group (:func:`~prefeval.ranking.ties.extreme_order`): every metric is
-monotone in the ranks (and grades) of the relevant documents, and min and max of the two values are
-taken, so a metric that decreased would be right too. RPP, lexiprecision and lexirecall are monotone
-in each run's ranks (worse ranks for x never raise the preference for x), so their minimum is at x
-worst and y best, their maximum at x best and y worst, both attained. rrlexiprecision is not
-monotone (x = (9, 10) against y = (10, 100) gives 1/9 − 1/10, but x = (10, 11) gives 1/11 − 1/100):
-its extremes come from :func:`rr_lexiprecision_bounds`. A pair's metric delta ranges over [min x −
-max y, max x − min y]. Orders are independent per run and query, so the bounds of a mean over
-queries are the means of the bounds, attained together, and a run's worst order is the same in all
-of its pairs.
+and the worst order of every group for its gains (:func:`order_gains`,
+:func:`~prefeval.ranking.ties.extreme_order`): the group's documents sorted by the metric's gain
+(its gain map's, the grade, or 1 for a binary metric; the documents that are not relevant having
+gain 0, so that a negative gain goes below them in the best order and above them in the worst), and
+min and max of the two values are taken. This holds for every metric that some order of a group
+maximises whatever the other groups are (:mod:`prefeval.ranking.ties` says which and why);
+:func:`check_measures` refuses the others (:func:`_no_extreme_orders`). RPP, lexiprecision and
+lexirecall are monotone in each run's ranks (worse ranks for x never raise the preference for x), so
+their minimum is at x worst and y best, their maximum at x best and y worst, both attained.
+rrlexiprecision is not monotone (x = (9, 10) against y = (10, 100) gives 1/9 − 1/10, but x = (10,
+11) gives 1/11 − 1/100): its extremes come from :func:`rr_lexiprecision_bounds`. A pair's metric
+delta ranges over [min x − max y, max x − min y]. Orders are independent per run and query, so the
+bounds of a mean over queries are the means of the bounds, attained together, and a run's worst
+order is the same in all of its pairs.
 
 **A group across the cut-off** (``--topk K``, a group that holds rank K): the documents an order
 puts beyond K are not retrieved, which every measure reads as rank inf. AUC also reads how many items
@@ -66,6 +70,8 @@ from prefeval.errors import UsageError
 from prefeval.io.keys import bound_keys, error_key, flip_key
 from prefeval.measures.base import AdditiveMetric, Measure, Metric, Preference
 from prefeval.measures.gain_discount import PFound
+from prefeval.measures.gains import GAINS, GainShortfall, NDCGOverRelevant, gain_map
+from prefeval.measures.judged import Accuracy
 from prefeval.measures.preferences import (
     Comparison,
     LexiPrecision,
@@ -77,9 +83,9 @@ from prefeval.measures.shares import product_of_earlier, within
 from prefeval.ranking.positions import Positions
 from prefeval.ranking.ties import (
     CutoffSplit,
-    RankDistributions,
     draw_orders,
     enumerate_orders,
+    expected_signs,
     extreme_order,
     log_binomial,
     log_order_counts,
@@ -125,6 +131,34 @@ def check_measures(ties: str, measures: Sequence[Measure]) -> None:
         if ties == RANGE and isinstance(measure, Preference) and not isinstance(
                 measure, (*MONOTONE_PREFERENCES, RRLexiPrecision)):
             raise UsageError(f"--ties range does not know the extremes of {measure.name}")
+        reason = _no_extreme_orders(measure) if ties == RANGE else None
+        if reason:
+            raise UsageError(f"--ties range does not know the extremes of {measure.name}: {reason}; "
+                             "use --ties docid")
+
+
+def _no_extreme_orders(measure: Measure) -> str | None:
+    """Why no order of a tie group is the best (or the worst) for ``measure`` whatever the others,
+    so that :func:`metric_bounds` would not bound it; None for the metrics it bounds (module
+    docstring). Found against every order of small random collections (``tests/test_ties_bounds``):
+
+    * trec_eval's G divides a gain by log2(2 + C(x) − S(x)), the shortfall of the run's cumulated
+      gain from the ideal's at its rank: a larger gain above a document shrinks the shortfall, and
+      can lower the total;
+    * ndcg_rel with a negative gain: its ratio DCG(x)/IDCG(x) at a document of positive gain is
+      negative below a negative gain, and moving that document up to a rank of smaller ideal DCG
+      makes it more negative;
+    * accuracy@k divides by the pairs within k: from k = 3 on, a relevant document pushed beyond k
+      can leave fewer pairs misordered (relevant, non-relevant, relevant within 3 is 1/2; with the
+      last one beyond 3, 1). Up to k = 2 it is monotone in the ranks."""
+    if isinstance(measure, GainShortfall):
+        return ("G discounts each gain by the cumulated gain's shortfall, for which no order of tied documents "
+                "is always the best")
+    if isinstance(measure, NDCGOverRelevant) and gain_map(measure).has_negative:
+        return "with a negative gain, ndcg_rel is not monotone in the ranks"
+    if isinstance(measure, Accuracy) and measure.param("k") >= 3:
+        return "from a cut-off of 3 on, accuracy@k is not monotone in the ranks across it"
+    return None
 
 
 # --- metrics ---------------------------------------------------------------------------------------
@@ -136,7 +170,7 @@ def expected_metrics(measures: Sequence[AdditiveMetric], positions: Positions) -
     metric in the same pass."""
     values = {measure.name: measure.compute(positions) for measure in measures}
     ties = ties_of(positions)
-    runs, queries = np.nonzero(positions.segment_max(ties.size > 1))
+    runs, queries = np.nonzero(positions.segment_max(ties.size > 1) > 0)  # (an empty segment: -inf)
     if len(runs) == 0 or not measures:
         return values
     order = np.argsort(positions.segment_max(width(ties))[runs, queries], kind="stable")
@@ -268,34 +302,64 @@ def _product_before(positions: Positions, factors: np.ndarray) -> np.ndarray:
     return product_of_earlier(positions, factors)
 
 
+def order_gains(measure: Metric, grades: np.ndarray) -> np.ndarray | None:
+    """The gains by which ``measure`` values the documents of ``grades`` when it orders a tie group
+    (:func:`~prefeval.ranking.ties.extreme_order`): the measure's gain map's (``gains=``, negative
+    gains included) for a measure that has one, the grades for the other measures that read them
+    (their gains, 2^g − 1, pRel = g / max, ERR's stopping probability, grow with the grade), None
+    (1 for every relevant document) for the binary ones."""
+    if not measure.reads_grades:
+        return None
+    if any(param is GAINS for param in measure.all_parameters()):
+        return gain_map(measure).gain(grades)
+    return grades
+
+
 def metric_bounds(measures: Sequence[Metric], positions: Positions) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Each metric's minimum and maximum over all tie orders, (R, Q) each (module docstring).
+    """Each metric's minimum and maximum over all tie orders, (R, Q) each, by name in the order of
+    ``measures`` (module docstring): its values in each group's best and worst order for its gains
+    (:func:`order_gains`), made once for the metrics that share them.
 
     A group that straddles the end of the retrieved list (``--topk``) changes how many items the
     run ranks with how many of its relevant documents stay within it, and AUC, which reads that
     number, is not monotone across it (a relevant document pushed out of the list puts a non-relevant
     one below the others). So such queries are split by that number h (:class:`CutoffSplit`), the
     extreme orders taken given h, and the extremes over h kept."""
-    best, worst = extreme_order(positions, best=True), extreme_order(positions, best=False)
-    bounds = {}
-    for measure in measures:
-        high, low = measure.compute(best), measure.compute(worst)
-        bounds[measure.name] = np.minimum(low, high), np.maximum(low, high)
+    bounds = dict.fromkeys(measure.name for measure in measures)  # in the order of ``measures``
+    if not measures:
+        return bounds
     ties = ties_of(positions)
     beyond = (ties.size > 1) & (ties.start + ties.size - 1 > retrieved_per_element(positions))
-    runs, queries = np.nonzero(positions.segment_max(beyond))
-    if len(runs) and measures:
-        split = CutoffSplit.of(positions.gather(runs, queries))
-        best = extreme_order(split.positions, best=True, split=split)
-        worst = extreme_order(split.positions, best=False, split=split)
-        for measure in measures:
-            high, low = measure.compute(best)[0], measure.compute(worst)[0]
+    runs, queries = np.nonzero(positions.segment_max(beyond) > 0)
+    split = CutoffSplit.of(positions.gather(runs, queries)) if len(runs) else None
+    for sharing in _by_order_gains(measures, positions):
+        extremes = [extreme_order(positions, best, gains=order_gains(sharing[0], positions.grades))
+                    for best in (True, False)]
+        for measure in sharing:
+            high, low = (measure.compute(extreme) for extreme in extremes)
+            bounds[measure.name] = np.minimum(low, high), np.maximum(low, high)
+        if split is None:
+            continue
+        split_gains = order_gains(sharing[0], split.positions.grades)
+        extremes = [extreme_order(split.positions, best, split, split_gains) for best in (True, False)]
+        for measure in sharing:
+            high, low = (measure.compute(extreme)[0] for extreme in extremes)
             lowest, highest = np.full(len(runs), np.inf), np.full(len(runs), -np.inf)
             np.minimum.at(lowest, split.source, np.minimum(low, high))
             np.maximum.at(highest, split.source, np.maximum(low, high))
             bounds[measure.name][0][runs, queries] = lowest
             bounds[measure.name][1][runs, queries] = highest
     return bounds
+
+
+def _by_order_gains(measures: Sequence[Metric], positions: Positions) -> list[list[Metric]]:
+    """The metrics grouped by the gains they order documents by on ``positions`` (:func:`order_gains`),
+    so that the extreme orders are made once for each group."""
+    groups: dict = {}
+    for measure in measures:
+        gains = order_gains(measure, positions.grades)
+        groups.setdefault(None if gains is None else gains.tobytes(), []).append(measure)
+    return list(groups.values())
 
 
 # --- preferences -------------------------------------------------------------------------------------
@@ -328,7 +392,7 @@ def expected_preferences(measures: Sequence[Preference], positions: Positions, f
     results = {}
     linear = [m for m in measures if isinstance(m, RecallPairedPreference)]
     if linear:
-        signs = RankDistributions.of(positions).expected_signs(first, second)
+        signs = expected_signs(positions, first, second)
         comparison = _ExpectedSigns(positions, positions.ranks[first], positions.ranks[second], signs)
         results.update({m.name: PairValues(m.compare(comparison)) for m in linear})
     others = [m for m in measures if not isinstance(m, RecallPairedPreference)]
@@ -552,6 +616,20 @@ def preferences_under(ties: str, measures: Sequence[Preference], positions: Posi
     if ties == RANGE:
         for measure in measures:
             extras.update(zip(bound_keys(measure.name), preference_bounds(measure, positions, first, second)))
+    return values, extras
+
+
+def preferences_on_ties(ties: str, measures: Sequence[Preference], pairs: int, width: int,
+                        ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """What :func:`preferences_under` gives on ``width`` queries without a relevant document (none
+    at the relevance level), where every order of every group leaves the two runs equal: every
+    value 0, (P, width), and under ``range`` bounds of 0, so that the keys of the lines do not
+    depend on whether a query has one (under ``expected`` the values are exact: no standard error)."""
+    values = {m.name: np.zeros((pairs, width), dtype=m.value_type) for m in measures}
+    extras = {}
+    if ties == RANGE:
+        for measure in measures:
+            extras.update(dict.fromkeys(bound_keys(measure.name), np.zeros((pairs, width))))
     return values, extras
 
 

@@ -20,12 +20,29 @@ one document of the group is the j-th with probability 1/r, and its grade is ind
 place: the documents' grades are shuffled over the places uniformly. Only ranks within the run's
 retrieved list count: a slot beyond it (a group that straddles ``--topk``) is rank ``inf``.
 
-**Extreme orders.** The best order of a group puts its relevant documents first, by grade
-descending; the worst puts them last, by grade ascending. Every measure of prefeval is monotone in
-the ranks of the relevant documents (a relevant document moved up, or a higher grade moved up past
-a lower one, never lowers a metric or the preference for its run), and a group's order changes no
-rank outside the group, so these orders give each metric's minimum and maximum over all tie orders,
-each group on its own.
+**Extreme orders.** For a measure that values a document by a gain (1 for every relevant document
+of a binary measure, the grade, or a gain map's value, negative or not), the best order of a group
+sorts its n documents by gain, descending, the n − r documents that are not the segment's having gain
+0: positive gains first, largest first, then the gains of 0, then the negative gains, smallest last;
+the worst order is the reverse (:func:`extreme_order`). A group's order changes no rank outside the
+group, so these orders give each metric's minimum and maximum over all tie orders, each group on its
+own, for the metrics for which some order is the best whatever the others are:
+
+* a sum over documents of gain × w(rank), w non-increasing and >= 0 (0 for a document not
+  retrieved), over a normalisation the order does not change (DCG, nDCG, CG, nDCG with 2^g − 1,
+  RBP, trec_eval's rbp, each DCG(t) of Rndcg): by the rearrangement inequality;
+* the cascades pFound and ERR, whose i-th document adds p_i · Π_{j<i} (1 − p_j) · w(x_i), with p
+  growing with the grade and w decreasing: two adjacent documents in order of decreasing p add
+  (p_a − p_b)(w(x) − w(x + 1)) · Π more than in the other order, so sorting never lowers the value;
+* ndcg_rel with gains >= 0 (each ratio DCG(x)/IDCG(x) at a document is >= 0, and grows when a
+  larger gain moves above the document) and Compat (a document of higher grade has the smaller rank
+  in the ideal ranking it is compared with), by the same exchange of two adjacent documents;
+* the binary metrics that are monotone in the ranks of the relevant documents (a relevant document
+  moved up never lowers them): AP, P@k, RR, AUC given the number of items, ...
+
+:func:`prefeval.measures.ties.check_measures` refuses the metrics for which no order is best (module
+:mod:`prefeval.measures.ties`); the tests check every other one against every order of small random
+collections.
 
 **Enumerated and drawn orders** give whole position vectors, for the measures that are not sums
 over relevant documents (the lexicographic preferences): :func:`enumerate_orders` lists every
@@ -35,6 +52,7 @@ distinct order of a run on a query (only the subset of slots the relevant docume
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import combinations
 from typing import NamedTuple
@@ -42,6 +60,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.ranking.positions import Positions, TieGroups, segment_cumsum
+from prefeval.runtime.memory import STEP_ELEMENTS
 
 
 def ties_of(positions: Positions) -> TieGroups:
@@ -97,27 +116,38 @@ def slot_probability(place: np.ndarray, relevant: np.ndarray, size: np.ndarray, 
     return np.where(inside, np.exp(log_p), 0.0)
 
 
-def extreme_order(positions: Positions, best: bool, split: CutoffSplit | None = None) -> Positions:
-    """``positions`` with every tie group in its best order (its documents of the segment first, by
-    grade descending) or its worst (last, by grade ascending): ranks and grades of the elements.
+def extreme_order(positions: Positions, best: bool, split: CutoffSplit | None = None,
+                  gains: np.ndarray | None = None) -> Positions:
+    """``positions`` with every tie group in its best order or its worst for a measure whose
+    documents have ``gains`` (R × N, one per element; None: 1 for each, the binary measures): ranks
+    and grades of the elements (module docstring, "Extreme orders").
+
+    The best order sorts the group's n documents by gain, descending, the n − r documents outside
+    the segment having gain 0: the elements of positive gain take the first slots, those of gain 0
+    the next ones (above the documents outside the segment), those of negative gain the last slots.
+    The worst order is the reverse: by gain ascending, negative gains first, then the documents
+    outside the segment, then the elements of gain 0 and the positive ones. Within a group, the
+    element of place j (after sorting) takes slot j, or j + n − r when it goes below the documents
+    outside the segment; elements of equal gain keep their order.
 
     With a :class:`CutoffSplit` (whose positions these are), a group that straddles the end of the
-    list keeps h of its documents within it (the h best, or the h worst, by grade), at the first or
-    the last h of its n1 slots there, and the others out."""
+    list keeps h of its elements within it (the h first after sorting: the h largest gains in the
+    best order, the h smallest in the worst), among its n1 slots there, the others out: slot j, or
+    j + n1 − h below the documents outside the segment."""
     ties = ties_of(positions)
-    offset = 0 if best else ties.size - ties.relevant
-    grouped = ties.size > 1
-    slot = ties.place + offset
+    gains = np.ones(positions.ranks.shape) if gains is None else np.broadcast_to(gains, positions.ranks.shape)
+    # the elements of each group sorted by gain (groups are runs of places 1..r along each row)
+    group = np.cumsum((ties.place == 1).ravel())
+    order = np.lexsort((-gains.ravel() if best else gains.ravel(), group))
+    negative = (gains.ravel()[order] < 0).reshape(positions.ranks.shape)
+    below = negative if best else ~negative  # below the group's documents outside the segment
+    slot = ties.place + np.where(below, ties.size - ties.relevant, 0)
     if split is not None:
         cut = split.h >= 0
-        within_slot = ties.place + (0 if best else split.within - split.h)
+        within_slot = ties.place + np.where(below, split.within - split.h, 0)
         slot = np.where(cut, np.where(ties.place <= split.h, within_slot, np.inf), slot)
-    ranks = np.where(grouped, slot_rank(positions, slot), positions.ranks)
-    # the grades of a group's elements, sorted within the group (groups are runs of places 1..r)
-    group = np.cumsum((ties.place == 1).ravel())
-    grades = positions.grades.ravel()
-    order = np.lexsort((-grades if best else grades, group))
-    return with_ranks(positions, ranks)._replace(grades=grades[order].reshape(positions.grades.shape))
+    ranks = np.where(ties.size > 1, slot_rank(positions, slot), positions.ranks)
+    return with_ranks(positions, ranks)._replace(grades=positions.grades.ravel()[order].reshape(positions.grades.shape))
 
 
 def with_ranks(positions: Positions, ranks: np.ndarray) -> Positions:
@@ -325,6 +355,41 @@ def random_subsets(rng: np.random.Generator, relevant: np.ndarray, size: np.ndar
     return (ordered + 1).astype(np.float64)
 
 
+def expected_signs(positions: Positions, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """E[sgn(y_i − x_i)] for every pair (x: row ``first[p]``, y: row ``second[p]``) and element of
+    ``positions`` over uniformly random tie orders, the two runs' orders independent: (P, N)
+    (:meth:`RankDistributions.expected_signs`).
+
+    An element's rank distribution has n − r + 1 values, so a query's take Σ over its elements,
+    r (n − r + 1) for a group of n documents, r of them relevant: 40 million for 40,000 tied documents
+    of which 1,000 are relevant. They are made for blocks of consecutive elements holding at most
+    :data:`~prefeval.runtime.memory.STEP_ELEMENTS` values over the runs (an element with more makes
+    a block of its own), used, and dropped, and the pairs' sums are taken in blocks of as many terms
+    (:meth:`RankDistributions.expected_signs`), so that memory does not grow with the groups. Each
+    element's distribution and each (pair, element) sum is computed on its own, in the same order,
+    whatever the blocks: the values are those of one block, to the last bit."""
+    ties = ties_of(positions)
+    retrieved = retrieved_per_element(positions)
+    sizes = np.where(ties.size > 1, width(ties), 1).sum(axis=0)
+    signs = np.zeros((len(first), positions.ranks.shape[1]))
+    for e0, e1 in bounded_ranges(sizes, STEP_ELEMENTS):
+        block = RankDistributions.of(ties.columns(e0, e1), positions.ranks[:, e0:e1], retrieved[:, e0:e1])
+        signs[:, e0:e1] = block.expected_signs(first, second)
+    return signs
+
+
+def bounded_ranges(sizes: np.ndarray, limit: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ranges (start, stop) covering the indices of ``sizes`` in order, each holding
+    sizes that add up to at most ``limit``, or a single index whose size alone is larger."""
+    ends = np.cumsum(sizes)
+    start = 0
+    while start < len(ends):
+        before = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, before + limit, side="right")), start + 1)
+        yield start, stop
+        start = stop
+
+
 class RankDistributions(NamedTuple):
     """The distribution of every element's rank over uniformly random tie orders, R × N: ranks
     ``low`` + u for u = 0 .. ``width`` − 1 (``inf`` beyond the run's ``retrieved`` list), with
@@ -338,11 +403,13 @@ class RankDistributions(NamedTuple):
     retrieved: np.ndarray
 
     @classmethod
-    def of(cls, positions: Positions) -> RankDistributions:
-        ties = ties_of(positions)
+    def of(cls, ties: TieGroups, ranks: np.ndarray, retrieved: np.ndarray) -> RankDistributions:
+        """The distributions of elements whose tie groups are ``ties``, ranked at ``ranks`` in
+        trec_eval's order, in lists of ``retrieved`` documents (:func:`retrieved_per_element`), R × N'
+        each (some or all of the elements of positions: each element's distribution is its own)."""
         grouped = ties.size > 1
         widths = np.where(grouped, width(ties), 1)
-        low = np.where(grouped, ties.start - 1.0 + ties.place, positions.ranks)
+        low = np.where(grouped, ties.start - 1.0 + ties.place, ranks)
         total = int(widths.sum())
         offset = (np.cumsum(widths) - widths.ravel()).reshape(widths.shape)
         element = np.repeat(np.arange(widths.size), widths.ravel())
@@ -351,7 +418,7 @@ class RankDistributions(NamedTuple):
         probability = np.where(grouped.ravel()[element], slot_probability(*flat, flat[0] + u), 1.0)
         # each element's distribution summed on its own (in extended precision, as it always was)
         cdf = segment_cumsum(probability, offset.ravel(), widths.ravel(), np.longdouble).astype(np.float64)
-        return cls(low, widths, offset, np.minimum(cdf, 1.0), retrieved_per_element(positions))
+        return cls(low, widths, offset, np.minimum(cdf, 1.0), retrieved)
 
     def at_most(self, rows: np.ndarray, columns: np.ndarray, rank: np.ndarray) -> np.ndarray:
         """P(rank of element (row, column) <= ``rank``) for finite ``rank``; for ``rank`` = inf, the
@@ -368,7 +435,10 @@ class RankDistributions(NamedTuple):
 
         For x at rank v: P(y > v) − P(y < v) = 1 − F_y(v) − F_y(v − 1) with F_y(v) = P(y <= v), and
         −P(y retrieved) at v = inf (sgn(inf − inf) = 0). The sum over v runs over the values of the
-        element with fewer of them (sgn(x − y) = −sgn(y − x)), so a run without ties costs one term.
+        element with fewer of them (sgn(x − y) = −sgn(y − x)), so a run without ties costs one term;
+        the (pair, element) sums are taken in blocks of at most
+        :data:`~prefeval.runtime.memory.STEP_ELEMENTS` terms (one sum with more makes a block of its
+        own), each sum over its own terms in order, whatever the blocks.
         """
         num_elements = self.low.shape[1]
         signs = np.zeros((len(first), num_elements))
@@ -379,22 +449,30 @@ class RankDistributions(NamedTuple):
         signs[fixed] = ((x_point < y_point).astype(np.float64) - (x_point > y_point))[fixed]
         pair, column = np.nonzero(~fixed)
         if len(pair):
-            x_row, y_row = first[pair], second[pair]
             swap = x_width[pair, column] > y_width[pair, column]
-            spread, other = np.where(swap, y_row, x_row), np.where(swap, x_row, y_row)
+            spread = np.where(swap, second[pair], first[pair])
+            other = np.where(swap, first[pair], second[pair])
             terms = self.width[spread, column]
-            term = np.repeat(np.arange(len(pair)), terms)
-            u = np.arange(int(terms.sum())) - np.repeat(np.cumsum(terms) - terms, terms)
-            rows, columns = spread[term], column[term]
-            cdf_at = self.offset[rows, columns] + u
-            probability = self.cdf[cdf_at] - np.where(u > 0, self.cdf[cdf_at - 1], 0.0)
-            value = self.low[rows, columns] + u
-            value = np.where(value <= self.retrieved[rows, columns], value, np.inf)
-            other_rows = other[term]
-            finite = np.isfinite(value)
-            beaten = np.where(finite, 1.0 - self.at_most(other_rows, columns, value)
-                              - self.at_most(other_rows, columns, value - 1.0),
-                              -self.at_most(other_rows, columns, np.inf))
-            expected = np.bincount(term, weights=probability * beaten, minlength=len(pair))
+            expected = np.zeros(len(pair))
+            for i0, i1 in bounded_ranges(terms, STEP_ELEMENTS):
+                expected[i0:i1] = self._expected_sign(spread[i0:i1], other[i0:i1], column[i0:i1], terms[i0:i1])
             signs[pair, column] = np.where(swap, -expected, expected)
         return signs
+
+    def _expected_sign(self, spread: np.ndarray, other: np.ndarray, column: np.ndarray,
+                       terms: np.ndarray) -> np.ndarray:
+        """E[sgn(b − a)] of the elements (``spread[k]``, ``column[k]``) = a and (``other[k]``,
+        ``column[k]``) = b, summed over the ``terms[k]`` values of a (its width)."""
+        term = np.repeat(np.arange(len(terms)), terms)
+        u = np.arange(int(terms.sum())) - np.repeat(np.cumsum(terms) - terms, terms)
+        rows, columns = spread[term], column[term]
+        cdf_at = self.offset[rows, columns] + u
+        probability = self.cdf[cdf_at] - np.where(u > 0, self.cdf[cdf_at - 1], 0.0)
+        value = self.low[rows, columns] + u
+        value = np.where(value <= self.retrieved[rows, columns], value, np.inf)
+        other_rows = other[term]
+        finite = np.isfinite(value)
+        beaten = np.where(finite, 1.0 - self.at_most(other_rows, columns, value)
+                          - self.at_most(other_rows, columns, value - 1.0),
+                          -self.at_most(other_rows, columns, np.inf))
+        return np.bincount(term, weights=probability * beaten, minlength=len(terms))
