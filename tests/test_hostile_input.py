@@ -258,3 +258,45 @@ def test_an_id_and_its_escaped_spelling_stay_two_ids(tmp_path):
     if trec_eval:
         oracle = subprocess.run([trec_eval, "-q", "-m", "map", str(qrels), str(raw)], capture_output=True, check=True)
         assert layout == oracle.stdout
+
+
+@pytest.mark.parametrize("args", [["eval", "-R", QRELS, RUN], ["aggregate", "-P", "PREFS"],
+                                  ["significance", "-P", "PREFS"], ["check", "-R", QRELS, RUN]])
+def test_running_out_of_memory_is_one_line(tmp_path, monkeypatch, args):
+    """A MemoryError, wherever it is raised, ends the command with one line and exit code 1, no
+    traceback, no output file (issue 24, item 10)."""
+    prefs = tmp_path / "prefs.jsonl"
+    prefs.write_bytes(b'{"qid":"q1","runi":"A","runj":"B","sample":0,"type":"preference","rpp":0.5}\n')
+    args = [str(prefs) if arg == "PREFS" else arg for arg in args]
+
+    def exhausted(*_, **__):
+        raise MemoryError
+
+    for reader in ("prefeval.io.trec", "prefeval.io.evallines", "prefeval.analyses.check"):
+        monkeypatch.setattr(f"{reader}.read_bytes", exhausted)
+    result, left = run_writing_output(args, tmp_path)
+    message = assert_one_line_error(result, 1)
+    assert message == ("out of memory: the input needs more memory than this process may take (for eval, "
+                       "--engine stream reads files in bounded memory)")
+    assert left == []
+
+
+def _gzipped(tmp_path, name: str, lines: list[bytes]) -> str:
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(b"\n".join(lines) + b"\n", mtime=0))
+    return str(path)
+
+
+def test_reading_stops_at_a_nul_byte_and_names_the_first_bad_line(tmp_path):
+    """gzip data (read piece by piece) ends with the first line that holds a NUL byte: the error names
+    that line, or an earlier bad line, as for the same bytes in a plain file; ``check``, which
+    reports on every line, reads past it."""
+    good = [line.encode() for line in GOOD_LINES]
+    for lines, line, fragment in [(good + [b"q101 Q0 D\x00 3 1.0 t"] + good, 3, "a NUL byte"),
+                                  (good[:1] + [b"q101 Q0 D 3"] + [b"\x00" * 100] * 3, 2, "expected at least 5 fields")]:
+        for path in (_gzipped(tmp_path, "run.gz", lines), write_text(tmp_path / "run", [x.decode() for x in lines])):
+            result, left = run_writing_output(["eval", "-R", QRELS, path], tmp_path)
+            assert_rejected(result, left, 1, fragment, line=line, source=path)
+    path = _gzipped(tmp_path, "report.gz", good + [b"q101 Q0 D\x00 3 1.0 t", b"q101 Q0 D 4"] + good)
+    report = json_lines(run_cli("check", "-R", QRELS, path).stdout_bytes)[1]["malformed_lines"]
+    assert (report["count"], report["first"]) == (2, [3, 4])

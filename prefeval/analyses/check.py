@@ -157,7 +157,7 @@ def _check_qrels(path: str) -> JudgedQrels:
     source = display_name(path)
     record: dict = {FILE: source, KIND: "qrels", STATUS: OK}
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, stop_at_nul=False)
     except InputError as error:
         record.update({ERRORS: [error.message], WARNINGS: []})
         return JudgedQrels(record)
@@ -209,7 +209,7 @@ def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
         errors.append(f"run id {run_id!r} is also the id of {run_ids[run_id]}; rename one file")
     run_ids.setdefault(run_id, source)
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, stop_at_nul=False)
     except InputError as error:
         record.update({ERRORS: [error.message, *errors], WARNINGS: warnings})
         return record
