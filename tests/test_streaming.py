@@ -489,6 +489,21 @@ def test_stdin_qrels_cannot_be_streamed():
     assert auto.exit_code == 0 and auto.stdout.count("\n") > 0
 
 
+@pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
+@pytest.mark.parametrize("case", ["missing run", "run is a directory", "missing qrels", "qrels is a directory"])
+def test_a_file_that_cannot_be_read_is_named_whatever_the_engine(tmp_path, engine, case):
+    """A missing file or a directory is the same one-line error, exit 1, under every engine: not a
+    refusal to stream what is no file (issue 24, item 15)."""
+    absent, folder = str(tmp_path / "nosuch"), str(tmp_path)
+    qrels, run, message = {
+        "missing run": (QRELS, absent, f"{absent}: no such file"),
+        "run is a directory": (QRELS, folder, f"{folder}: is a directory, not a file"),
+        "missing qrels": (absent, RUNS[0], f"{absent}: no such file"),
+        "qrels is a directory": (folder, RUNS[0], f"{folder}: is a directory, not a file"),
+    }[case]
+    assert assert_one_line_error(evaluate(engine, qrels, [RUNS[1], run]), 1) == message
+
+
 # --- 7. Dask ------------------------------------------------------------------------------------------
 
 

@@ -266,6 +266,20 @@ def _reading(name: str) -> Iterator[None]:
         raise InputError(name, f"cannot be read ({error.strerror or error})") from None
 
 
+def check_readable(path) -> None:
+    """Raise the :class:`InputError` that reading ``path`` would raise when it is missing, a directory,
+    or a regular file that cannot be opened, without reading it (nor opening what is not a regular
+    file: a FIFO would wait for its writer). Standard input, and what is not a path, pass."""
+    if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == STDIN:
+        return
+    with _reading(display_name(path)):
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if stat.S_ISREG(mode):
+            open(path, "rb").close()
+
+
 def is_regular_file(path) -> bool:
     """Whether ``path`` names a regular file (which can be read more than once), not ``-`` or a pipe."""
     return isinstance(path, (str, os.PathLike)) and os.fspath(path) != STDIN and os.path.isfile(path)
