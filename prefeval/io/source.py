@@ -15,6 +15,11 @@ is finite and its size known: it is read whole in one call and then checked (its
 line end, before the rest is read). Every other input (gzip data, stdin, a FIFO, a device) is read,
 and checked, piece by piece (:data:`PIECE_BYTES`). Running out of memory on an input of ordinary
 lines is reported by the command line (:mod:`prefeval.cli.common`), in one line.
+
+**Open files.** :func:`read_blocks`, the streamed engine's reader, holds no file open between two
+pieces: each piece of a regular file is read by opening the file, reading at the offset where the
+last piece ended, and closing it, so that streaming any number of runs at once needs one file
+descriptor at a time. A file replaced while it is read (another file under its name) is an error.
 """
 
 from __future__ import annotations
@@ -79,8 +84,9 @@ def read_blocks(path: str, block_bytes: int | None = None) -> Iterator[tuple[byt
     """The content of the file ``path`` as :func:`read_bytes` gives it, in blocks of whole lines:
     (block, the 1-based number of its first line). Every block but the last ends with a line end;
     a line longer than ``block_bytes`` makes its block longer. Memory holds one block at a time (and
-    the piece being read), and gzip data is decompressed as it is read. The errors are those of
-    :func:`read_bytes`. Default ``block_bytes``: :data:`BLOCK_BYTES`."""
+    the piece being read), gzip data is decompressed as it is read, and a regular file is open only
+    while a piece of it is read (module docstring). The errors are those of :func:`read_bytes`.
+    Default ``block_bytes``: :data:`BLOCK_BYTES`."""
     name = display_name(path)
     block_bytes = block_bytes or BLOCK_BYTES
     piece_bytes = min(block_bytes, PIECE_BYTES)
@@ -246,9 +252,31 @@ def _held_chunks(handle, size: int) -> Iterator[bytes]:
 
 
 def _file_chunks(path: str, name: str, size: int) -> Iterator[bytes]:
-    """The bytes of the file ``path``, ``size`` at a time."""
-    with open(path, "rb", buffering=0) as handle:
-        yield from _held_chunks(handle, size)
+    """The bytes of the file ``path``, ``size`` at a time. A regular file is opened for each chunk and
+    read at the offset where the last ended (module docstring: a file replaced meanwhile is an
+    :class:`InputError`); anything else (a FIFO, a device) is held open."""
+    handle = open(path, "rb", buffering=0)
+    status = os.fstat(handle.fileno())
+    if not stat.S_ISREG(status.st_mode):
+        with handle:
+            yield from _held_chunks(handle, size)
+        return
+    offset = 0
+    try:
+        while True:
+            handle.seek(offset)
+            chunk = handle.read(size)
+            handle.close()
+            if not chunk:
+                return
+            offset += len(chunk)
+            yield chunk
+            handle = open(path, "rb", buffering=0)
+            again = os.fstat(handle.fileno())
+            if (again.st_dev, again.st_ino) != (status.st_dev, status.st_ino):
+                raise InputError(name, "was replaced by another file while it was read")
+    finally:
+        handle.close()
 
 
 @contextlib.contextmanager
