@@ -186,6 +186,10 @@ def test_a_line_of_the_bound_is_read_and_a_longer_one_is_an_error_naming_it(tmp_
             assert (caught.value.source, caught.value.line) == (path, line)
             assert caught.value.message == ("a line longer than 32 MiB (the longest line prefeval reads): is this a "
                                             "file of text lines?")
+    path = _written(tmp_path / "bad first", b"q1 Q0 a\n" + LONGEST + b"x\n", packing)
+    with pytest.raises(InputError, match="expected at least 5 fields") as caught:  # the first bad line, as in blocks
+        read_run(path)
+    assert caught.value.line == 1
 
 
 def test_gzip_members_padding_and_damage_read_as_the_gzip_module_reads_them(tmp_path):

@@ -30,7 +30,8 @@ import os
 import stat
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import NoReturn
 
 from prefeval.errors import InputError, UsageError
 
@@ -56,28 +57,30 @@ _LINE_TOO_LONG = (f"a line longer than {MAX_LINE_BYTES >> 20} MiB (the longest l
                   "of text lines?")
 
 
-def read_bytes(path: str, stop_at_nul: bool = True) -> bytes:
+def read_bytes(path: str, stop_at_nul: bool = True, check_head: Callable[[bytes], object] | None = None) -> bytes:
     """Return the whole content of ``path`` (``-`` reads stdin), decompressed if it is gzip.
 
     A UTF-8 byte-order mark at the start is dropped. Anything that keeps the file from being read
     (missing, a directory, no permission, truncated or corrupt gzip data) is an :class:`InputError`,
     as is a line longer than :data:`MAX_LINE_BYTES` (naming it). ``stop_at_nul``: the content ends
     with the first line that holds a NUL byte (module docstring); ``prefeval check``, which reports
-    on every line, reads on.
+    on every line, reads on. ``check_head``: called with the content before a line too long, before
+    that line is reported, so that a reader reports an earlier bad line first, as it does when it
+    reads the same file in blocks (:func:`read_blocks`, which hands over the blocks before the line).
     """
     name = display_name(path)
     with _reading(name):
         if path == STDIN:
             if sys.stdin is None:  # closed by the caller (``<&-``)
                 raise InputError(name, "standard input is closed")
-            return _joined(_pieces(_held_chunks(sys.stdin.buffer, PIECE_BYTES), name, stop_at_nul), name)
+            return _joined(_pieces(_held_chunks(sys.stdin.buffer, PIECE_BYTES), name, stop_at_nul), name, check_head)
         with open(path, "rb") as handle:
             if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 magic = handle.read(len(GZIP_MAGIC))
                 handle.seek(0)
                 if magic != GZIP_MAGIC:
-                    return _whole_file(handle, name)
-            return _joined(_pieces(_held_chunks(handle, PIECE_BYTES), name, stop_at_nul), name)
+                    return _whole_file(handle, name, check_head)
+            return _joined(_pieces(_held_chunks(handle, PIECE_BYTES), name, stop_at_nul), name, check_head)
 
 
 def read_blocks(path: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int]]:
@@ -125,20 +128,20 @@ class _LongLine(Exception):
         self.start = start
 
 
-def _whole_file(handle, name: str) -> bytes:
+def _whole_file(handle, name: str, check_head: Callable[[bytes], object] | None) -> bytes:
     """The content of a regular file that is not gzip: its first :data:`MAX_LINE_BYTES` are looked at
     for a line end (unless one comes in the first :data:`_PEEK_BYTES`), then it is read whole and its
-    lines checked."""
+    lines checked (:func:`read_bytes`)."""
     if b"\n" not in handle.read(_PEEK_BYTES):
         handle.seek(0)
         head = handle.read(len(UTF8_BOM) + MAX_LINE_BYTES + 1).removeprefix(UTF8_BOM)
         if len(head) > MAX_LINE_BYTES and b"\n" not in head[:MAX_LINE_BYTES + 1]:
-            raise InputError(name, _LINE_TOO_LONG, 1)
+            _line_too_long(name, b"", check_head)
     handle.seek(0)
     data = handle.read().removeprefix(UTF8_BOM)
     start = _first_long_line(data)
     if start is not None:
-        raise InputError(name, _LINE_TOO_LONG, data.count(b"\n", 0, start) + 1)
+        _line_too_long(name, data[:start], check_head)
     return data
 
 
@@ -161,14 +164,22 @@ def _first_long_line(data: bytes) -> int | None:
     return None
 
 
-def _joined(pieces: Iterator[bytes], name: str) -> bytes:
-    """The pieces of :func:`_pieces` joined, or the :class:`InputError` of the line too long, naming it."""
+def _joined(pieces: Iterator[bytes], name: str, check_head: Callable[[bytes], object] | None) -> bytes:
+    """The pieces of :func:`_pieces` joined, or the error of the line too long (:func:`read_bytes`)."""
     kept: list[bytes] = []
     try:
         kept.extend(pieces)
     except _LongLine as long_line:
-        raise InputError(name, _LINE_TOO_LONG, b"".join(kept).count(b"\n", 0, long_line.start) + 1) from None
+        _line_too_long(name, b"".join(kept)[:long_line.start], check_head)
     return b"".join(kept)
+
+
+def _line_too_long(name: str, head: bytes, check_head: Callable[[bytes], object] | None) -> NoReturn:
+    """Raise the :class:`InputError` of a line too long after ``head``, the content before it, unless
+    ``check_head(head)`` raises first."""
+    if check_head is not None:
+        check_head(head)
+    raise InputError(name, _LINE_TOO_LONG, head.count(b"\n") + 1)
 
 
 def _pieces(chunks: Iterable[bytes], name: str, stop_at_nul: bool, size: int = PIECE_BYTES) -> Iterator[bytes]:
