@@ -8,6 +8,11 @@ every command. Whatever happens, the error contract holds:
 * stderr never holds a traceback or a Python warning: every line is prefeval's own.
 
 ``check`` is the one command that fails (exit 1) with a report on stdout: its errors are data.
+
+Hostile inputs, last (issue 24, item 10): gzip bombs and endless inputs (``/dev/zero``,
+``/dev/urandom``, a FIFO and standard input that never end) in every command and under every engine,
+each command in a process of limited memory that must end in bounded time; the contract holds, and
+the one line says where reading stopped.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import contextlib
 import errno
 import gzip
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -284,3 +290,211 @@ def test_any_invocation_in_a_process_keeps_the_contract(tmp_path, invocation):
         after = listing(directory)
     check_contract(args[0], process.returncode, process.stdout, process.stderr.decode("utf-8", "replace"), before,
                    after, output)
+
+
+# --- hostile inputs: bombs and endless inputs, under every engine ----------------------------------
+#
+# Each command runs in a process of its own whose address space is limited to ADDRESS_SPACE (so that
+# reading an input whole runs out of memory there, not on the machine) and which must end within
+# SECONDS. Gzip bombs expand to BOMB_BYTES: of zero bytes, of one line then bytes without a line end,
+# and of one line repeated (lines that are fine, but too many to hold). Endless inputs: /dev/zero,
+# /dev/urandom, a FIFO and standard input that never end (of bytes without a line end, or of lines).
+
+ADDRESS_SPACE = 1 << 30
+SECONDS = 90
+BOMB_BYTES = 1 << 30
+MEMBER_BYTES = 1 << 26
+RUN_LINE = b"q101 Q0 DOC-101-000 1 1.5 t\n"
+EVAL_LINE = b'{"qid":"q1","runi":"A","runj":"B","sample":0,"type":"preference","rpp":0.5}\n'
+ENDLESS = {"no line end": b"x" * (1 << 16), "run lines": RUN_LINE * 2048, "eval lines": EVAL_LINE * 1024}
+"""What an endless FIFO or standard input repeats."""
+
+
+@pytest.fixture(scope="session")
+def bombs(tmp_path_factory) -> dict[str, str]:
+    """gzip files of BOMB_BYTES once decompressed (each is one member of MEMBER_BYTES compressed
+    once, repeated: gzip files may be concatenated), of about 1 MB."""
+    directory = tmp_path_factory.mktemp("bombs")
+
+    def bomb(name: str, head: bytes, filler: bytes) -> str:
+        member = gzip.compress(filler * (MEMBER_BYTES // len(filler)), compresslevel=9, mtime=0)
+        path = directory / name
+        path.write_bytes((gzip.compress(head, mtime=0) if head else b"") + member * (BOMB_BYTES // MEMBER_BYTES))
+        return str(path)
+
+    return {"zeros": bomb("zeros.gz", b"", b"\0"), "long run line": bomb("x.gz", RUN_LINE, b"x"),
+            "run lines": bomb("lines.gz", b"", RUN_LINE), "long eval line": bomb("prefs.gz", EVAL_LINE, b"x")}
+
+
+class EndlessFifo:
+    """A FIFO whose writer serves ``data`` over and over to every reader that opens it, until the
+    reader goes away, and until stopped (so that no reader waits for a writer, nor a writer for a
+    reader that never comes)."""
+
+    def __init__(self, path: Path, data: bytes):
+        os.mkfifo(path)
+        self.path, self.data, self.stopped = str(path), data, threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stopped.is_set():
+            try:
+                descriptor = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError:  # no reader yet
+                time.sleep(0.001)
+                continue
+            os.set_blocking(descriptor, True)
+            with contextlib.suppress(OSError):
+                while not self.stopped.is_set():
+                    os.write(descriptor, self.data)
+            os.close(descriptor)
+
+    def stop(self) -> None:
+        self.stopped.set()
+        with contextlib.suppress(OSError):  # a writer blocked on a full pipe: read it empty once
+            reader = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+            while os.read(reader, 1 << 16):
+                pass
+            os.close(reader)
+        self.thread.join(timeout=10)
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+
+def run_hostile(args: list[str], directory: Path, stdin: bytes | None = None,
+                output: str = "out.jsonl") -> tuple[int, bytes, str, float]:
+    """``prefeval ARGS -o OUTPUT`` in ``directory``, limited (module comment), standard input endless
+    with ``stdin`` repeated when given: (exit code, stdout, stderr, seconds)."""
+    reading, writing = os.pipe() if stdin is not None else (subprocess.DEVNULL, None)
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-W", "default", "-m", "prefeval", *args, "-o", output],
+                               stdin=reading, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=directory,
+                               preexec_fn=_limited)
+    if writing is not None:
+        os.close(reading)
+
+        def feed():
+            with contextlib.suppress(OSError):
+                while True:
+                    os.write(writing, stdin)
+
+        threading.Thread(target=feed, daemon=True).start()
+    try:
+        stdout, stderr = process.communicate(timeout=SECONDS)
+    finally:
+        process.kill()
+        if writing is not None:
+            with contextlib.suppress(OSError):
+                os.close(writing)
+    return process.returncode, stdout, stderr.decode("utf-8", "replace"), time.monotonic() - started
+
+
+def assert_refused(result: tuple[int, bytes, str, float], directory: Path, *fragments: str) -> None:
+    """The error contract (tests/contract.py), with no file left in ``directory`` but its inputs."""
+    code, stdout, stderr, _ = result
+    assert code in (1, 2), (code, stderr[-2000:])
+    assert "Traceback" not in stderr and "Warning" not in stderr, stderr[-2000:]
+    assert stderr.startswith("prefeval: error: ") and stderr.count("\n") == 1, stderr[-2000:]
+    assert stdout == b""
+    assert not [name for name in os.listdir(directory) if name != "input"], os.listdir(directory)
+    for fragment in fragments:
+        assert fragment in stderr, stderr
+
+
+LONG_LINE = "a line longer than 32 MiB"
+NUL = "a NUL byte"
+OUT_OF_MEMORY = "out of memory"
+NOT_STREAMED = "streams the collection, which it cannot do here"
+EVAL_CASES = {
+    # name: (where the input goes, what it is, what the memory engine says, what the streaming engines say)
+    "gzip bomb of zeros as a run": ("run", "bomb:zeros", "input:1: " + NUL, "input:1: " + NUL),
+    "gzip bomb without a line end as a run": ("run", "bomb:long run line", "input:2: " + LONG_LINE,
+                                              "input:2: " + LONG_LINE),
+    "gzip bomb without a line end as qrels": ("qrels", "bomb:long run line", "input:1: expected 4 fields",
+                                              "input:1: expected 4 fields"),
+    "gzip bomb of one line repeated": ("run", "bomb:run lines", OUT_OF_MEMORY, OUT_OF_MEMORY),  # one endless query
+    "/dev/zero as a run": ("run", "/dev/zero", "/dev/zero:1: " + NUL, NOT_STREAMED),
+    "/dev/urandom as a run": ("run", "/dev/urandom", "/dev/urandom:1: ", NOT_STREAMED),
+    "/dev/zero as qrels": ("qrels", "/dev/zero", "/dev/zero:1: " + NUL, NOT_STREAMED),
+    "an endless FIFO without a line end": ("run", "fifo:no line end", "input:1: " + LONG_LINE, NOT_STREAMED),
+    "an endless FIFO of lines": ("run", "fifo:run lines", OUT_OF_MEMORY, NOT_STREAMED),
+    "endless standard input without a line end": ("run", "stdin:no line end", "<stdin>:1: " + LONG_LINE,
+                                                  NOT_STREAMED),
+    "endless standard input of lines": ("qrels", "stdin:run lines", OUT_OF_MEMORY, NOT_STREAMED),
+}
+
+
+@contextlib.contextmanager
+def hostile(kind: str, directory: Path, bombs: dict[str, str]) -> Iterator[tuple[str, bytes | None]]:
+    """The path standing for the input ``kind`` (``bomb:NAME``, ``fifo:NAME``, ``stdin:NAME``, a
+    device), made in ``directory``, and what standard input repeats."""
+    family, _, name = kind.partition(":")
+    if family == "bomb":
+        os.symlink(bombs[name], directory / "input")
+        yield "input", None
+    elif family == "fifo":
+        fifo = EndlessFifo(directory / "input", ENDLESS[name])
+        try:
+            yield "input", None
+        finally:
+            fifo.stop()
+    elif family == "stdin":
+        yield "-", ENDLESS[name]
+    else:
+        yield kind, None
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
+@pytest.mark.parametrize("case", list(EVAL_CASES))
+def test_bombs_and_endless_inputs_keep_the_contract_under_every_engine(tmp_path, bombs, engine, case):
+    """Every engine refuses a bomb or an endless input with one line, in bounded time and memory
+    (issue 24, item 10): the line too long, or the NUL byte, named where reading stopped; out of
+    memory for lines too many to hold; what is not a file is not streamed."""
+    place, kind, memory_says, streamed_says = EVAL_CASES[case]
+    with hostile(kind, tmp_path, bombs) as (path, stdin):
+        qrels, run = (path, RUNS[0]) if place == "qrels" else (QRELS, path)
+        result = run_hostile(["eval", "--engine", engine, "-R", qrels, run], tmp_path, stdin)
+    assert_refused(result, tmp_path, memory_says if engine == "memory" else streamed_says)
+    assert result[3] < SECONDS
+
+
+OTHER_CASES = {
+    "aggregate of a gzip bomb of a long line": (["aggregate", "-P"], "bomb:long eval line", "input:2: " + LONG_LINE),
+    "aggregate of /dev/zero": (["aggregate", "-P"], "/dev/zero", "/dev/zero:1: "),
+    "aggregate of /dev/urandom": (["aggregate", "-P"], "/dev/urandom", "/dev/urandom:1: "),
+    "aggregate of endless eval lines": (["aggregate", "-P"], "fifo:eval lines", OUT_OF_MEMORY),
+    "significance of endless standard input": (["significance", "-P"], "stdin:no line end", "<stdin>:1: " + LONG_LINE),
+    "plot of a gzip bomb without a line end": (["plot", "preferences"], "bomb:long eval line", "input:2: " + LONG_LINE),
+    "null of /dev/zero": (["null", "-R", QRELS], "/dev/zero", "/dev/zero:1: " + NUL),
+    "sampled of a gzip bomb without a line end": (["sampled", "--num-items", "300", "-R", QRELS], "bomb:long run line",
+                                                  "input:2: " + LONG_LINE),
+}
+
+
+@pytest.mark.parametrize("case", list(OTHER_CASES))
+def test_bombs_and_endless_inputs_keep_the_contract_in_every_command(tmp_path, bombs, case):
+    """The commands that read eval lines, and the other readers of runs: the same bounds."""
+    head, kind, says = OTHER_CASES[case]
+    with hostile(kind, tmp_path, bombs) as (path, stdin):
+        result = run_hostile([*head, path], tmp_path, stdin, "out.svg" if head[0] == "plot" else "out.jsonl")
+    assert_refused(result, tmp_path, says)
+    assert result[3] < SECONDS
+
+
+@pytest.mark.parametrize("kind, says", [("/dev/zero", LONG_LINE), ("bomb:zeros", LONG_LINE),
+                                        ("fifo:no line end", LONG_LINE), ("/dev/urandom", OUT_OF_MEMORY)])
+def test_check_reports_a_bomb_or_an_endless_run(tmp_path, bombs, kind, says):
+    """``check`` reports what it cannot read as an error of the file, in its report (exit 1), or runs
+    out of memory on endless lines (it reads past NUL bytes, to report every line) in one line."""
+    with hostile(kind, tmp_path, bombs) as (path, stdin):
+        code, stdout, stderr, seconds = run_hostile(["check", "-R", QRELS, path], tmp_path, stdin)
+    assert code == 1 and stdout == b"" and seconds < SECONDS
+    assert "Traceback" not in stderr and "Warning" not in stderr, stderr[-2000:]
+    if says == OUT_OF_MEMORY:
+        assert_refused((code, stdout, stderr, seconds), tmp_path, says)
+        return
+    report = [orjson.loads(line) for line in (tmp_path / "out.jsonl").read_bytes().splitlines()]
+    assert report[1]["status"] == "error" and report[1]["errors"][0].startswith(says), report[1]

@@ -10,7 +10,7 @@ import sys
 
 import orjson
 import pytest
-from conftest import EXAMPLES, QRELS, run_cli, write_text
+from conftest import EXAMPLES, QRELS, json_lines, run_cli, write_text
 from contract import assert_one_line_error
 
 RUN = str(EXAMPLES / "runs" / "bm25")
@@ -198,3 +198,105 @@ def test_ids_that_are_not_utf8_are_written_as_escapes(tmp_path):
             assert "q\\xff1" in [record["qid"] for record in records]
     message = assert_one_line_error(run_cli("sampled", "--num-items", "10", "-R", qrels, run), 2)
     assert "query q\\xff1 " in message, message
+
+
+def test_an_id_and_its_escaped_spelling_stay_two_ids(tmp_path):
+    """A byte that is not UTF-8 is written \\xNN in JSON, and a backslash \\\\, so that the id of the
+    byte 0xFF and the id of the four characters \\xff stay two ids (issue 24, item 6), in the query
+    ids, the run ids made from file names, check's query and document ids, null and sampled; the
+    text layouts write the bytes themselves, --format trec_eval as trec_eval prints them."""
+    qrels = tmp_path / "qrels"
+    qrels.write_bytes(b"q\xff 0 d1 1\nq\\xff 0 d2 1\nq\\xff 0 d3 1\n")
+    raw, spelled = tmp_path / os.fsdecode(b"r\xfe"), tmp_path / "r\\xfe"
+    raw.write_bytes(b"q\xff Q0 d1 1 2.0 t\nq\\xff Q0 d2 1 2.0 t\nq\\xff Q0 d9 2 1.0 t\n")
+    spelled.write_bytes(b"q\xff Q0 d9 1 2.0 t\nq\xff Q0 d1 2 1.0 t\nq\\xff Q0 d3 1 2.0 t\nq\\xff Q0 d1 2 1.0 t\n")
+    result = run_cli("eval", "-q", "-m", "ap", "-R", qrels, raw, spelled)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout_bytes == (
+        b'{"qid":"q\\\\xff","runi":"r\\\\xfe","runj":"r\\\\\\\\xfe","sample":0,"type":"preference","ap":0.5}\n'
+        b'{"qid":"q\\\\xff","run":"r\\\\xfe","sample":0,"type":"metric","ap":1.0}\n'
+        b'{"qid":"q\\\\xff","run":"r\\\\\\\\xfe","sample":0,"type":"metric","ap":0.5}\n'
+        b'{"qid":"q\\\\\\\\xff","runi":"r\\\\xfe","runj":"r\\\\\\\\xfe","sample":0,"type":"preference","ap":0.0}\n'
+        b'{"qid":"q\\\\\\\\xff","run":"r\\\\xfe","sample":0,"type":"metric","ap":0.5}\n'
+        b'{"qid":"q\\\\\\\\xff","run":"r\\\\\\\\xfe","sample":0,"type":"metric","ap":0.5}\n'
+        b'{"qid":"all","runi":"r\\\\xfe","runj":"r\\\\\\\\xfe","sample":0,"ap":0.25}\n'
+        b'{"qid":"all","run":"r\\\\xfe","sample":0,"type":"metric","ap":0.75}\n'
+        b'{"qid":"all","run":"r\\\\\\\\xfe","sample":0,"type":"metric","ap":0.5}\n'
+    )
+    prefs = tmp_path / "prefs.jsonl"
+    prefs.write_bytes(result.stdout_bytes)
+    orderings = run_cli("aggregate", "-q", "-P", prefs)  # two queries and two runs, not one line given twice
+    assert orderings.exit_code == 0, orderings.stderr
+    assert [record["qid"] for record in json_lines(orderings.stdout_bytes)] == ["q\\xff", "q\\\\xff", "all"]
+    assert json_lines(orderings.stdout_bytes)[0]["scores"]["ap"] == {"r\\xfe": 1.0, "r\\\\xfe": 0.5}
+
+    check = json_lines(run_cli("check", "-R", qrels, spelled).stdout_bytes)
+    assert check[1]["run"] == "r\\\\xfe"
+    twice = tmp_path / "twice"
+    twice.write_bytes(b"q\\xff Q0 d\\1 1 2.0 t\nq\\xff Q0 d\\1 2 1.0 t\n")
+    duplicate = json_lines(run_cli("check", "-R", qrels, twice).stdout_bytes)[1]["duplicate_documents"]["first"]
+    assert (duplicate["qid"], duplicate["docid"]) == ("q\\\\xff", "d\\\\1")
+    foreign = tmp_path / "foreign"
+    foreign.write_bytes(b"q\xff Q0 d1 1 2.0 t\nz\xfd Q0 d1 1 2.0 t\nz\\xfd Q0 d1 1 2.0 t\n")
+    listed = json_lines(run_cli("check", "-R", qrels, foreign).stdout_bytes)[1]["queries_not_in_qrels"]
+    assert listed == {"count": 2, "first": ["z\\xfd", "z\\\\xfd"]}
+    null = json_lines(run_cli("null", "--seed", "1", "-m", "ap", "--draws", "10", "-R", qrels, raw).stdout_bytes)
+    assert [(record["qid"], record.get("run")) for record in null] == [
+        ("q\\xff", None), ("q\\xff", "r\\xfe"), ("q\\\\xff", None), ("q\\\\xff", "r\\xfe"), ("all", "r\\xfe")]
+    sampled = run_cli("sampled", "-q", "--num-items", "30", "--sample-size", "5", "-m", "ap", "--seed", "1",
+                      "-R", qrels, raw, spelled)
+    assert [(record["qid"], record.get("run")) for record in json_lines(sampled.stdout_bytes)][:4] == [
+        ("q\\xff", "r\\xfe"), ("q\\xff", "r\\\\xfe"), ("q\\\\xff", "r\\xfe"), ("q\\\\xff", "r\\\\xfe")]
+
+    tsv = run_cli("eval", "-q", "-m", "ap", "--format", "tsv", "-R", qrels, raw).stdout_bytes
+    assert tsv.splitlines()[:2] == [b"map                   \tq\xff\t1.0000",
+                                    b"map                   \tq\\\\xff\t0.5000"]
+    layout = run_cli("eval", "-q", "-m", "map", "--format", "trec_eval", "-R", qrels, raw).stdout_bytes
+    assert layout.splitlines() == [b"map                   \tq\\xff\t0.5000", b"map                   \tq\xff\t1.0000",
+                                   b"map                   \tall\t0.7500"]
+    trec_eval = os.environ.get("PREFEVAL_TREC_EVAL")
+    if trec_eval:
+        oracle = subprocess.run([trec_eval, "-q", "-m", "map", str(qrels), str(raw)], capture_output=True, check=True)
+        assert layout == oracle.stdout
+
+
+@pytest.mark.parametrize("args", [["eval", "-R", QRELS, RUN], ["aggregate", "-P", "PREFS"],
+                                  ["significance", "-P", "PREFS"], ["check", "-R", QRELS, RUN]])
+def test_running_out_of_memory_is_one_line(tmp_path, monkeypatch, args):
+    """A MemoryError, wherever it is raised, ends the command with one line and exit code 1, no
+    traceback, no output file (issue 24, item 10)."""
+    prefs = tmp_path / "prefs.jsonl"
+    prefs.write_bytes(b'{"qid":"q1","runi":"A","runj":"B","sample":0,"type":"preference","rpp":0.5}\n')
+    args = [str(prefs) if arg == "PREFS" else arg for arg in args]
+
+    def exhausted(*_, **__):
+        raise MemoryError
+
+    for reader in ("prefeval.io.trec", "prefeval.io.evallines", "prefeval.analyses.check"):
+        monkeypatch.setattr(f"{reader}.read_bytes", exhausted)
+    result, left = run_writing_output(args, tmp_path)
+    message = assert_one_line_error(result, 1)
+    assert message == ("out of memory: the input needs more memory than this process may take (for eval, "
+                       "--engine stream reads files in bounded memory)")
+    assert left == []
+
+
+def _gzipped(tmp_path, name: str, lines: list[bytes]) -> str:
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(b"\n".join(lines) + b"\n", mtime=0))
+    return str(path)
+
+
+def test_reading_stops_at_a_nul_byte_and_names_the_first_bad_line(tmp_path):
+    """gzip data (read piece by piece) ends with the first line that holds a NUL byte: the error names
+    that line, or an earlier bad line, as for the same bytes in a plain file; ``check``, which
+    reports on every line, reads past it."""
+    good = [line.encode() for line in GOOD_LINES]
+    for lines, line, fragment in [(good + [b"q101 Q0 D\x00 3 1.0 t"] + good, 3, "a NUL byte"),
+                                  (good[:1] + [b"q101 Q0 D 3"] + [b"\x00" * 100] * 3, 2, "expected at least 5 fields")]:
+        for path in (_gzipped(tmp_path, "run.gz", lines), write_text(tmp_path / "run", [x.decode() for x in lines])):
+            result, left = run_writing_output(["eval", "-R", QRELS, path], tmp_path)
+            assert_rejected(result, left, 1, fragment, line=line, source=path)
+    path = _gzipped(tmp_path, "report.gz", good + [b"q101 Q0 D\x00 3 1.0 t", b"q101 Q0 D 4"] + good)
+    report = json_lines(run_cli("check", "-R", QRELS, path).stdout_bytes)[1]["malformed_lines"]
+    assert (report["count"], report["first"]) == (2, [3, 4])

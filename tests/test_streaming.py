@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import resource
 import subprocess
 import sys
 
@@ -489,6 +490,45 @@ def test_stdin_qrels_cannot_be_streamed():
     assert auto.exit_code == 0 and auto.stdout.count("\n") > 0
 
 
+@pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
+@pytest.mark.parametrize("case", ["missing run", "run is a directory", "missing qrels", "qrels is a directory"])
+def test_a_file_that_cannot_be_read_is_named_whatever_the_engine(tmp_path, engine, case):
+    """A missing file or a directory is the same one-line error, exit 1, under every engine: not a
+    refusal to stream what is no file (issue 24, item 15)."""
+    absent, folder = str(tmp_path / "nosuch"), str(tmp_path)
+    qrels, run, message = {
+        "missing run": (QRELS, absent, f"{absent}: no such file"),
+        "run is a directory": (QRELS, folder, f"{folder}: is a directory, not a file"),
+        "missing qrels": (absent, RUNS[0], f"{absent}: no such file"),
+        "qrels is a directory": (folder, RUNS[0], f"{folder}: is a directory, not a file"),
+    }[case]
+    assert assert_one_line_error(evaluate(engine, qrels, [RUNS[1], run]), 1) == message
+
+
+def test_many_runs_stream_with_few_file_descriptors(tmp_path):
+    """300 runs (half of them gzip) under a limit of 64 open files: ``--engine stream`` (one reader, and two) writes the
+    bytes of memory, where it stopped with "Too many open files" (issue 24, item 17); a streamed file
+    is open only while a piece of it is read."""
+    text = open(RUNS[0], "rb").read()
+    runs = []
+    for number in range(300):
+        run = tmp_path / f"run{number:04d}"
+        run.write_bytes(text if number % 2 else gzip.compress(text, mtime=0))
+        runs.append(str(run))
+    args = [sys.executable, "-m", "prefeval", "eval", "-m", "ap", "-R", QRELS, *runs]
+
+    def few_files():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    memory = subprocess.run([*args, "--engine", "memory"], capture_output=True, preexec_fn=few_files, timeout=300)
+    assert memory.returncode == 0, memory.stderr
+    for jobs in ("1", "2"):
+        streamed = subprocess.run([*args, "--engine", "stream", "--jobs", jobs], capture_output=True,
+                                  preexec_fn=few_files, timeout=300)
+        assert (streamed.returncode, streamed.stderr) == (0, memory.stderr)
+        assert streamed.stdout == memory.stdout and memory.stdout.count(b"\n") == 300 * 299 // 2 + 300
+
+
 # --- 7. Dask ------------------------------------------------------------------------------------------
 
 
@@ -667,6 +707,21 @@ def test_read_blocks_of_truncated_gzip_is_an_input_error(tmp_path, block_bytes):
 def test_read_blocks_of_a_missing_file_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="no such file"):
         list(read_blocks(str(tmp_path / "absent")))
+
+
+def test_read_blocks_of_a_file_replaced_while_it_is_read_is_an_input_error(tmp_path):
+    """A streamed file is opened anew for each piece: another file put under its name meanwhile is an
+    error naming it, not its content read on from the offset where the first ended."""
+    path = tmp_path / "run"
+    path.write_bytes(b"q1 Q0 a 1 2.5 t\n" * 1000)
+    blocks = read_blocks(str(path), 4096)
+    assert next(blocks)[1] == 1
+    replacement = tmp_path / "replacement"
+    replacement.write_bytes(b"q2 Q0 b 1 2.5 t\n" * 1000)
+    replacement.replace(path)
+    with pytest.raises(InputError, match="was replaced by another file while it was read") as error:
+        list(blocks)
+    assert error.value.source == str(path)
 
 
 # --- bugs found: minimal inputs -------------------------------------------------------------------------

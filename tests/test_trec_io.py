@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from prefeval.errors import InputError
 from prefeval.io.fields import TextColumn
+from prefeval.io.source import MAX_LINE_BYTES, read_blocks, read_bytes
 from prefeval.io.trec import (
     QRELS_FORMAT,
     RUN_FORMAT,
@@ -148,6 +149,62 @@ def test_run_columns_with_decimal_comma_nan_and_optional_tag(tmp_path):
 ])
 def test_run_id_from_path(path, expected):
     assert run_id_from_path(path) == expected
+
+
+LONGEST = b"x" * MAX_LINE_BYTES
+LINE = b"q1 Q0 a 1 1.0 t\n"
+
+
+def _written(path, content: bytes, packing: str) -> str:
+    path.write_bytes(gzip.compress(content, compresslevel=1, mtime=0) if packing == "gzip" else content)
+    return str(path)
+
+
+def _blocks(path: str) -> bytes:
+    """What :func:`read_blocks` reads, the blocks' line numbers checked."""
+    content, line = b"", 1
+    for block, first_line in read_blocks(path):
+        assert first_line == line
+        content, line = content + block, line + block.count(b"\n")
+    return content
+
+
+@pytest.mark.parametrize("packing", ["plain", "gzip"])
+def test_a_line_of_the_bound_is_read_and_a_longer_one_is_an_error_naming_it(tmp_path, packing):
+    """A line of MAX_LINE_BYTES bytes before its \\n is read, whole or in blocks; one
+    byte more, anywhere, is an error naming the file and the line, the first line (no line end in the
+    first 32 MiB) and the last (no line end at all) included (issue 24, item 10)."""
+    fits = LINE + LONGEST + b"\n" + LINE + LONGEST
+    path = _written(tmp_path / "fits", fits, packing)
+    assert read_bytes(path) == _blocks(path) == fits
+    for content, line in [(LINE * 2 + LONGEST + b"x\n" + LINE, 3), (LONGEST + b"x", 1), (b"x" + LONGEST + LINE, 1),
+                          (LINE * 3 + b"x" + LONGEST, 4)]:
+        path = _written(tmp_path / f"line{line}", content, packing)
+        for read in (read_bytes, _blocks):
+            with pytest.raises(InputError) as caught:
+                read(path)
+            assert (caught.value.source, caught.value.line) == (path, line)
+            assert caught.value.message == ("a line longer than 32 MiB (the longest line prefeval reads): is this a "
+                                            "file of text lines?")
+    path = _written(tmp_path / "bad first", b"q1 Q0 a\n" + LONGEST + b"x\n", packing)
+    with pytest.raises(InputError, match="expected at least 5 fields") as caught:  # the first bad line, as in blocks
+        read_run(path)
+    assert caught.value.line == 1
+
+
+def test_gzip_members_padding_and_damage_read_as_the_gzip_module_reads_them(tmp_path):
+    """Concatenated members are one content, zero bytes after a member are padding; a member cut
+    short, a wrong checksum or bytes that are not gzip after a member are errors."""
+    members = gzip.compress(LINE, mtime=0) + b"\0" * 5 + gzip.compress(b"q1 Q0 b 2 1.0 t\n" * 70_000, mtime=0)
+    path = _written(tmp_path / "members", members + b"\0" * 3, "plain")
+    assert read_bytes(path) == _blocks(path) == LINE + b"q1 Q0 b 2 1.0 t\n" * 70_000
+    wrong_crc = bytearray(gzip.compress(LINE, mtime=0))
+    wrong_crc[-8] ^= 1
+    for damaged in (members[:-3], bytes(wrong_crc), members + b"garbage"):
+        path = _written(tmp_path / "damaged", damaged, "plain")
+        for read in (read_bytes, _blocks):
+            with pytest.raises(InputError, match="truncated or corrupt gzip data"):
+                read(path)
 
 
 def test_gzip_is_detected_by_content_not_name(tmp_path):

@@ -49,6 +49,7 @@ import pandas as pd
 
 from prefeval.errors import InputError
 from prefeval.io.fields import TextColumn
+from prefeval.io.ids import id_text, id_texts
 from prefeval.io.keys import QID, RUN
 from prefeval.io.records import (
     ACROSS_RANK_10,
@@ -156,7 +157,7 @@ def _check_qrels(path: str) -> JudgedQrels:
     source = display_name(path)
     record: dict = {FILE: source, KIND: "qrels", STATUS: OK}
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, stop_at_nul=False)
     except InputError as error:
         record.update({ERRORS: [error.message], WARNINGS: []})
         return JudgedQrels(record)
@@ -201,14 +202,14 @@ def _check_qrels(path: str) -> JudgedQrels:
 def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
     source = display_name(path)
     run_id = run_id_from_path(path)
-    record: dict = {FILE: source, KIND: "run", RUN: run_id, STATUS: OK}
+    record: dict = {FILE: source, KIND: "run", RUN: id_text(run_id), STATUS: OK}
     errors: list[str] = []
     warnings: list[str] = []
     if run_id in run_ids:
         errors.append(f"run id {run_id!r} is also the id of {run_ids[run_id]}; rename one file")
     run_ids.setdefault(run_id, source)
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, stop_at_nul=False)
     except InputError as error:
         record.update({ERRORS: [error.message, *errors], WARNINGS: warnings})
         return record
@@ -301,7 +302,7 @@ def _duplicates(data: bytes, query_codes, unique_qids, docids, errors: list[str]
     where = f", lines {lines[0]} and {lines[1]}" if len(lines) == 2 else ""
     errors.append(f"{_counted(count, 'document appears', 'documents appear')} twice for a query "
                   f"(first: {docid!r} for query {qid!r}{where})")
-    return {COUNT: count, FIRST: {QID: qid, DOCID: docid, LINES: lines}}
+    return {COUNT: count, FIRST: {QID: id_text(qid), DOCID: id_text(docid), LINES: lines}}
 
 
 def _ties(query_codes, ranking: RowRanks, depth, warnings: list[str]) -> dict:
@@ -371,7 +372,7 @@ def _report_malformed(read: Scan, fmt: LineFormat, errors: list[str]) -> None:
 
 
 def _listed(values) -> dict:
-    return {COUNT: int(len(values)), FIRST: [str(value) for value in values[:SHOWN]]}
+    return {COUNT: int(len(values)), FIRST: id_texts([str(value) for value in values[:SHOWN]])}
 
 
 def _number_text(value: float) -> str:

@@ -57,6 +57,7 @@ from prefeval.analyses.montecarlo import uniform_subsets
 from prefeval.analyses.orderings import TIE_TOLERANCE
 from prefeval.analyses.sampled_metrics import check_catalogue
 from prefeval.errors import InputError, UsageError
+from prefeval.io.ids import id_texts
 from prefeval.io.jsonl import read_records
 from prefeval.io.keys import QID, RUN, SUMMARY_QID
 from prefeval.io.records import (
@@ -411,12 +412,12 @@ def null_records(evaluation: NullEvaluation) -> Iterator[dict]:
     qids, relevant, items = evaluation.qrels.qids, evaluation.qrels.num_relevant.tolist(), evaluation.items.tolist()
     nulls = evaluation.null_values()
     columns = [(v, v.expected.tolist(), v.threshold.tolist()) for v in nulls]
-    runs = evaluation.table.run_ids if evaluation.table is not None else []
+    runs = id_texts(evaluation.table.run_ids) if evaluation.table is not None else []
     observed = evaluation.observed() if runs else {}
     above = {v.measure: observed[v.measure] > v.threshold + TIE_TOLERANCE for v in nulls} if runs else {}
     observed_lists = {name: values.tolist() for name, values in observed.items()}
     above_lists = {name: values.tolist() for name, values in above.items()}
-    for q, qid in enumerate(qids):
+    for q, qid in enumerate(id_texts(qids)):
         for values, expected, threshold in columns:
             yield {QID: qid, MEASURE: values.measure, NUM_REL: relevant[q], NUM_ITEMS: items[q],
                    EXPECTED: expected[q], QUANTILE: evaluation.quantile, THRESHOLD: threshold[q],

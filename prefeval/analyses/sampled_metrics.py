@@ -74,6 +74,7 @@ from scipy.special import gammaln, xlog1py, xlogy
 from prefeval.analyses.montecarlo import counts_in_intervals
 from prefeval.analyses.orderings import discordant_pairs, kendall_tau, ordering_by
 from prefeval.errors import InputError, UsageError
+from prefeval.io.ids import id_texts
 from prefeval.io.jsonl import read_records
 from prefeval.io.keys import QID, RUN, SUMMARY_QID
 from prefeval.io.records import (
@@ -397,7 +398,7 @@ def sampled_records(evaluation: SampledEvaluation, per_query: bool = False) -> I
     """The JSON-line records of ``prefeval sampled``, sample size by sample size, metric by metric:
     per-query lines (with ``per_query``), a line per run with the means over queries, and the
     consistency line comparing the orderings of the runs by exact and by sampled means."""
-    runs, qids = evaluation.run_ids, evaluation.table.qids
+    runs, qids = id_texts(evaluation.run_ids), id_texts(evaluation.table.qids)
     for values in evaluation.results():
         head = {MEASURE: values.measure, SAMPLE_SIZE: values.sample_size}
         if per_query:

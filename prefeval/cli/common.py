@@ -2,11 +2,11 @@
 input and output options, and colour.
 
 How a command ends (:func:`ending_quietly`, around the whole command line): with exit code 0, or 1
-for bad input, or 2 for a request that cannot be carried out (click's usage errors included), with
-exactly one ``prefeval: error: ...`` line on stderr and never a traceback; stopped by Ctrl-C or
-SIGTERM, with 130 or 143 and nothing on stderr (:mod:`prefeval.runtime.signals`). The library's
-notes are shown once the work has succeeded (:func:`reported_errors`), and not at all when it fails,
-so that an error is the only line.
+for bad input (or for want of memory, :data:`OUT_OF_MEMORY`), or 2 for a request that cannot be
+carried out (click's usage errors included), with exactly one ``prefeval: error: ...`` line on stderr
+and never a traceback; stopped by Ctrl-C or SIGTERM, with 130 or 143 and nothing on stderr
+(:mod:`prefeval.runtime.signals`). The library's notes are shown once the work has succeeded
+(:func:`reported_errors`), and not at all when it fails, so that an error is the only line.
 
 Colour: only the ``error:`` and ``warning:`` labels are coloured, only when the stream they go to is
 a terminal (click strips styles otherwise), and never when ``NO_COLOR`` is set to anything but the
@@ -36,6 +36,9 @@ FRACTION = click.FloatRange(0.0, 1.0, min_open=True)
 LABEL_COLOURS = {"error": "red", "warning": "yellow"}
 EXIT_CODES = {InputError: 1, UsageError: 2, WorkerDied: 1}
 """The exit code of each of prefeval's errors (click's carry their own)."""
+OUT_OF_MEMORY = ("out of memory: the input needs more memory than this process may take (for eval, --engine stream "
+                 "reads files in bounded memory)")
+"""The message of a :class:`MemoryError`, which ends a command with exit code 1."""
 
 
 class _FileParameter(click.ParamType):
@@ -146,6 +149,9 @@ def ending_quietly() -> Iterator[None]:
     except BrokenPipeError:  # the reader of our stdout went away (``| head``): stop quietly
         _drop_stdout()
         sys.exit(1)
+    except MemoryError:  # anywhere, in this process or a worker: the input's size, not a bug
+        _drop_stdout()
+        fail(OUT_OF_MEMORY, 1)
     except OSError as error:  # the system's refusal (a full disk): not a bug, so no traceback either
         _drop_stdout()
         where = f"{error.filename}: " if error.filename else ""

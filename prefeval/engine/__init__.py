@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 from prefeval.engine.executors import LOCAL, Executor
 from prefeval.errors import UsageError
 from prefeval.io.output import output_stream
-from prefeval.io.source import is_regular_file
+from prefeval.io.source import check_readable, is_regular_file
 from prefeval.runtime.notes import note
 
 if TYPE_CHECKING:
@@ -109,8 +109,13 @@ def engines_help() -> str:
 
 def streaming_obstacle(qrels, runs: Sequence, samples: int = 1, query_fraction: float = 1.0,
                        label_fraction: float = 1.0, conventions: Conventions | None = None) -> str | None:
-    """Why a collection cannot be streamed (None: it can)."""
-    if not all(is_regular_file(path) for path in [qrels, *runs]):
+    """Why a collection cannot be streamed (None: it can). A file that cannot be read at all (missing,
+    a directory) is not a reason but an :class:`~prefeval.errors.InputError` naming it, as reading it
+    would raise, so that the message is the same whatever the engine."""
+    paths = [qrels, *runs]
+    if not all(is_regular_file(path) for path in paths):
+        for path in paths:
+            check_readable(path)
         return "it reads standard input, a pipe or an object that is not a file"
     if samples != 1 or query_fraction != 1.0 or label_fraction != 1.0:
         return "subsampling draws from the whole collection"

@@ -23,9 +23,10 @@ __all__ = ["BATCH_LINES", "json_bytes", "numbered_records", "output_stream", "re
 def json_bytes(value) -> bytes:
     """``value`` as compact JSON.
 
-    Text read from bytes that are not UTF-8 (ids keep such bytes as surrogate escapes, so that they
-    compare as the bytes they are) cannot be written as they are: JSON is UTF-8. Each such byte is
-    written as the four characters ``\\xNN`` instead, so that different ids stay different.
+    Ids are spelled by :func:`~prefeval.io.ids.id_text` before they get here, which keeps different
+    ids different. Any other text read from bytes that are not UTF-8 (a path in a message, held with
+    surrogate escapes) cannot be written as it is, JSON being UTF-8: each such byte is written as the
+    four characters ``\\xNN``, as error messages show it.
     """
     try:
         return orjson.dumps(value)

@@ -1,13 +1,37 @@
-"""Getting the bytes of an input: a path, a gzip file (detected by its magic bytes) or ``-`` for stdin."""
+"""Getting the bytes of an input: a path, a gzip file (detected by its magic bytes) or ``-`` for stdin,
+read whole (:func:`read_bytes`) or in blocks of whole lines (:func:`read_blocks`).
+
+**Bounds.** Nothing bounds the size of an input: a recommender's run of ten million users is large
+and legitimate, and gzip data may expand a thousandfold. What is bounded is a line: at most
+:data:`MAX_LINE_BYTES` bytes before its ``\\n``. Every reader stops as soon as a line is longer (a
+line whose end has not come yet included), with an :class:`InputError` naming the file and the
+line, so that a gzip bomb, ``/dev/zero`` or any input whose first 32 MiB hold no line end is refused
+after reading at most 32 MiB of that line, whatever the engine. Text that is not lines (a binary
+file, ``/dev/urandom``) holds a NUL byte, which no input may hold (TREC files and JSON lines
+alike): reading for an evaluation stops at the end of the first line that holds one
+(``stop_at_nul``), and the reader, which refuses that line, names it, or an earlier bad line as it
+would had everything been read; an endless binary input ends there. A regular file that is not gzip
+is finite and its size known: it is read whole in one call and then checked (its start first, for a
+line end, before the rest is read). Every other input (gzip data, stdin, a FIFO, a device) is read,
+and checked, piece by piece (:data:`PIECE_BYTES`). Running out of memory on an input of ordinary
+lines is reported by the command line (:mod:`prefeval.cli.common`), in one line.
+
+**Open files.** :func:`read_blocks`, the streamed engine's reader, holds no file open between two
+pieces: each piece of a regular file is read by opening the file, reading at the offset where the
+last piece ended, and closing it, so that streaming any number of runs at once needs one file
+descriptor at a time. A file replaced while it is read (another file under its name) is an error.
+"""
 
 from __future__ import annotations
 
 import contextlib
-import gzip
+import itertools
 import os
+import stat
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import NoReturn
 
 from prefeval.errors import InputError, UsageError
 
@@ -15,68 +39,255 @@ GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 STDIN = "-"
 
-
+MAX_LINE_BYTES = 1 << 25
+"""32 MiB: the most bytes a line of any input may have before its ``\\n`` (module docstring). TREC lines
+take tens of bytes; the longest JSON lines prefeval writes (``sampled``'s discordant pairs,
+``aggregate``'s summary of a thousand runs) a few MiB."""
 BLOCK_BYTES = 1 << 22
 """How many bytes :func:`read_blocks` reads at a time (a block ends at the last line end in it)."""
+PIECE_BYTES = 1 << 20
+"""How many bytes are read, or decompressed from gzip data, at a time, where an input is read piece
+by piece."""
+_PEEK_BYTES = 1 << 16
+"""How much of a regular file is read first, for a line end, before the whole file is."""
+_GZIP_WINDOW = 16 + zlib.MAX_WBITS
+"""zlib's window bits for gzip data: the gzip header and trailer (CRC-32, length) are checked."""
+_CORRUPT_GZIP = "truncated or corrupt gzip data"
+_LINE_TOO_LONG = (f"a line longer than {MAX_LINE_BYTES >> 20} MiB (the longest line prefeval reads): is this a file "
+                  "of text lines?")
 
 
-def read_bytes(path: str) -> bytes:
+def read_bytes(path: str, stop_at_nul: bool = True, check_head: Callable[[bytes], object] | None = None) -> bytes:
     """Return the whole content of ``path`` (``-`` reads stdin), decompressed if it is gzip.
 
     A UTF-8 byte-order mark at the start is dropped. Anything that keeps the file from being read
-    (missing, a directory, no permission, truncated or corrupt gzip data) is an :class:`InputError`.
+    (missing, a directory, no permission, truncated or corrupt gzip data) is an :class:`InputError`,
+    as is a line longer than :data:`MAX_LINE_BYTES` (naming it). ``stop_at_nul``: the content ends
+    with the first line that holds a NUL byte (module docstring); ``prefeval check``, which reports
+    on every line, reads on. ``check_head``: called with the content before a line too long, before
+    that line is reported, so that a reader reports an earlier bad line first, as it does when it
+    reads the same file in blocks (:func:`read_blocks`, which hands over the blocks before the line).
     """
     name = display_name(path)
     with _reading(name):
         if path == STDIN:
             if sys.stdin is None:  # closed by the caller (``<&-``)
                 raise InputError(name, "standard input is closed")
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read()
-    if data.startswith(GZIP_MAGIC):
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error):
-            raise InputError(name, "truncated or corrupt gzip data") from None
-    return data.removeprefix(UTF8_BOM)
+            return _joined(_pieces(_held_chunks(sys.stdin.buffer, PIECE_BYTES), name, stop_at_nul), name, check_head)
+        with open(path, "rb") as handle:
+            if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                magic = handle.read(len(GZIP_MAGIC))
+                handle.seek(0)
+                if magic != GZIP_MAGIC:
+                    return _whole_file(handle, name, check_head)
+            return _joined(_pieces(_held_chunks(handle, PIECE_BYTES), name, stop_at_nul), name, check_head)
 
 
 def read_blocks(path: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int]]:
     """The content of the file ``path`` as :func:`read_bytes` gives it, in blocks of whole lines:
     (block, the 1-based number of its first line). Every block but the last ends with a line end;
-    a line longer than ``block_bytes`` makes its block longer. Memory holds one block at a time, and
-    gzip data is decompressed as it is read. The errors are those of :func:`read_bytes`. Default
-    ``block_bytes``: :data:`BLOCK_BYTES`."""
+    a line longer than ``block_bytes`` makes its block longer. Memory holds one block at a time (and
+    the piece being read), gzip data is decompressed as it is read, and a regular file is open only
+    while a piece of it is read (module docstring). The errors are those of :func:`read_bytes`.
+    Default ``block_bytes``: :data:`BLOCK_BYTES`."""
     name = display_name(path)
     block_bytes = block_bytes or BLOCK_BYTES
-    with _reading(name), open(path, "rb") as raw:
-        compressed = raw.read(len(GZIP_MAGIC)) == GZIP_MAGIC
-        raw.seek(0)
-        handle = gzip.GzipFile(fileobj=raw) if compressed else raw
-        rest, line, first = b"", 1, True
-        while True:
-            try:
-                data = handle.read(block_bytes + len(UTF8_BOM) if first else block_bytes)
-            except (EOFError, OSError, zlib.error):
-                if not compressed:
-                    raise
-                raise InputError(name, "truncated or corrupt gzip data") from None
-            if first:
-                read, data, first = len(data), data.removeprefix(UTF8_BOM), False
-                if read and not data:  # the mark alone, so far
+    piece_bytes = min(block_bytes, PIECE_BYTES)
+    pending: list[bytes] = []  # the pieces read after the last block, the first starting a line
+    size, line, done = 0, 1, 0  # the bytes pending, the number of their first line, the bytes before them
+    with _reading(name):
+        try:
+            for piece in _pieces(_file_chunks(path, name, piece_bytes), name, True, piece_bytes):
+                pending.append(piece)
+                size += len(piece)
+                if size < block_bytes:
                     continue
-            if not data:
-                if rest:
-                    yield rest, line
-                return
-            data = rest + data
-            cut = data.rfind(b"\n") + 1
-            block, rest = data[:cut], data[cut:]
-            if block:
+                last = next((index for index in range(len(pending) - 1, -1, -1) if b"\n" in pending[index]), None)
+                if last is None:
+                    continue  # a line longer than a block goes on
+                cut = pending[last].rfind(b"\n") + 1
+                block = b"".join([*pending[:last], pending[last][:cut]])
+                pending = [part for part in (pending[last][cut:], *pending[last + 1:]) if part]
+                size -= len(block)
                 yield block, line
                 line += block.count(b"\n")
+                done += len(block)
+        except _LongLine as long_line:
+            raise InputError(name, _LINE_TOO_LONG, line + b"".join(pending).count(b"\n", 0, long_line.start - done)
+                             ) from None
+    if pending:
+        yield b"".join(pending), line
+
+
+class _LongLine(Exception):
+    """A line longer than :data:`MAX_LINE_BYTES`, starting at byte ``start`` of the content (every
+    byte before it has been handed out)."""
+
+    def __init__(self, start: int):
+        super().__init__(start)
+        self.start = start
+
+
+def _whole_file(handle, name: str, check_head: Callable[[bytes], object] | None) -> bytes:
+    """The content of a regular file that is not gzip: its first :data:`MAX_LINE_BYTES` are looked at
+    for a line end (unless one comes in the first :data:`_PEEK_BYTES`), then it is read whole and its
+    lines checked (:func:`read_bytes`)."""
+    if b"\n" not in handle.read(_PEEK_BYTES):
+        handle.seek(0)
+        head = handle.read(len(UTF8_BOM) + MAX_LINE_BYTES + 1).removeprefix(UTF8_BOM)
+        if len(head) > MAX_LINE_BYTES and b"\n" not in head[:MAX_LINE_BYTES + 1]:
+            _line_too_long(name, b"", check_head)
+    handle.seek(0)
+    data = handle.read().removeprefix(UTF8_BOM)
+    start = _first_long_line(data)
+    if start is not None:
+        _line_too_long(name, data[:start], check_head)
+    return data
+
+
+def _first_long_line(data: bytes) -> int | None:
+    """Where the first line of ``data`` longer than :data:`MAX_LINE_BYTES` starts; None when there is
+    none.
+
+    Such a line covers a whole window of ``MAX_LINE_BYTES / 2`` bytes that starts at a multiple of
+    that size, without a line end in it; so only those windows are searched for a line end (a search
+    that stops at the first, a few bytes in), and only the line around a window without one is
+    measured."""
+    step = MAX_LINE_BYTES // 2
+    for window in range(0, len(data), step):
+        if data.find(b"\n", window, window + step) >= 0:
+            continue
+        start = data.rfind(b"\n", 0, window) + 1
+        end = data.find(b"\n", window)
+        if (len(data) if end < 0 else end) - start > MAX_LINE_BYTES:
+            return start
+    return None
+
+
+def _joined(pieces: Iterator[bytes], name: str, check_head: Callable[[bytes], object] | None) -> bytes:
+    """The pieces of :func:`_pieces` joined, or the error of the line too long (:func:`read_bytes`)."""
+    kept: list[bytes] = []
+    try:
+        kept.extend(pieces)
+    except _LongLine as long_line:
+        _line_too_long(name, b"".join(kept)[:long_line.start], check_head)
+    return b"".join(kept)
+
+
+def _line_too_long(name: str, head: bytes, check_head: Callable[[bytes], object] | None) -> NoReturn:
+    """Raise the :class:`InputError` of a line too long after ``head``, the content before it, unless
+    ``check_head(head)`` raises first."""
+    if check_head is not None:
+        check_head(head)
+    raise InputError(name, _LINE_TOO_LONG, head.count(b"\n") + 1)
+
+
+def _pieces(chunks: Iterable[bytes], name: str, stop_at_nul: bool, size: int = PIECE_BYTES) -> Iterator[bytes]:
+    """The content of an input given as its raw ``chunks``: decompressed when it starts with gzip's
+    magic bytes, without a leading byte-order mark, in pieces of at most the size of a chunk (or of
+    ``size``, from gzip data), which must not exceed :data:`MAX_LINE_BYTES`: a line is measured where
+    it ends, or where a piece ends within it, so that no line longer than that fits in one piece.
+    Raises :class:`_LongLine` as soon as a line is longer; with ``stop_at_nul``, ends with the end of
+    the first line that holds a NUL byte (module docstring)."""
+    chunks = iter(chunks)
+    head = b""
+    for chunk in chunks:  # enough for the magic bytes (a pipe may hand over one byte at first)
+        head += chunk
+        if len(head) >= len(GZIP_MAGIC):
+            break
+    raw = itertools.chain([head] if head else [], chunks)
+    read = line_start = 0  # the bytes handed out, where the line they end in starts
+    for piece in _without_mark(_inflated(raw, name, size) if head.startswith(GZIP_MAGIC) else raw):
+        nul = piece.find(b"\0") if stop_at_nul else -1
+        if nul >= 0:
+            end = piece.find(b"\n", nul)
+            piece = piece if end < 0 else piece[:end + 1]
+        first_end = piece.find(b"\n")
+        if read + (len(piece) if first_end < 0 else first_end) - line_start > MAX_LINE_BYTES:
+            raise _LongLine(line_start)
+        if first_end >= 0:
+            line_start = read + piece.rfind(b"\n") + 1
+        read += len(piece)
+        yield piece
+        if nul >= 0:
+            return
+
+
+def _without_mark(pieces: Iterator[bytes]) -> Iterator[bytes]:
+    """``pieces`` without a UTF-8 byte-order mark at their start, and without empty pieces."""
+    head = b""
+    for piece in pieces:
+        head += piece
+        if len(head) >= len(UTF8_BOM):
+            break
+    head = head.removeprefix(UTF8_BOM)
+    if head:
+        yield head
+    yield from (piece for piece in pieces if piece)
+
+
+def _inflated(chunks: Iterator[bytes], name: str, size: int) -> Iterator[bytes]:
+    """The gzip data of ``chunks`` decompressed, in pieces of at most ``size`` bytes: every member
+    (gzip files may be concatenated), zero bytes after a member skipped (padding), as :mod:`gzip`
+    reads them; each member's CRC-32 and length are checked. Data that ends within a member, or is
+    not gzip, is an :class:`InputError`."""
+    inflater = None  # between members
+    try:
+        for chunk in chunks:
+            data = chunk
+            while True:
+                if inflater is None:
+                    data = data.lstrip(b"\0")
+                    if not data:
+                        break
+                    inflater = zlib.decompressobj(_GZIP_WINDOW)
+                piece = inflater.decompress(data, size)
+                if piece:
+                    yield piece
+                if inflater.eof:
+                    data, inflater = inflater.unused_data, None
+                elif inflater.unconsumed_tail or len(piece) == size:  # more output is waiting
+                    data = inflater.unconsumed_tail
+                else:
+                    break  # the next chunk is needed
+    except zlib.error:
+        raise InputError(name, _CORRUPT_GZIP) from None
+    if inflater is not None:
+        raise InputError(name, _CORRUPT_GZIP)
+
+
+def _held_chunks(handle, size: int) -> Iterator[bytes]:
+    """What ``handle`` reads, ``size`` bytes at a time, to its end."""
+    while chunk := handle.read(size):
+        yield chunk
+
+
+def _file_chunks(path: str, name: str, size: int) -> Iterator[bytes]:
+    """The bytes of the file ``path``, ``size`` at a time. A regular file is opened for each chunk and
+    read at the offset where the last ended (module docstring: a file replaced meanwhile is an
+    :class:`InputError`); anything else (a FIFO, a device) is held open."""
+    handle = open(path, "rb", buffering=0)
+    status = os.fstat(handle.fileno())
+    if not stat.S_ISREG(status.st_mode):
+        with handle:
+            yield from _held_chunks(handle, size)
+        return
+    offset = 0
+    try:
+        while True:
+            handle.seek(offset)
+            chunk = handle.read(size)
+            handle.close()
+            if not chunk:
+                return
+            offset += len(chunk)
+            yield chunk
+            handle = open(path, "rb", buffering=0)
+            again = os.fstat(handle.fileno())
+            if (again.st_dev, again.st_ino) != (status.st_dev, status.st_ino):
+                raise InputError(name, "was replaced by another file while it was read")
+    finally:
+        handle.close()
 
 
 @contextlib.contextmanager
@@ -94,6 +305,20 @@ def _reading(name: str) -> Iterator[None]:
         raise InputError(name, f"cannot be read ({error.strerror or error})") from None
 
 
+def check_readable(path) -> None:
+    """Raise the :class:`InputError` that reading ``path`` would raise when it is missing, a directory,
+    or a regular file that cannot be opened, without reading it (nor opening what is not a regular
+    file: a FIFO would wait for its writer). Standard input, and what is not a path, pass."""
+    if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == STDIN:
+        return
+    with _reading(display_name(path)):
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(path)
+        if stat.S_ISREG(mode):
+            open(path, "rb").close()
+
+
 def is_regular_file(path) -> bool:
     """Whether ``path`` names a regular file (which can be read more than once), not ``-`` or a pipe."""
     return isinstance(path, (str, os.PathLike)) and os.fspath(path) != STDIN and os.path.isfile(path)
@@ -106,19 +331,20 @@ def first_line(path: str, limit: int = 1 << 16) -> bytes | None:
     For hints only (what a file given in the wrong place looks like): it never reads stdin or a
     FIFO, which could be read only once, and never fails.
     """
-    try:
-        if path == STDIN or not os.path.isfile(path):
-            return None
-        with open(path, "rb") as handle:
-            head = handle.read(limit)
-            if head.startswith(GZIP_MAGIC):
-                handle.seek(0)
-                with gzip.GzipFile(fileobj=handle) as unpacked:
-                    head = unpacked.read(limit)
-    except (OSError, EOFError, zlib.error):
+    if path == STDIN or not os.path.isfile(path):
         return None
-    lines = head.removeprefix(UTF8_BOM).splitlines()
-    if len(head) == limit:  # the last line may be cut short
+    head = b""
+    try:
+        with _reading(display_name(path)), contextlib.closing(_pieces(_file_chunks(path, path, limit), path,
+                                                                      stop_at_nul=False)) as pieces:
+            for piece in pieces:
+                head += piece
+                if len(head) >= limit:
+                    break
+    except (InputError, _LongLine):
+        return None
+    lines = head[:limit].splitlines()
+    if len(head) >= limit:  # the last line may be cut short
         lines = lines[:-1]
     return next((line for line in lines if line.strip() and not line.lstrip().startswith(b"#")), None)
 

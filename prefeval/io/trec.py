@@ -337,7 +337,7 @@ def read_qrels(
     """Read a qrels file (see :func:`qrels_from_columns` for ``binary_relevance``,
     ``relevance_floor`` and ``keep_empty``)."""
     source = display_name(path)
-    data = read_bytes(path)
+    data = read_bytes(path, check_head=lambda head: read_fields(head, source, QRELS_FORMAT, first_line=1))
     qids, docids, grades = read_fields(data, source, QRELS_FORMAT)
     return qrels_from_columns(
         source, qids, docids, grades, binary_relevance, relevance_floor,
@@ -438,7 +438,7 @@ def mapped_grades(grades: np.ndarray, binary_relevance: float | None = None,
 def read_run(path: str) -> RunColumns:
     """Read a run file into its qid, docid and score columns (lines scored ``nan`` dropped)."""
     source = display_name(path)
-    data = read_bytes(path)
+    data = read_bytes(path, check_head=lambda head: read_fields(head, source, RUN_FORMAT, first_line=1))
     qids, docids, scores = read_fields(data, source, RUN_FORMAT)
     lines = LineNumbers.of_file(data, len(scores))
     unscored = np.isnan(scores)

@@ -40,6 +40,7 @@ import numpy as np
 import orjson
 
 from prefeval.engine.evaluation import Block, Evaluation, Summary
+from prefeval.io.ids import id_text, id_texts
 from prefeval.io.jsonl import json_bytes
 from prefeval.io.keys import METRIC, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
 from prefeval.measures.summaries import MEAN
@@ -48,7 +49,7 @@ from prefeval.measures.summaries import MEAN
 def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bool = True) -> Iterator[bytes]:
     """The output of ``evaluation`` as JSON-lines text, in order, a block of queries per chunk
     (blocks are computed and written out in the evaluation's ``jobs`` processes)."""
-    run_ids = [_json(run) for run in evaluation.run_ids]
+    run_ids = [_json(id_text(run)) for run in evaluation.run_ids]
     pairs = evaluation.pairs
 
     def render(block: Block) -> bytes:
@@ -108,7 +109,7 @@ def _pair_labels(runs: np.ndarray, pairs: Sequence[tuple[int, int]]) -> tuple[np
 
 def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, int]]) -> bytes:
     num_queries, num_runs, num_pairs = len(block.qids), len(run_ids), len(pairs)
-    qids = _json_strings(block.qids)
+    qids = _json_strings(id_texts(block.qids))
     runs = _json_texts(run_ids)
     sample = _json(block.sample)
     rows, written = [], []
