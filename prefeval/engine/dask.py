@@ -15,7 +15,8 @@ client's memory stays bounded.
 
 The cluster is dask.distributed's: a scheduler at ``scheduler`` (``tcp://host:8786``, as
 ``dask scheduler`` prints it), or, when none is given, a ``LocalCluster`` of ``jobs`` single-threaded
-worker processes started for the evaluation and stopped after it.
+worker processes started for the evaluation and stopped after it. The local cluster has no dashboard
+(its scheduler's HTTP routes listen on a free port of this machine: :data:`SCHEDULER_HTTP_ADDRESS`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,10 @@ from prefeval.engine.executors import ChunkEvaluator
 from prefeval.errors import UsageError
 
 IN_FLIGHT_PER_WORKER = 2
+SCHEDULER_HTTP_ADDRESS = "127.0.0.1:0"
+"""Where the local cluster's scheduler serves HTTP (its health and metrics routes; no dashboard is
+started): a port the system chooses, on this machine only. Dask's default, port 8787, made it warn
+when that port was taken (another cluster's dashboard) and move elsewhere anyway."""
 
 
 def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
@@ -55,8 +60,9 @@ class DaskExecutor:
             raise UsageError("--engine dask needs dask.distributed: pip install 'prefeval[dask]'") from None
         with contextlib.ExitStack() as stack:
             if scheduler is None:
-                cluster = stack.enter_context(LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                                           dashboard_address=None, silence_logs=50))
+                cluster = stack.enter_context(LocalCluster(
+                    n_workers=jobs, threads_per_worker=1, processes=True, silence_logs=50,
+                    dashboard_address=None, scheduler_kwargs={"dashboard_address": SCHEDULER_HTTP_ADDRESS}))
                 client = stack.enter_context(Client(cluster))
             else:
                 try:
