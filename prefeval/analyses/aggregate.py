@@ -52,7 +52,7 @@ from prefeval.analyses.orderings import (
     kendall_tau,
     ordering_by,
 )
-from prefeval.errors import InputError, UsageError
+from prefeval.errors import InputError, UsageError, shown
 from prefeval.io.evallines import (
     EvalLines,
     SampleScores,
@@ -145,7 +145,7 @@ def aggregate(
         raise UsageError("num_samples must be at least 1")
     if bootstrap is not None and (isinstance(bootstrap, bool) or not isinstance(bootstrap, numbers.Integral)
                                   or bootstrap < 1):
-        raise UsageError(f"bootstrap must be a number of resamples of at least 1, not {bootstrap!r}")
+        raise UsageError(f"bootstrap must be a number of resamples of at least 1, not {shown(bootstrap)}")
     if bootstrap or query_fraction < 1.0:
         seed = resolve_seed(seed)
     for sample_number, sample, queries in _aggregation_samples(lines, query_fraction, num_samples, seed):

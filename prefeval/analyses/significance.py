@@ -64,7 +64,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.analyses.aggregate import aggregate
-from prefeval.errors import InputError, UsageError
+from prefeval.errors import InputError, UsageError, shown
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
 from prefeval.io.keys import PREFERENCE, QID, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
 from prefeval.io.records import (
@@ -127,13 +127,13 @@ class SignificanceOptions:
         if self.correction not in CORRECTIONS:
             raise UsageError(f"unknown correction {self.correction!r}; choose one of {', '.join(CORRECTIONS)}")
         if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not 0.0 < self.alpha < 1.0:
-            raise UsageError(f"alpha must be in (0, 1), not {self.alpha!r}")
+            raise UsageError(f"alpha must be in (0, 1), not {shown(self.alpha)}")
         for name in ("permutations", "bootstrap"):
             count = getattr(self, name)
             if count is None and name == "bootstrap":
                 continue
             if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
-                raise UsageError(f"{name} must be an integer of at least 1, not {count!r}")
+                raise UsageError(f"{name} must be an integer of at least 1, not {shown(count)}")
         if self.test == "bootstrap" and not self.bootstrap:
             raise UsageError("the bootstrap test needs at least one resample")
 

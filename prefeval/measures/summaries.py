@@ -57,7 +57,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 from prefeval.io.keys import MEAN, STATISTIC_SEPARATOR
 
 TAIL = 10
@@ -108,7 +108,7 @@ def _cvar(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def _gini(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     if len(x) and x[0] < 0:
-        raise UsageError(f"the Gini coefficient needs non-negative values; found {x[0]!r}")
+        raise UsageError(f"the Gini coefficient needs non-negative values; found {shown(x[0])}")
     cumulative = np.cumsum(w, axis=1)
     total = cumulative[:, -1].astype(np.float64)
     weighted_sum = w @ x

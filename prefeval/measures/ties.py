@@ -62,7 +62,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 from prefeval.io.keys import bound_keys, error_key, flip_key
 from prefeval.measures.base import AdditiveMetric, Measure, Metric, Preference
 from prefeval.measures.gain_discount import PFound
@@ -108,9 +108,9 @@ MONOTONE_PREFERENCES = (RecallPairedPreference, LexiPrecision, LexiRecall)
 def check_policy(ties: str, draws: int) -> None:
     """A :class:`UsageError` unless ``ties`` is a policy and ``draws`` an integer of at least 2."""
     if ties not in TIE_POLICIES:
-        raise UsageError(f"ties must be one of {', '.join(TIE_POLICIES)}, not {ties!r}")
+        raise UsageError(f"ties must be one of {', '.join(TIE_POLICIES)}, not {shown(ties)}")
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 2:
-        raise UsageError(f"draws must be an integer of at least 2 (for a standard error), not {draws!r}")
+        raise UsageError(f"draws must be an integer of at least 2 (for a standard error), not {shown(draws)}")
 
 
 def check_measures(ties: str, measures: Sequence[Measure]) -> None:

@@ -22,7 +22,7 @@ import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 from prefeval.runtime.signals import as_worker, blocked_for_children
 
 if TYPE_CHECKING:  # multiprocessing is imported when work is shared out, not with the command line
@@ -59,7 +59,7 @@ def default_jobs() -> int:
 def check_jobs(jobs) -> int:
     """``jobs`` as an int, or a :class:`UsageError` unless it is an integer >= 1."""
     if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs < 1:
-        raise UsageError(f"jobs must be an integer of at least 1, not {jobs!r}")
+        raise UsageError(f"jobs must be an integer of at least 1, not {shown(jobs)}")
     return int(jobs)
 
 
