@@ -63,7 +63,7 @@ from prefeval.io.keys import MEAN, METRIC, PREFERENCE, QID, SAMPLE, SUMMARY_QID,
 from prefeval.io.records import KENDALL_TAU, MEASURE_A, MEASURE_B, METHOD_A, METHOD_B, SCORES
 from prefeval.measures import select_available
 from prefeval.measures.request import split_measure_list
-from prefeval.measures.summaries import split_statistic
+from prefeval.measures.summaries import STATISTICS, split_statistic
 from prefeval.ranking.subsampling import keep_count
 from prefeval.runtime.seeds import resolve_seed
 
@@ -139,6 +139,7 @@ def aggregate(
     """
     lines = _eval_lines(source)
     chosen = choose_aggregations(lines, measures)
+    _check_non_negative(lines, chosen)
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
     if num_samples is not None and num_samples < 1:
@@ -166,6 +167,25 @@ def aggregate(
                                         damping)
                 for method, result in ranks.items():
                     yield from bootstrap_records(sample_number, aggregation.key, method, result)
+
+
+def _check_non_negative(lines: EvalLines, aggregations: list[Aggregation]) -> None:
+    """An :class:`InputError` when a metric aggregated by a statistic defined for non-negative values
+    only (``ap:gini``) has a negative value, found before any record is made: the summary comes after
+    the per-query orderings (``-q``), which would be written already."""
+    for aggregation in aggregations:
+        statistic = STATISTICS.get(aggregation.methods[0]) if aggregation.is_metric else None
+        if statistic is None or not statistic.non_negative:
+            continue
+        for sample in lines.samples:
+            values = sample.metrics.get(aggregation.measure, np.empty(0))
+            negative = np.flatnonzero(values < 0)
+            if len(negative):
+                line = negative[0]
+                run, qid = sample.runs[sample.metric_run[line]], sample.qids[sample.metric_query[line]]
+                raise InputError(lines.source, f"{aggregation.key}: " + statistic.refusal(
+                    f"{aggregation.measure} is {float(values[line])!r} for run {run} on query {qid} "
+                    f"(sample {sample.sample})"))
 
 
 def correlation_records(summary: dict) -> Iterator[dict]:
