@@ -180,7 +180,7 @@ def test_a_full_disk_on_stdout_is_one_line():
     with open("/dev/full", "wb") as full:
         process = subprocess.run([sys.executable, "-m", "prefeval", "eval", "-R", QRELS, RUN], stdout=full,
                                  stderr=subprocess.PIPE, text=True)
-    assert (process.returncode, process.stderr) == (1, "prefeval: error: no space left on device\n")
+    assert (process.returncode, process.stderr) == (1, "prefeval: error: standard output: no space left on device\n")
 
 
 def test_ids_that_are_not_utf8_are_written_as_escapes(tmp_path):
