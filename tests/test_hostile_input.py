@@ -134,7 +134,7 @@ def eval_line(**changes) -> dict:
 PREFS_CASES = {
     "malformed JSON": ([orjson.dumps(eval_line()), b'{"qid": "q2", "runi": '], 2, "malformed JSON"),
     "NaN": ([orjson.dumps(eval_line()), b'{"qid":"q2","runi":"A","runj":"B","sample":0,"type":"preference","rpp":NaN}'],
-            2, "malformed JSON"),
+            2, "value of 'rpp' is not a finite number (NaN)"),
     "a line of the wrong kind": ([orjson.dumps(eval_line()), orjson.dumps({"qid": "q2", "measure": "rpp"})], 2,
                                  "not an eval line"),
     "a missing key": ([orjson.dumps(eval_line()), orjson.dumps(eval_line(runj=None))], 2,

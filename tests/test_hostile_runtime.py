@@ -99,3 +99,136 @@ def test_messages_show_numbers_as_numbers(request_name):
     message = str(refused.value)
     assert "np." not in message and "numpy" not in message, message
     assert shown in message, message
+
+
+# --- values that are not finite numbers, in what every reader reads ----------------------------------
+
+NON_FINITE = ["1e400", "-1e400", "1e999", "1E+400", "-1E999", "1" + "0" * 400, "inf", "-inf", "+inf", "INF",
+              "Infinity", "-Infinity", "NaN", "nan", "-nan"]
+"""Spellings of numbers that are not finite: what JSON cannot hold and orjson refuses, and what a
+reader of CSV (pandas, behind the eval lines' fast path) reads as infinity."""
+
+
+@pytest.fixture(scope="module")
+def eval_lines_text(tmp_path_factory) -> list[str]:
+    """The per-query eval lines of the four example runs (rpp and ap), as text lines."""
+    from conftest import example_eval_lines
+
+    path = tmp_path_factory.mktemp("eval") / "prefs.jsonl"
+    return open(example_eval_lines(path, "rpp,ap")).read().splitlines()
+
+
+def spoiled(directory, lines: list[str], number: int, key: str, token: str, name: str = "prefs.jsonl") -> str:
+    """``lines`` with the value of ``key`` on line ``number`` (1-based) written as ``token``, in a file."""
+    import re
+
+    lines = list(lines)
+    lines[number - 1] = re.sub(rf'"{re.escape(key)}":[^,}}]+', f'"{key}":{token}', lines[number - 1], count=1)
+    path = directory / name
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("token", NON_FINITE)
+@pytest.mark.parametrize("number", [1, 7])  # the first line (whose keys the fast path reads) or a later one
+def test_aggregate_refuses_a_value_that_is_not_finite(tmp_path, eval_lines_text, token, number):
+    """``"ap":1e400`` made aggregate write ``null`` (read as infinity), then refused it as malformed
+    JSON; every spelling of a number that is not finite is refused as such, naming the line."""
+    from conftest import run_cli
+    from contract import assert_one_line_error
+
+    key = "rpp" if number == 1 else "ap"  # a preference on a pair line, a metric on a metric line
+    path = spoiled(tmp_path, eval_lines_text, number, key, token)
+    assert_one_line_error(run_cli("aggregate", "-P", path), 1,
+                          f"prefeval: error: {path}:{number}: value of '{key}' is not a finite number ({token})")
+
+
+READERS = {
+    "aggregate --bootstrap": ["aggregate", "--bootstrap", "20", "--seed", "1", "-P"],
+    "aggregate --correlations": ["aggregate", "--correlations", "-P"],
+    "aggregate -m ap:gini": ["aggregate", "-m", "ap:gini", "-P"],
+    "significance": ["significance", "--seed", "1", "--bootstrap", "20", "-P"],
+    "significance --test bootstrap": ["significance", "--test", "bootstrap", "--seed", "1", "--bootstrap", "20", "-P"],
+    "plot preferences": ["plot", "preferences", "-o", "{out}.svg"],
+    "plot orderings": ["plot", "orderings", "-o", "{out}.svg"],
+}
+
+
+@pytest.mark.parametrize("reader", list(READERS))
+@pytest.mark.parametrize("token", ["1e400", "-Infinity", "NaN", "inf"])
+def test_every_reader_of_eval_lines_refuses_a_value_that_is_not_finite(tmp_path, eval_lines_text, reader, token):
+    from conftest import run_cli
+    from contract import assert_one_line_error
+
+    if reader.startswith("plot"):
+        pytest.importorskip("matplotlib")
+    path = spoiled(tmp_path, eval_lines_text, 9, "ap", token)
+    args = [arg.format(out=tmp_path / "figure") for arg in READERS[reader]]
+    assert_one_line_error(run_cli(*args, path), 1, f"{path}:9: value of 'ap' is not a finite number ({token})")
+
+
+@pytest.mark.parametrize("value", ["1e31", "-1.7e308", "1e300"])
+def test_a_value_too_large_for_the_statistics_is_refused(tmp_path, eval_lines_text, value):
+    """Finite, but its squares over the queries overflow (significance's t-test warned, and aggregate's
+    means became infinite): refused beyond 1e30, naming the line."""
+    from conftest import run_cli
+    from contract import assert_one_line_error
+
+    path = spoiled(tmp_path, eval_lines_text, 9, "ap", value)
+    for command in (["significance", "--seed", "1", "-P", path], ["aggregate", "-P", path]):
+        assert_one_line_error(run_cli(*command), 1, f"{path}:9: value of 'ap' is too large ({float(value)!r}): eval "
+                                                    "lines hold values of at most 1e+30 in magnitude")
+
+
+def test_eval_lines_from_dataframes_refuse_infinity():
+    import numpy as np
+    import pandas as pd
+
+    from prefeval import aggregate
+    from prefeval.errors import InputError
+
+    frame = pd.DataFrame({"qid": ["q1", "q1", "q2", "q2"], "run": ["A", "B", "A", "B"],
+                          "ap": [0.5, np.inf, 0.25, 0.5]})
+    with pytest.raises(InputError) as refused:
+        list(aggregate(frame))
+    assert str(refused.value) == "<DataFrame>:2: value of 'ap' is not a finite number (inf)"
+
+
+OTHER_OUTPUTS = {
+    "ranks": (["aggregate", "--bootstrap", "20", "--seed", "1", "-n", "-P", "{prefs}"], "score"),
+    "sampled": (["sampled", "-R", QRELS, "--num-items", "500", RUNS[0], RUNS[1]], "exact"),
+    "null": (["null", "-R", QRELS, "--draws", "20", "--seed", "1", RUNS[0]], "threshold"),
+}
+
+
+@pytest.mark.parametrize("kind", list(OTHER_OUTPUTS))
+@pytest.mark.parametrize("token", ["1e400", "-Infinity", "NaN"])
+def test_the_plots_of_other_outputs_refuse_a_value_that_is_not_finite(tmp_path, eval_lines_text, kind, token):
+    """plot ranks, sampled and null read what aggregate --bootstrap, sampled and null wrote: the same."""
+    from conftest import run_cli
+    from contract import assert_one_line_error
+
+    pytest.importorskip("matplotlib")
+    prefs = tmp_path / "prefs.jsonl"
+    prefs.write_text("\n".join(eval_lines_text) + "\n")
+    args, key = OTHER_OUTPUTS[kind]
+    written = run_cli(*[arg.format(prefs=prefs) for arg in args])
+    assert written.exit_code == 0, written.stderr
+    path = spoiled(tmp_path, written.stdout.splitlines(), 2, key, token, name="output.jsonl")
+    assert_one_line_error(run_cli("plot", kind, path, "-o", tmp_path / "figure.svg"), 1,
+                          f"{path}:2: value of '{key}' is not a finite number ({token})")
+
+
+def test_plot_pr_refuses_what_is_not_a_precision(tmp_path):
+    """An interpolated precision lies in [0, 1]: 1e100 collapsed the figure (a matplotlib warning)."""
+    from conftest import run_cli
+    from contract import assert_one_line_error
+
+    pytest.importorskip("matplotlib")
+    written = run_cli("eval", "-q", "-R", QRELS, "-m", "iprec@0,iprec@0.5,iprec@1", RUNS[0])
+    path = spoiled(tmp_path, written.stdout.splitlines(), 1, "iprec@0.5", "1e100", name="pr.jsonl")
+    assert_one_line_error(run_cli("plot", "pr", path, "-o", tmp_path / "pr.svg"), 1,
+                          f"{path}:1: iprec@0.5 must be a precision, in [0, 1], not 1e+100")
+    path = spoiled(tmp_path, written.stdout.splitlines(), 1, "iprec@0.5", "Infinity", name="pr.jsonl")
+    assert_one_line_error(run_cli("plot", "pr", path, "-o", tmp_path / "pr.svg"), 1,
+                          f"{path}:1: value of 'iprec@0.5' is not a finite number (Infinity)")

@@ -191,17 +191,18 @@ def _check_non_negative(lines: EvalLines, aggregations: list[Aggregation]) -> No
 def correlation_records(summary: dict) -> Iterator[dict]:
     """Kendall's τ (τ-b with ties) between the orderings of every two measures of a summary record,
     for every method of the first (``mean``; ``mc4``, ``borda``) and every method of the second,
-    measures in the order of the record. Runs missing from either ordering are left out; with fewer
-    than two runs in common the τ is None."""
+    measures in the order of the record. Runs missing from either ordering are left out; two orderings
+    with fewer than two runs in common order no pair of runs, have no τ, and give no record."""
     measures = [name for name, entry in summary.items() if isinstance(entry, dict)]
     for i, measure_a in enumerate(measures):
         for measure_b in measures[i + 1:]:
             entry_a, entry_b = summary[measure_a], summary[measure_b]
             for method_a in _methods(entry_a):
                 for method_b in _methods(entry_b):
-                    yield {QID: SUMMARY_QID, SAMPLE: summary[SAMPLE], MEASURE_A: measure_a, MEASURE_B: measure_b,
-                           METHOD_A: method_a, METHOD_B: method_b,
-                           KENDALL_TAU: _ordering_tau(entry_a, method_a, entry_b, method_b)}
+                    tau = _ordering_tau(entry_a, method_a, entry_b, method_b)
+                    if tau is not None:
+                        yield {QID: SUMMARY_QID, SAMPLE: summary[SAMPLE], MEASURE_A: measure_a,
+                               MEASURE_B: measure_b, METHOD_A: method_a, METHOD_B: method_b, KENDALL_TAU: tau}
 
 
 class OrderingComparison(NamedTuple):

@@ -42,9 +42,11 @@ adjusted value capped at 1:
 
 The confidence interval of the mean is the bootstrap percentile interval at level 1 − alpha: the
 alpha/2 and 1 − alpha/2 quantiles (numpy's linear interpolation) of the B resampled means. The effect
-size is mean / sd with the sample sd (Q − 1); it is 0 when every value is 0 and undefined (NaN,
-written ``null``) when the values are all equal but not 0. A pair is significant when its corrected
-p-value is below alpha; the discriminative power of a measure is the fraction of its pairs that are.
+size is mean / sd with the sample sd (Q − 1); it is 0 when every value is 0 and undefined (NaN in
+:class:`PairStatistics`) when the values are all equal but not 0 (mean / 0). A record leaves out what
+is undefined or not computed (that effect size; the interval without resamples), rather than writing
+``null`` where a number belongs. A pair is significant when its corrected p-value is below alpha; the
+discriminative power of a measure is the fraction of its pairs that are.
 
 Randomness (sign flips, resamples) comes from one ``numpy.random.Generator`` seeded with ``seed``,
 created afresh for every call of :func:`compare_pairs`, so the results for a measure do not depend on
@@ -55,6 +57,7 @@ which other measures are analysed. The test draws first, then the interval's res
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 import warnings
 from collections.abc import Iterator, Sequence
@@ -390,8 +393,9 @@ def pairwise_significance(
 
     With ``baseline``, only the pairs with that run are tested, each written as (other run,
     baseline) (:class:`BaselinePairs`), and the correction runs across those pairs.
-    ``bootstrap=None`` skips the intervals (``null``), for when only the tests are wanted. The seed
-    is resolved once, so that every measure draws alike.
+    ``bootstrap=None`` skips the intervals (no ``ci_low`` nor ``ci_high``), for when only the tests
+    are wanted; an undefined effect size is left out too (module docstring). The seed is resolved
+    once, so that every measure draws alike.
     """
     options = SignificanceOptions.of(options, **settings)
     lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
@@ -405,7 +409,7 @@ def pairwise_significance(
             significant = stats.significant.tolist()
             for k, (first, second) in enumerate(names):
                 record = {QID: SUMMARY_QID, RUNI: first, RUNJ: second, MEASURE: measure, TEST: options.test}
-                record.update({key: column[k] for key, column in columns.items()})
+                record.update({key: column[k] for key, column in columns.items() if not math.isnan(column[k])})
                 record[SIGNIFICANT] = significant[k]
                 record[SAMPLE] = sample.sample
                 yield record
