@@ -232,3 +232,85 @@ def test_plot_pr_refuses_what_is_not_a_precision(tmp_path):
     path = spoiled(tmp_path, written.stdout.splitlines(), 1, "iprec@0.5", "Infinity", name="pr.jsonl")
     assert_one_line_error(run_cli("plot", "pr", path, "-o", tmp_path / "pr.svg"), 1,
                           f"{path}:1: value of 'iprec@0.5' is not a finite number (Infinity)")
+
+
+# --- counts of draws, resamples and permutations far beyond any use -------------------------------
+
+def _count_options():
+    """Every option that counts random draws: (command line before the count, the option, its bound)."""
+    from contract import OTHER_RUN, RUN
+
+    from prefeval.runtime.memory import MAX_DRAWS, MAX_RESAMPLES, MAX_TIE_DRAWS
+
+    prefs = "{prefs}"
+    return {
+        "sampled --draws": (["sampled", "-R", QRELS, "--num-items", "1000", "--seed", "1", RUN], "--draws", MAX_DRAWS),
+        "null --draws": (["null", "-R", QRELS, "--seed", "1", RUN], "--draws", MAX_DRAWS),
+        "eval --draws": (["eval", "-R", QRELS, "--ties", "expected", "--seed", "1", RUN, OTHER_RUN], "--draws",
+                         MAX_TIE_DRAWS),
+        "aggregate --bootstrap": (["aggregate", "-P", prefs, "--seed", "1"], "--bootstrap", MAX_RESAMPLES),
+        "significance --bootstrap": (["significance", "-P", prefs, "--seed", "1"], "--bootstrap", MAX_RESAMPLES),
+        "significance --permutations": (["significance", "-P", prefs, "--seed", "1", "--test", "randomization"],
+                                        "--permutations", MAX_RESAMPLES),
+        "plot --bootstrap": (["plot", "preferences", prefs, "-o", "{out}", "--test", "bootstrap", "--seed", "1"],
+                             "--bootstrap", MAX_RESAMPLES),
+        "plot --permutations": (["plot", "preferences", prefs, "-o", "{out}", "--test", "randomization", "--seed",
+                                 "1"], "--permutations", MAX_RESAMPLES),
+    }
+
+
+COUNT_OPTIONS = list(_count_options())
+HUGE_COUNTS = ["bound + 1", "100000000", "1000000000", str(2**63), str(10**40)]
+
+
+@pytest.mark.parametrize("count", HUGE_COUNTS)
+@pytest.mark.parametrize("option", COUNT_OPTIONS)
+def test_huge_counts_of_draws_are_refused_at_once(tmp_path, eval_lines_text, option, count):
+    """``--draws 100000000`` ran for days (sampled) or failed with a MemoryError traceback (eval's tie
+    orders: 805 GiB); ``--bootstrap 1000000000`` ran for hours. Each count is bounded by what it
+    costs: one line, exit 2, saying the bound and why, with nothing written."""
+    from conftest import run_cli
+    from contract import assert_one_line_error, files_in
+
+    if option.startswith("plot"):
+        pytest.importorskip("matplotlib")
+    prefs = tmp_path / "prefs.jsonl"
+    prefs.write_text("\n".join(eval_lines_text) + "\n")
+    output = tmp_path / "out" / ("figure.svg" if option.startswith("plot") else "out.jsonl")
+    output.parent.mkdir()
+    args, name, bound = _count_options()[option]
+    value = str(bound + 1) if count == "bound + 1" else count
+    args = [arg.format(prefs=prefs, out=output) for arg in args]
+    if "-o" not in args:
+        args += ["-o", str(output)]
+    message = assert_one_line_error(run_cli(*args, name, value), 2, f"prefeval: error: {name} {value} is too large: "
+                                                                    f"at most {bound:,} (")
+    assert message.endswith(")") and len(message) < 300, message
+    assert files_in(output.parent) == []
+
+
+@pytest.mark.parametrize("option", ["significance --bootstrap", "significance --permutations", "aggregate --bootstrap",
+                                    "eval --draws"])
+def test_huge_counts_are_refused_before_any_input_is_read(tmp_path, option):
+    """The tests' counts, aggregate's and eval's are checked with the other options: a missing input is
+    not even opened."""
+    from conftest import run_cli
+    from contract import assert_one_line_error
+
+    args, name, bound = _count_options()[option]
+    missing = str(tmp_path / "missing")
+    args = [missing if arg in ("{prefs}", QRELS) else arg for arg in args]
+    assert_one_line_error(run_cli(*args, name, str(bound + 1)), 2, f"{name} {bound + 1} is too large")
+
+
+def test_counts_at_their_bounds_are_taken(tmp_path, eval_lines_text):
+    """The bounds refuse nothing below them (the cheap ones are run at the bound itself)."""
+    from conftest import run_cli
+
+    from prefeval.runtime.memory import MAX_RESAMPLES
+
+    prefs = tmp_path / "prefs.jsonl"
+    prefs.write_text("\n".join(eval_lines_text) + "\n")
+    taken = run_cli("significance", "-P", prefs, "-m", "rpp", "--seed", "1", "--test", "randomization",
+                    "--permutations", MAX_RESAMPLES, "--bootstrap", "10")
+    assert taken.exit_code == 0, taken.stderr

@@ -323,7 +323,9 @@ def test_every_test_is_blind_to_last_bit_noise(test, seed):
 
 def test_too_many_resampled_means_is_a_usage_error():
     values = np.zeros((136, 10))
-    with pytest.raises(UsageError, match="--bootstrap 1000000000000 is too large for 136 pairs"):
+    with pytest.raises(UsageError, match="--bootstrap 1000000 is too large for 136 pairs"):  # within MAX_RESAMPLES
+        compare_pairs(values, bootstrap=10**6, seed=1)
+    with pytest.raises(UsageError, match=r"--bootstrap 1000000000000 is too large: at most 1,000,000 \("):
         compare_pairs(values, bootstrap=10**12, seed=1)
     assert MAX_RESAMPLED_MEANS >= 4950 * 10_000  # 100 runs' pairs with the default resamples fit
 

@@ -65,6 +65,7 @@ from prefeval.measures import select_available
 from prefeval.measures.request import split_measure_list
 from prefeval.measures.summaries import STATISTICS, split_statistic
 from prefeval.ranking.subsampling import keep_count
+from prefeval.runtime.memory import MAX_RESAMPLES, check_count
 from prefeval.runtime.seeds import resolve_seed
 
 
@@ -137,9 +138,6 @@ def aggregate(
     ``measures`` are names as ``-m`` takes them (:func:`choose_aggregations`). ``seed`` (drawn and
     reported when None and something is drawn) seeds the query subsamples and the resamples.
     """
-    lines = _eval_lines(source)
-    chosen = choose_aggregations(lines, measures)
-    _check_non_negative(lines, chosen)
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
     if num_samples is not None and num_samples < 1:
@@ -147,6 +145,12 @@ def aggregate(
     if bootstrap is not None and (isinstance(bootstrap, bool) or not isinstance(bootstrap, numbers.Integral)
                                   or bootstrap < 1):
         raise UsageError(f"bootstrap must be a number of resamples of at least 1, not {shown(bootstrap)}")
+    check_count("--bootstrap", bootstrap or 0, MAX_RESAMPLES,
+                "a rank probability is then within 0.0005 of its limit; more resamples only take longer, each "
+                "ordering every run again")
+    lines = _eval_lines(source)
+    chosen = choose_aggregations(lines, measures)
+    _check_non_negative(lines, chosen)
     if bootstrap or query_fraction < 1.0:
         seed = resolve_seed(seed)
     for sample_number, sample, queries in _aggregation_samples(lines, query_fraction, num_samples, seed):

@@ -83,7 +83,7 @@ from prefeval.io.records import (
     is_pair_test,
 )
 from prefeval.measures import select_available
-from prefeval.runtime.memory import MAX_HELD_BYTES, STEP_ELEMENTS
+from prefeval.runtime.memory import MAX_HELD_BYTES, MAX_RESAMPLES, STEP_ELEMENTS, check_count
 from prefeval.runtime.seeds import resolve_seed
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
@@ -139,6 +139,11 @@ class SignificanceOptions:
                 raise UsageError(f"{name} must be an integer of at least 1, not {shown(count)}")
         if self.test == "bootstrap" and not self.bootstrap:
             raise UsageError("the bootstrap test needs at least one resample")
+        check_count("--permutations", self.permutations, MAX_RESAMPLES,
+                    "a p-value then resolves 1e-6; more sign flips only take longer")
+        check_count("--bootstrap", self.bootstrap or 0, MAX_RESAMPLES,
+                    "an interval's ends and a p-value then move by less than their resampling error; more "
+                    "resamples only take longer")
 
     @classmethod
     def of(cls, options: SignificanceOptions | None = None, **settings) -> SignificanceOptions:

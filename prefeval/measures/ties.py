@@ -88,7 +88,7 @@ from prefeval.ranking.ties import (
     ties_of,
     width,
 )
-from prefeval.runtime.memory import STEP_ELEMENTS
+from prefeval.runtime.memory import MAX_TIE_DRAWS, STEP_ELEMENTS, check_count
 
 DOCID, EXPECTED, RANGE = "docid", "expected", "range"
 TIE_POLICIES = (DOCID, EXPECTED, RANGE)
@@ -111,6 +111,8 @@ def check_policy(ties: str, draws: int) -> None:
         raise UsageError(f"ties must be one of {', '.join(TIE_POLICIES)}, not {shown(ties)}")
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 2:
         raise UsageError(f"draws must be an integer of at least 2 (for a standard error), not {shown(draws)}")
+    check_count("--draws", int(draws), MAX_TIE_DRAWS, "a query's random tie orders are held at once, 8 bytes × runs "
+                "× relevant documents × draws, twice: 840 MB for robust03's 17 runs at the bound")
 
 
 def check_measures(ties: str, measures: Sequence[Measure]) -> None:
