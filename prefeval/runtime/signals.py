@@ -257,8 +257,8 @@ def ignored_by_spawned_children() -> Iterator[None]:
     takes effect at the end of the block. One already pending when the block starts is kept as the
     stop (setting the action to "ignore" discards it in the system).
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield  # elsewhere than POSIX, no signal masks: a spawned child handles Ctrl-C as Python does
         return
     with deferred():
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT,))
