@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import warnings
 
 import orjson
 import pytest
@@ -200,3 +201,28 @@ def test_metrics_by_a_statistic(tmp_path):
         list(aggregate(path, measures=["rpp:median"]))
     with pytest.raises(UsageError, match="ndcg not in"):
         list(aggregate(path, measures=["ndcg:median"]))
+
+
+def test_correlations_of_orderings_without_two_common_runs_write_no_null(tmp_path):
+    """τ compares the orders of pairs of runs: orderings sharing fewer than two runs (ap orders A only,
+    B having no value of it) have none, and their line said ``"kendall_tau":null``; there is no line."""
+    path = write_json_lines(tmp_path / "prefs", [metric("q1", "A", ap=0.5, ndcg=0.1), metric("q1", "B", ndcg=0.2),
+                                                 metric("q2", "A", ap=0.25, ndcg=0.3), metric("q2", "B", ndcg=0.4)])
+    records = list(aggregate(path, ["ap", "ndcg", "ndcg:median"], correlations=True, summary=False))
+    assert records == [{"qid": "all", "sample": 0, "measure_a": "ndcg", "measure_b": "ndcg:median",
+                        "method_a": "mean", "method_b": "median", "kendall_tau": 1.0}]
+
+
+def test_bootstrap_of_constant_values_writes_numbers(tmp_path):
+    """Every run equal on every query: each resample ties them all; ranks, intervals, tiers and
+    probabilities are numbers (no null, no warning)."""
+    lines = [metric(f"q{q}", run, ap=0.3) for q in range(6) for run in "ABC"]
+    lines += [pair(f"q{q}", a, b, rpp=0.0) for q in range(6) for a, b in (("A", "B"), ("A", "C"), ("B", "C"))]
+    path = write_json_lines(tmp_path / "prefs", lines)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        records = list(aggregate(path, ["ap", "ap:gini", "ap:cvar10", "rpp"], bootstrap=50, seed=1, correlations=True))
+    assert b"null" not in b"".join(orjson.dumps(record) for record in records)
+    intervals = [r for r in records if "rank_low" in r]
+    assert len(intervals) == 5 * 3 and all((r["rank"], r["rank_low"], r["rank_high"], r["tier"]) == (1, 1, 1, 1)
+                                           for r in intervals)

@@ -134,7 +134,7 @@ def eval_line(**changes) -> dict:
 PREFS_CASES = {
     "malformed JSON": ([orjson.dumps(eval_line()), b'{"qid": "q2", "runi": '], 2, "malformed JSON"),
     "NaN": ([orjson.dumps(eval_line()), b'{"qid":"q2","runi":"A","runj":"B","sample":0,"type":"preference","rpp":NaN}'],
-            2, "malformed JSON"),
+            2, "value of 'rpp' is not a finite number (NaN)"),
     "a line of the wrong kind": ([orjson.dumps(eval_line()), orjson.dumps({"qid": "q2", "measure": "rpp"})], 2,
                                  "not an eval line"),
     "a missing key": ([orjson.dumps(eval_line()), orjson.dumps(eval_line(runj=None))], 2,
@@ -180,7 +180,7 @@ def test_a_full_disk_on_stdout_is_one_line():
     with open("/dev/full", "wb") as full:
         process = subprocess.run([sys.executable, "-m", "prefeval", "eval", "-R", QRELS, RUN], stdout=full,
                                  stderr=subprocess.PIPE, text=True)
-    assert (process.returncode, process.stderr) == (1, "prefeval: error: no space left on device\n")
+    assert (process.returncode, process.stderr) == (1, "prefeval: error: standard output: no space left on device\n")
 
 
 def test_ids_that_are_not_utf8_are_written_as_escapes(tmp_path):

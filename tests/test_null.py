@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import orjson
 import pytest
-from conftest import QRELS, RUNS, run_cli, table_from_positions
+from conftest import QRELS, RUNS, run_cli, table_from_positions, write_qrels
 from contract import assert_one_line_error
 from scipy import stats
 
@@ -250,12 +250,23 @@ def test_auc_of_runs_counts_the_catalogue_when_one_is_given():
 @pytest.mark.parametrize("args, message", [
     (["--num-items", "1000000000000"], "--num-items 1000000000000 is too large: null tabulates every rank"),
     (["--num-items", "10000001"], "--num-items 10000001 is too large"),
-    (["--draws", "1000000000000", "-m", "ap"], "--draws 1000000000000 is too large: the random rankings of query "),
+    (["--draws", "1000000000000", "-m", "ap"], "--draws 1000000000000 is too large: at most 100,000 (a 0.95 "
+                                               "quantile from them is within 0.0007 in probability"),
+    (["--draws", "100000001", "-m", "p@10"], "--draws 100000001 is too large: at most 100,000"),  # even unused
 ])
 def test_sizes_too_large_to_hold_are_refused_before_any_work(args, message):
-    """A catalogue of 10^12 items was a 7 TiB allocation error."""
+    """A catalogue of 10^12 items was a 7 TiB allocation error; 10^8 draws would have run for hours."""
     result = run_cli("null", "-R", QRELS, *args, RUNS[0])
     assert assert_one_line_error(result, 2, message)
+
+
+def test_draws_too_many_to_hold_for_a_query_are_refused(tmp_path):
+    """Within the bound on draws, a query's random rankings are held at once: 10^5 draws of a query of
+    2,000 relevant documents would be 2 × 10^8 ranks (1.6 GB)."""
+    qrels = write_qrels(tmp_path / "qrels", {"q1": {f"d{d}": 1 for d in range(2000)} | {"x": 0}})
+    result = run_cli("null", "-R", qrels, "--draws", "100000", "-m", "ap", "--seed", "1")
+    assert_one_line_error(result, 2, "--draws 100000 is too large: the random rankings of query q1 (2000 relevant "
+                                     "items) would hold 200,000,000 ranks at once")
 
 
 def test_the_largest_sizes_still_run():

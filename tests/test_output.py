@@ -296,3 +296,58 @@ def test_a_refusal_while_writing_is_one_line(tmp_path, monkeypatch):
     target = tmp_path / "out.jsonl"
     assert_one_line_error(run_cli("measures", "--json", "-o", target), 1, f"{target}: no space left on device")
     assert files_in(tmp_path) == []
+
+
+FULL = "/dev/full"
+"""A device on which every write fails: "no space left on device"."""
+needs_dev_full = pytest.mark.skipif(not os.path.exists(FULL), reason=f"needs {FULL}")
+
+
+@needs_dev_full
+def test_dev_full_is_named(tmp_path):
+    """The issue's case: the system names no file for a failed write, and the error said only "no
+    space left on device"."""
+    assert_one_line_error(run_cli("eval", "-R", QRELS, RUN, "-o", FULL), 1,
+                          f"prefeval: error: {FULL}: no space left on device")
+
+
+@needs_dev_full
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_a_full_device_is_named_by_every_command(tmp_path, commands, command):
+    """Every command's refused write names its output, as ``-o`` gave it (here a link to the device,
+    with the suffix the command wants)."""
+    args, suffix = commands[command]
+    full = tmp_path / f"full{suffix}"
+    full.symlink_to(FULL)
+    assert_one_line_error(run_cli(*args, "-o", full), 1, f"prefeval: error: {full}: no space left on device")
+    assert files_in(tmp_path) == [full.name]
+
+
+@needs_dev_full
+@pytest.mark.parametrize("command", [*sorted(set(COMMANDS) - {"plot"}), "eval --engine stream"])
+def test_a_full_standard_output_is_named_by_every_command(commands, command):
+    """``prefeval ... > /dev/full``: the error names standard output; a streamed evaluation (which
+    holds its output until it is whole) too."""
+    name, *options = command.split()
+    args, _ = commands[name]
+    with open(FULL, "wb") as full:
+        ended = subprocess.run([sys.executable, "-m", "prefeval", *args, *options], stdout=full,
+                               stderr=subprocess.PIPE, timeout=120)
+    ended.stdout = b""
+    assert_one_line_error(ended, 1, "prefeval: error: standard output: no space left on device")
+
+
+def test_a_refusal_of_the_held_output_names_its_temporary_file(monkeypatch):
+    """Held output (a streamed evaluation's) goes to a temporary file first: a refusal there names it."""
+    import io
+    import tempfile
+
+    class Full(io.BytesIO):
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", lambda *args, **kwargs: Full())
+    with pytest.raises(OSError) as refused, output_stream(None, held=True) as stream:
+        stream.write(b"partial")
+    assert refused.value.filename == f"a temporary file in {tempfile.gettempdir()}"
+    assert refused.value.errno == errno.ENOSPC

@@ -1,9 +1,13 @@
 """Ctrl-C and SIGTERM: the command line ends quietly (exit 130 or 143, nothing on stderr), promptly,
-with its worker processes, and leaves neither output nor temporary file, whatever the moment."""
+with its worker processes, and leaves neither output nor temporary file, whatever the moment: from
+its first line (while it is still imported) to its last, under every engine."""
 
 from __future__ import annotations
 
+import contextlib
+import multiprocessing
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -13,8 +17,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import QRELS, RUNS
 
-from prefeval.runtime.signals import Interrupted, deferred, ignore_stops, stopping_quietly
+from prefeval.runtime import parallel
+from prefeval.runtime.signals import AGAIN_AFTER, Interrupted, deferred, ignore_stops, stopping_quietly
 
 LINUX = sys.platform.startswith("linux")
 PROMPTLY = 5.0
@@ -31,9 +37,9 @@ class Collection:
     duration: float
 
 
-def command(collection: Collection, output: Path) -> list[str]:
-    return [sys.executable, "-m", "prefeval", "eval", "-q", "--jobs", "2", "-R", collection.qrels, *collection.runs,
-            "-o", str(output)]
+def command(collection: Collection, output: Path, engine: str = "memory") -> list[str]:
+    return [sys.executable, "-m", "prefeval", "eval", "-q", "--jobs", "2", "--engine", engine, "-R", collection.qrels,
+            *collection.runs, "-o", str(output)]
 
 
 def _use_default_handlers() -> None:
@@ -78,8 +84,8 @@ def collection(tmp_path_factory) -> Collection:
 
 
 def handles_sigterm(pid: int) -> bool:
-    """Whether the process has installed a handler for SIGTERM (Python has none by default: so its
-    command line has started)."""
+    """Whether the process has installed a handler for SIGTERM (Python has none by default: so it runs
+    prefeval's first line, ``prefeval/__main__.py``, and is importing the command line or running it)."""
     with open(f"/proc/{pid}/status") as status:
         caught = next(line for line in status if line.startswith("SigCgt:"))
     return bool(int(caught.split()[1], 16) & (1 << (signal.SIGTERM - 1)))
@@ -104,19 +110,20 @@ def group_is_gone(group: int) -> bool:
     return False
 
 
-def start(collection: Collection, directory: Path) -> tuple[subprocess.Popen, Path]:
+def start(collection: Collection, directory: Path, engine: str = "memory") -> tuple[subprocess.Popen, Path]:
     """The command, started in a new session (its own process group) writing into ``directory``."""
     directory.mkdir()
     output = directory / "out.jsonl"
-    process = subprocess.Popen(command(collection, output), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    process = subprocess.Popen(command(collection, output, engine), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
     return process, output
 
 
-def stop_at(collection: Collection, directory: Path, signum: int, delay: float, whole_group: bool = True) -> int:
+def stop_at(collection: Collection, directory: Path, signum: int, delay: float, whole_group: bool = True,
+            engine: str = "memory") -> int:
     """Start the command, send ``signum`` ``delay`` seconds after it has started (to its process group,
     as a terminal does, or to the command alone), check how it ended, and return its exit code."""
-    process, output = start(collection, directory)
+    process, output = start(collection, directory, engine)
     try:
         wait_until_started(process)
         time.sleep(delay)
@@ -131,7 +138,7 @@ def stop_at(collection: Collection, directory: Path, signum: int, delay: float, 
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    moment = f"{signal.Signals(signum).name} after {delay:.2f} s"
+    moment = f"{signal.Signals(signum).name} after {delay:.3f} s ({engine})"
     assert took < PROMPTLY, f"{moment}: took {took:.1f} s to end"
     assert group_is_gone(process.pid), f"{moment}: worker processes outlived the command"
     assert stdout == b"" and b"Traceback" not in stderr and b"Exception ignored" not in stderr, (moment, stderr)
@@ -153,6 +160,52 @@ def test_a_stop_at_any_moment_ends_quietly(collection, tmp_path, signum):
     delays = [collection.duration * 1.1 * (k + shift) / MOMENTS for k in range(MOMENTS)]
     codes = [stop_at(collection, tmp_path / f"moment{k}", signum, delay) for k, delay in enumerate(delays)]
     assert codes.count(128 + signum) >= MOMENTS // 3, codes  # the early ones came while there was work
+
+
+RANDOM_STOPS = {"memory": 12, "stream": 12, "dask": 8}
+"""Signals sent at random moments per engine (each a run of the command: a dask run starts a cluster)."""
+
+
+@pytest.mark.skipif(not LINUX, reason="reads the signal handlers from /proc")
+@pytest.mark.parametrize("engine", list(RANDOM_STOPS))
+def test_stops_at_random_moments_end_quietly_under_every_engine(collection, tmp_path, engine):
+    """SIGINT and SIGTERM in turn, each at a random moment from prefeval's first line on: half of them
+    within its first 0.1 s, while the command line and its modules are imported (a stop there
+    printed a KeyboardInterrupt traceback), the others over the whole run; under dask, also while
+    the local cluster starts and stops (its workers printed their tracebacks of Ctrl-C)."""
+    if engine == "dask":
+        pytest.importorskip("distributed")
+    draw = random.Random(f"stops-{engine}")
+    duration = collection.duration * (3.0 if engine == "dask" else 1.1)  # dask starts a cluster first
+    codes = []
+    for k in range(RANDOM_STOPS[engine]):
+        signum = (signal.SIGINT, signal.SIGTERM)[k % 2]
+        delay = draw.uniform(0.0, 0.1) if k % 4 < 2 else draw.uniform(0.0, duration)
+        codes.append(stop_at(collection, tmp_path / f"stop{k}", signum, delay, engine=engine))
+    assert sum(code != 0 for code in codes) >= len(codes) // 2, codes  # the early ones came while there was work
+
+
+def test_a_stop_while_a_served_object_is_forked_stops_its_process(monkeypatch):
+    """A stop that comes while a served object's process is forked is raised at the end of that step,
+    before the object is returned to anyone who could stop its process: the constructor stops it
+    (it was left waiting for calls, and held the command's pipes open)."""
+    started = parallel.blocked_for_children
+
+    @contextlib.contextmanager
+    def stopped_meanwhile():
+        with started() as mask:
+            signal.raise_signal(signal.SIGTERM)  # blocked here: it arrives at the end of the step
+            yield mask
+
+    monkeypatch.setattr(parallel, "blocked_for_children", stopped_meanwhile)
+    try:
+        with stopping_quietly(), pytest.raises(Interrupted):
+            parallel.Served(dict)
+        assert multiprocessing.active_children() == []
+    finally:
+        for child in multiprocessing.active_children():
+            child.kill()
+            child.join()
 
 
 @pytest.mark.skipif(not LINUX, reason="reads the signal handlers from /proc")
@@ -213,6 +266,51 @@ def test_a_stop_during_an_import_waits_for_its_end(tmp_path, monkeypatch):
         assert stopped.value.exit_code == 143
     finally:
         sys.modules.pop("module_stopped_midway", None)
+
+
+def test_a_stop_raised_again_after_an_import_waits_for_a_deferred_step(tmp_path, monkeypatch):
+    """A stop put off by an import is raised again from a timer: if the timer fires within a deferred
+    step (creating the ``-o`` output's temporary file, right after ``import tempfile``), the stop
+    waits for the end of the step, as any other does (it cut that step, and left the file behind)."""
+    (tmp_path / "module_stopped_before_a_step.py").write_text("import signal\nsignal.raise_signal(signal.SIGINT)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    steps = []
+    try:
+        with stopping_quietly(), pytest.raises(Interrupted) as stopped:
+            import module_stopped_before_a_step  # noqa: F401
+            with deferred():
+                time.sleep(20 * AGAIN_AFTER)  # the timer fires in here
+                steps.append("the step went on")
+        assert steps == ["the step went on"] and stopped.value.exit_code == 130
+    finally:
+        sys.modules.pop("module_stopped_before_a_step", None)
+
+
+STOPPED_WHILE_IMPORTED = """
+import os, runpy, signal, sys
+
+class StopAtClick:
+    # sends the signal to this process as the command line imports click, before it has started
+    def find_spec(self, name, path=None, target=None):
+        if name == "click":
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.{signal})
+        return None
+
+sys.meta_path.insert(0, StopAtClick())
+sys.argv = ["prefeval", "eval", "-R", {qrels!r}, {run!r}]
+runpy.run_module("prefeval", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_while_the_command_line_is_imported_ends_it_quietly(signum):
+    """A stop that comes while the command line imports its modules (before it has parsed anything)
+    ends it as soon as it starts, quietly (Ctrl-C printed a KeyboardInterrupt traceback from the
+    middle of the imports, and SIGTERM killed the process)."""
+    script = STOPPED_WHILE_IMPORTED.format(signal=signal.Signals(signum).name, qrels=QRELS, run=RUNS[0])
+    ended = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (128 + signum, b"", b"")
 
 
 def test_the_api_keeps_keyboard_interrupt():

@@ -323,6 +323,38 @@ def test_every_test_is_blind_to_last_bit_noise(test, seed):
 
 def test_too_many_resampled_means_is_a_usage_error():
     values = np.zeros((136, 10))
-    with pytest.raises(UsageError, match="--bootstrap 1000000000000 is too large for 136 pairs"):
+    with pytest.raises(UsageError, match="--bootstrap 1000000 is too large for 136 pairs"):  # within MAX_RESAMPLES
+        compare_pairs(values, bootstrap=10**6, seed=1)
+    with pytest.raises(UsageError, match=r"--bootstrap 1000000000000 is too large: at most 1,000,000 \("):
         compare_pairs(values, bootstrap=10**12, seed=1)
     assert MAX_RESAMPLED_MEANS >= 4950 * 10_000  # 100 runs' pairs with the default resamples fit
+
+
+def constant_lines(tmp_path):
+    """Three runs on five queries: A is 0.5 above B on each (no variance), A and C tie on each."""
+    lines = []
+    for q in range(5):
+        lines += [{"qid": f"q{q}", "runi": "A", "runj": "B", "sample": 0, "type": "preference", "rpp": 0.5},
+                  {"qid": f"q{q}", "runi": "A", "runj": "C", "sample": 0, "type": "preference", "rpp": 0.0},
+                  {"qid": f"q{q}", "runi": "B", "runj": "C", "sample": 0, "type": "preference", "rpp": -0.5}]
+    path = tmp_path / "constant.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in lines))
+    return str(path)
+
+
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "sign", "randomization", "bootstrap"])
+def test_values_without_variance_write_no_null(tmp_path, test):
+    """A pair whose values are all equal but not 0 has no effect size (mean / 0): it was written
+    ``"effect_size":null``; the line leaves it out, and tsv has an empty field. Every other
+    statistic is a number."""
+    prefs = constant_lines(tmp_path)
+    result = run_cli("significance", "-P", prefs, "--test", test, "--seed", "1", "--bootstrap", "200")
+    assert result.exit_code == 0, result.stderr
+    assert b"null" not in result.stdout_bytes and b"NaN" not in result.stdout_bytes
+    first, tied, second = [record for record in map(orjson.loads, result.stdout.splitlines()) if "runi" in record]
+    assert "effect_size" not in first and "effect_size" not in second and tied["effect_size"] == 0.0
+    assert (first["mean"], first["ci_low"], first["ci_high"], first["wins"]) == (0.5, 0.5, 0.5, 5)
+    tsv = run_cli("significance", "-P", prefs, "--test", test, "--seed", "1", "--bootstrap", "200", "--format", "tsv")
+    header, row = tsv.stdout.splitlines()[:2]
+    assert dict(zip(header.split("\t"), row.split("\t")))["effect_size"] == ""
+    assert "nan" not in tsv.stdout

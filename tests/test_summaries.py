@@ -8,7 +8,8 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import QRELS, RUNS, json_lines, run_cli
+from conftest import QRELS, RUNS, json_lines, run_cli, write_json_lines, write_text
+from contract import assert_one_line_error
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -210,3 +211,37 @@ def test_the_api_takes_the_summary_option_under_its_cli_name():
     medians = per_query.groupby("run", sort=False)["ap"].median()
     assert list(means.columns) == ["sample", "run", "qid", "ap", "ap:median"]
     assert means["ap:median"].tolist() == medians[means["run"]].tolist()
+
+
+def test_eval_refuses_gini_of_a_metric_that_can_be_negative_before_any_output(tmp_path):
+    """The issue's case: the per-query lines were written before the summary failed, and the message
+    showed ``np.float64(-1.0)``. The measure's declared range says it can be negative (utility's is
+    [-inf, inf]): refused before anything is read, whatever the values, with the measure named."""
+    qrels = write_text(tmp_path / "qrels", ["q1 0 d1 1", "q2 0 d2 1"])
+    run = write_text(tmp_path / "run", ["q1 Q0 d1 1 1 A", "q2 Q0 d2 1 1 A"])
+    message = assert_one_line_error(run_cli("eval", "-q", "-m", "utility.-1,0,0,0", "--summary", "gini", "-R", qrels,
+                                            run), 2)
+    assert message == ("--summary gini: the Gini coefficient is defined for non-negative values only, and "
+                       "utility@-1.0,0.0,0.0,0.0 can be negative (its values lie in [-inf, inf])")
+    with pytest.raises(UsageError, match="ndcg@gains=0:-1 can be negative"):  # a negative gain: refused unread
+        Evaluation.from_files(str(tmp_path / "missing"), [run], ["ndcg@gains=0:-1;1:1"], summary="gini")
+    assert run_cli("eval", "-m", "ap", "--summary", "gini", "-R", qrels, run).exit_code == 0  # ap is in [0, 1]
+
+
+def test_aggregate_refuses_gini_of_negative_values_before_any_output(tmp_path):
+    """aggregate reads values of any sign: a negative one under ``METRIC:gini`` is refused before the
+    per-query orderings are written, naming the file, the measure, the run and the query."""
+    lines = [{"qid": qid, "run": run, "sample": 0, "type": "metric", "ap": value}
+             for qid, run, value in (("q1", "A", 0.5), ("q1", "B", -1), ("q2", "A", 0.25), ("q2", "B", 0.5))]
+    prefs = write_json_lines(tmp_path / "prefs.jsonl", [dict(line, qid=f"{line['qid']}-{k}")  # over a batch
+                                                        for k in range(3000) for line in lines])
+    message = assert_one_line_error(run_cli("aggregate", "-q", "-P", prefs, "-m", "ap:gini"), 1)
+    assert message == (f"{prefs}: ap:gini: the Gini coefficient is defined for non-negative values only, and ap is "
+                       "-1.0 for run B on query q1-0 (sample 0)")
+    assert run_cli("aggregate", "-q", "-P", prefs, "-m", "ap:median").exit_code == 0
+
+
+def test_the_gini_refusal_of_raw_values_shows_numbers_as_numbers():
+    with pytest.raises(UsageError) as refused:
+        summarise("gini", np.array([[-1.0], [2.0]]))
+    assert str(refused.value) == "the Gini coefficient is defined for non-negative values only, and -1.0 is negative"

@@ -52,7 +52,7 @@ from prefeval.analyses.orderings import (
     kendall_tau,
     ordering_by,
 )
-from prefeval.errors import InputError, UsageError
+from prefeval.errors import InputError, UsageError, shown
 from prefeval.io.evallines import (
     EvalLines,
     SampleScores,
@@ -63,8 +63,9 @@ from prefeval.io.keys import MEAN, METRIC, PREFERENCE, QID, SAMPLE, SUMMARY_QID,
 from prefeval.io.records import KENDALL_TAU, MEASURE_A, MEASURE_B, METHOD_A, METHOD_B, SCORES
 from prefeval.measures import select_available
 from prefeval.measures.request import split_measure_list
-from prefeval.measures.summaries import split_statistic
+from prefeval.measures.summaries import STATISTICS, split_statistic
 from prefeval.ranking.subsampling import keep_count
+from prefeval.runtime.memory import MAX_RESAMPLES, check_count
 from prefeval.runtime.seeds import resolve_seed
 
 
@@ -137,15 +138,19 @@ def aggregate(
     ``measures`` are names as ``-m`` takes them (:func:`choose_aggregations`). ``seed`` (drawn and
     reported when None and something is drawn) seeds the query subsamples and the resamples.
     """
-    lines = _eval_lines(source)
-    chosen = choose_aggregations(lines, measures)
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
     if num_samples is not None and num_samples < 1:
         raise UsageError("num_samples must be at least 1")
     if bootstrap is not None and (isinstance(bootstrap, bool) or not isinstance(bootstrap, numbers.Integral)
                                   or bootstrap < 1):
-        raise UsageError(f"bootstrap must be a number of resamples of at least 1, not {bootstrap!r}")
+        raise UsageError(f"bootstrap must be a number of resamples of at least 1, not {shown(bootstrap)}")
+    check_count("--bootstrap", bootstrap or 0, MAX_RESAMPLES,
+                "a rank probability is then within 0.0005 of its limit; more resamples only take longer, each "
+                "ordering every run again")
+    lines = _eval_lines(source)
+    chosen = choose_aggregations(lines, measures)
+    _check_non_negative(lines, chosen)
     if bootstrap or query_fraction < 1.0:
         seed = resolve_seed(seed)
     for sample_number, sample, queries in _aggregation_samples(lines, query_fraction, num_samples, seed):
@@ -168,20 +173,40 @@ def aggregate(
                     yield from bootstrap_records(sample_number, aggregation.key, method, result)
 
 
+def _check_non_negative(lines: EvalLines, aggregations: list[Aggregation]) -> None:
+    """An :class:`InputError` when a metric aggregated by a statistic defined for non-negative values
+    only (``ap:gini``) has a negative value, found before any record is made: the summary comes after
+    the per-query orderings (``-q``), which would be written already."""
+    for aggregation in aggregations:
+        statistic = STATISTICS.get(aggregation.methods[0]) if aggregation.is_metric else None
+        if statistic is None or not statistic.non_negative:
+            continue
+        for sample in lines.samples:
+            values = sample.metrics.get(aggregation.measure, np.empty(0))
+            negative = np.flatnonzero(values < 0)
+            if len(negative):
+                line = negative[0]
+                run, qid = sample.runs[sample.metric_run[line]], sample.qids[sample.metric_query[line]]
+                raise InputError(lines.source, f"{aggregation.key}: " + statistic.refusal(
+                    f"{aggregation.measure} is {float(values[line])!r} for run {run} on query {qid} "
+                    f"(sample {sample.sample})"))
+
+
 def correlation_records(summary: dict) -> Iterator[dict]:
     """Kendall's τ (τ-b with ties) between the orderings of every two measures of a summary record,
     for every method of the first (``mean``; ``mc4``, ``borda``) and every method of the second,
-    measures in the order of the record. Runs missing from either ordering are left out; with fewer
-    than two runs in common the τ is None."""
+    measures in the order of the record. Runs missing from either ordering are left out; two orderings
+    with fewer than two runs in common order no pair of runs, have no τ, and give no record."""
     measures = [name for name, entry in summary.items() if isinstance(entry, dict)]
     for i, measure_a in enumerate(measures):
         for measure_b in measures[i + 1:]:
             entry_a, entry_b = summary[measure_a], summary[measure_b]
             for method_a in _methods(entry_a):
                 for method_b in _methods(entry_b):
-                    yield {QID: SUMMARY_QID, SAMPLE: summary[SAMPLE], MEASURE_A: measure_a, MEASURE_B: measure_b,
-                           METHOD_A: method_a, METHOD_B: method_b,
-                           KENDALL_TAU: _ordering_tau(entry_a, method_a, entry_b, method_b)}
+                    tau = _ordering_tau(entry_a, method_a, entry_b, method_b)
+                    if tau is not None:
+                        yield {QID: SUMMARY_QID, SAMPLE: summary[SAMPLE], MEASURE_A: measure_a,
+                               MEASURE_B: measure_b, METHOD_A: method_a, METHOD_B: method_b, KENDALL_TAU: tau}
 
 
 class OrderingComparison(NamedTuple):

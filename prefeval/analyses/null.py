@@ -102,7 +102,7 @@ from prefeval.measures.shares import ideal_dcg
 from prefeval.ranking.loading import load_collection, load_judgments
 from prefeval.ranking.positions import Positions, Selection, binary_positions
 from prefeval.ranking.ranktable import RankTable
-from prefeval.runtime.memory import MAX_HELD_BYTES, STEP_ELEMENTS
+from prefeval.runtime.memory import MAX_DRAWS, MAX_HELD_BYTES, STEP_ELEMENTS, check_count
 from prefeval.runtime.seeds import resolve_seed
 
 DEFAULT_NULL_METRICS = ("ap", "ndcg", "rr", "rp", "p@10", "r@10")
@@ -154,6 +154,8 @@ class NullEvaluation:
             raise UsageError(f"the quantile must be in (0, 1), not {self.quantile}")
         if self.draws < 1:
             raise UsageError("draws must be at least 1")
+        check_count("--draws", self.draws, MAX_DRAWS, "a 0.95 quantile from them is within 0.0007 in probability; "
+                    "more only take longer, each draw ranking every query at random again")
         if self.num_items is None and self.qrels.num_judged is None:
             raise UsageError("the number of items per query is unknown: give num_items")
         if self.num_items is not None and self.num_items > MAX_ITEMS:

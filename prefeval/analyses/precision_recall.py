@@ -81,6 +81,9 @@ def interpolated_precision_curves(path: str, query: str | None) -> Curves:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InputError(source, f"{key} must be a number, not {value!r}", number)
+            low, high = measure.bounds
+            if not low <= value <= high:  # a precision: anything else is not one (and 1e100 broke the figure)
+                raise InputError(source, f"{key} must be a precision, in [{low:g}, {high:g}], not {value!r}", number)
             values[measure.name] = float(value)
         if qid != SUMMARY_QID:
             queries.add(qid)

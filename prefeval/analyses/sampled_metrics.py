@@ -100,7 +100,7 @@ from prefeval.ranking.positions import (
     unretrieved_per_query,
 )
 from prefeval.ranking.ranktable import RankTable
-from prefeval.runtime.memory import STEP_ELEMENTS
+from prefeval.runtime.memory import MAX_DRAWS, STEP_ELEMENTS, check_count
 from prefeval.runtime.seeds import resolve_seed
 
 DEFAULT_SAMPLED_METRICS = ("ap", "ndcg", "rr", "r@10", "p@10", "auc")
@@ -155,6 +155,8 @@ class SampledEvaluation:
             raise UsageError(f"the unretrieved policy must be one of {', '.join(UNRETRIEVED_POLICIES)}")
         if self.draws == 1 or self.draws < 0:
             raise UsageError("draws must be 0 (no Monte Carlo) or at least 2 (for a standard deviation)")
+        check_count("--draws", self.draws, MAX_DRAWS, "a mean over them is within 0.3% of one draw's spread; "
+                    "more only take longer, each draw scoring every run on every query again")
         if not self.sample_sizes:
             raise UsageError("at least one sample size is needed")
         self.sample_sizes = list(dict.fromkeys(int(size) for size in self.sample_sizes))

@@ -42,9 +42,11 @@ adjusted value capped at 1:
 
 The confidence interval of the mean is the bootstrap percentile interval at level 1 − alpha: the
 alpha/2 and 1 − alpha/2 quantiles (numpy's linear interpolation) of the B resampled means. The effect
-size is mean / sd with the sample sd (Q − 1); it is 0 when every value is 0 and undefined (NaN,
-written ``null``) when the values are all equal but not 0. A pair is significant when its corrected
-p-value is below alpha; the discriminative power of a measure is the fraction of its pairs that are.
+size is mean / sd with the sample sd (Q − 1); it is 0 when every value is 0 and undefined (NaN in
+:class:`PairStatistics`) when the values are all equal but not 0 (mean / 0). A record leaves out what
+is undefined or not computed (that effect size; the interval without resamples), rather than writing
+``null`` where a number belongs. A pair is significant when its corrected p-value is below alpha; the
+discriminative power of a measure is the fraction of its pairs that are.
 
 Randomness (sign flips, resamples) comes from one ``numpy.random.Generator`` seeded with ``seed``,
 created afresh for every call of :func:`compare_pairs`, so the results for a measure do not depend on
@@ -55,6 +57,7 @@ which other measures are analysed. The test draws first, then the interval's res
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 import warnings
 from collections.abc import Iterator, Sequence
@@ -64,7 +67,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.analyses.aggregate import aggregate
-from prefeval.errors import InputError, UsageError
+from prefeval.errors import InputError, UsageError, shown
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
 from prefeval.io.keys import PREFERENCE, QID, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
 from prefeval.io.records import (
@@ -80,7 +83,7 @@ from prefeval.io.records import (
     is_pair_test,
 )
 from prefeval.measures import select_available
-from prefeval.runtime.memory import MAX_HELD_BYTES, STEP_ELEMENTS
+from prefeval.runtime.memory import MAX_HELD_BYTES, MAX_RESAMPLES, STEP_ELEMENTS, check_count
 from prefeval.runtime.seeds import resolve_seed
 
 TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap")
@@ -127,15 +130,20 @@ class SignificanceOptions:
         if self.correction not in CORRECTIONS:
             raise UsageError(f"unknown correction {self.correction!r}; choose one of {', '.join(CORRECTIONS)}")
         if isinstance(self.alpha, bool) or not isinstance(self.alpha, numbers.Real) or not 0.0 < self.alpha < 1.0:
-            raise UsageError(f"alpha must be in (0, 1), not {self.alpha!r}")
+            raise UsageError(f"alpha must be in (0, 1), not {shown(self.alpha)}")
         for name in ("permutations", "bootstrap"):
             count = getattr(self, name)
             if count is None and name == "bootstrap":
                 continue
             if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
-                raise UsageError(f"{name} must be an integer of at least 1, not {count!r}")
+                raise UsageError(f"{name} must be an integer of at least 1, not {shown(count)}")
         if self.test == "bootstrap" and not self.bootstrap:
             raise UsageError("the bootstrap test needs at least one resample")
+        check_count("--permutations", self.permutations, MAX_RESAMPLES,
+                    "a p-value then resolves 1e-6; more sign flips only take longer")
+        check_count("--bootstrap", self.bootstrap or 0, MAX_RESAMPLES,
+                    "an interval's ends and a p-value then move by less than their resampling error; more "
+                    "resamples only take longer")
 
     @classmethod
     def of(cls, options: SignificanceOptions | None = None, **settings) -> SignificanceOptions:
@@ -390,8 +398,9 @@ def pairwise_significance(
 
     With ``baseline``, only the pairs with that run are tested, each written as (other run,
     baseline) (:class:`BaselinePairs`), and the correction runs across those pairs.
-    ``bootstrap=None`` skips the intervals (``null``), for when only the tests are wanted. The seed
-    is resolved once, so that every measure draws alike.
+    ``bootstrap=None`` skips the intervals (no ``ci_low`` nor ``ci_high``), for when only the tests
+    are wanted; an undefined effect size is left out too (module docstring). The seed is resolved
+    once, so that every measure draws alike.
     """
     options = SignificanceOptions.of(options, **settings)
     lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
@@ -405,7 +414,7 @@ def pairwise_significance(
             significant = stats.significant.tolist()
             for k, (first, second) in enumerate(names):
                 record = {QID: SUMMARY_QID, RUNI: first, RUNJ: second, MEASURE: measure, TEST: options.test}
-                record.update({key: column[k] for key, column in columns.items()})
+                record.update({key: column[k] for key, column in columns.items() if not math.isnan(column[k])})
                 record[SIGNIFICANT] = significant[k]
                 record[SAMPLE] = sample.sample
                 yield record

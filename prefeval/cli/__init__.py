@@ -28,7 +28,7 @@ import click
 from prefeval.cli.common import CONTEXT, ending_quietly
 from prefeval.runtime.ending import end_process
 from prefeval.runtime.memory import keep_freed_memory
-from prefeval.runtime.signals import Interrupted, ignore_stops, stopping_quietly
+from prefeval.runtime.signals import Interrupted, ignore_stops, raise_early_stop, stopping_quietly
 
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
 
@@ -97,6 +97,7 @@ class LazyGroup(click.Group):
                 try:
                     try:
                         with ending_quietly():
+                            raise_early_stop()  # one that came while the command line was imported
                             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
                             sys.exit(code if isinstance(code, int) else 0)
                     finally:

@@ -16,6 +16,7 @@ from prefeval.cli.common import (
 from prefeval.errors import UsageError
 from prefeval.io.output import output_stream
 from prefeval.report.formats import ORDERINGS, formats_for, formats_help, write_records
+from prefeval.runtime.memory import MAX_RESAMPLES
 
 
 @click.command("aggregate", context_settings=CONTEXT, epilog="""\b
@@ -44,7 +45,7 @@ Examples:
               help="Seed of the query subsampling and the bootstrap (one is drawn and reported if needed).")
 @click.option("--bootstrap", type=click.IntRange(min=1), metavar="B",
               help="Also rank the runs on B resamples of the queries: each run's 95% rank interval, its "
-                   "probability of each rank, and tiers of runs whose intervals overlap.")
+                   f"probability of each rank, and tiers of runs whose intervals overlap (B <= {MAX_RESAMPLES:,}).")
 @click.option("--mc4-damping", "--mc4_damping", "damping", type=click.FloatRange(0.0, 1.0, max_open=True),
               default=DEFAULT_DAMPING, show_default=True,
               help="Teleport probability of the MC4 chain (0: the pure chain).")

@@ -22,6 +22,7 @@ from prefeval.ranking.conventions import EMPTY_QUERIES, MISSING_QUERIES, PROFILE
 from prefeval.ranking.subsampling import LABEL_POLICIES
 from prefeval.report.evaluation import check_evaluated, check_evaluation_format, check_measures_shown
 from prefeval.report.formats import EVALUATION, formats_for, formats_help
+from prefeval.runtime.memory import MAX_TIE_DRAWS
 from prefeval.runtime.progress import Progress
 
 MEASURES_HELP = ("A measure, or a comma-separated list (repeatable): "
@@ -68,7 +69,7 @@ Examples:
                    "expectation over random orders; range adds each value's minimum and maximum over all orders.")
 @click.option("--draws", type=click.IntRange(min=2), default=DEFAULT_DRAWS, show_default=True,
               help="With --ties expected: random orders drawn for a lexicographic preference on a query with more "
-                   "joint orders than this (fewer are all enumerated).")
+                   f"joint orders than this (fewer are all enumerated); at most {MAX_TIE_DRAWS:,}.")
 @click.option("--samples", type=click.IntRange(min=1), default=1, show_default=True,
               help="Repeat the evaluation N times with fresh subsampling (the 'sample' field).")
 @click.option("--query_fraction", "--query-fraction", type=FRACTION, default=1.0, show_default=True,

@@ -14,6 +14,7 @@ from prefeval.analyses.null import (
 from prefeval.cli.common import CONTEXT, INPUT_FILE, output_option, reported_errors
 from prefeval.io.output import output_stream
 from prefeval.report.formats import NULL, write_records
+from prefeval.runtime.memory import MAX_DRAWS
 
 
 @click.command("null", context_settings=CONTEXT, epilog="""\b
@@ -31,7 +32,8 @@ Examples:
 @click.option("--quantile", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=DEFAULT_QUANTILE,
               show_default=True, metavar="Q", help="The quantile of the null distribution that a run must beat.")
 @click.option("--draws", type=click.IntRange(min=1), default=DEFAULT_DRAWS, show_default=True, metavar="D",
-              help="Random rankings per query for what has no closed form (the quantiles of AP, nDCG, ...).")
+              help=f"Random rankings per query for what has no closed form (the quantiles of AP, nDCG, ...); at most "
+                   f"{MAX_DRAWS:,}.")
 @click.option("--seed", type=click.IntRange(min=0), metavar="S",
               help="Seed of the random rankings (one is drawn and reported if needed).")
 @output_option

@@ -14,6 +14,7 @@ from prefeval.analyses.sampled_metrics import (
 from prefeval.cli.common import CONTEXT, INPUT_FILE, output_option, reported_errors
 from prefeval.io.output import output_stream
 from prefeval.report.formats import SAMPLED, write_records
+from prefeval.runtime.memory import MAX_DRAWS
 
 
 @click.command("sampled", context_settings=CONTEXT, epilog="""\b
@@ -37,7 +38,8 @@ Examples:
               help="Where a run's unretrieved relevant items go: worst, the bottom of the catalogue; best, right "
                    "after the run's last document.")
 @click.option("--draws", type=click.IntRange(min=0), default=0, show_default=True, metavar="D",
-              help="Also draw D Monte Carlo samplings (D >= 2) and report their mean and standard deviation.")
+              help=f"Also draw D Monte Carlo samplings (2 <= D <= {MAX_DRAWS:,}) and report their mean and standard "
+                   "deviation.")
 @click.option("--seed", type=click.IntRange(min=0), metavar="S",
               help="Seed of the Monte Carlo draws (one is drawn and reported if needed).")
 @click.option("-q", "--per-query", is_flag=True, help="Also write a line per query, run, metric and sample size.")

@@ -26,6 +26,7 @@ from prefeval.cli.common import (
 )
 from prefeval.io.output import output_stream
 from prefeval.report.formats import SIGNIFICANCE, formats_for, formats_help, write_records
+from prefeval.runtime.memory import MAX_RESAMPLES
 
 ALPHA = click.FloatRange(0.0, 1.0, min_open=True, max_open=True)
 COUNT = click.IntRange(min=1)
@@ -49,9 +50,10 @@ def significance_options(scope: str = ""):
         click.option("--alpha", type=ALPHA, default=DEFAULT_ALPHA, show_default=True,
                      help=say("significance level; the confidence intervals are at 1 - alpha.")),
         click.option("--permutations", type=COUNT, default=DEFAULT_PERMUTATIONS, show_default=True,
-                     help=say("sign flips of the randomization test (all 2^Q of them when that is no more).")),
+                     help=say(f"sign flips of the randomization test (all 2^Q of them when that is no more; at most "
+                                  f"{MAX_RESAMPLES:,}).")),
         click.option("--bootstrap", type=COUNT, default=DEFAULT_BOOTSTRAP, show_default=True,
-                     help=say("resamples of the bootstrap intervals and test.")),
+                     help=say(f"resamples of the bootstrap intervals and test (at most {MAX_RESAMPLES:,}).")),
         click.option("--seed", type=click.IntRange(min=0),
                      help=say("seed of the resampling (one is drawn and reported if needed and not given).")),
     ]

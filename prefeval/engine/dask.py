@@ -15,12 +15,17 @@ client's memory stays bounded.
 
 The cluster is dask.distributed's: a scheduler at ``scheduler`` (``tcp://host:8786``, as
 ``dask scheduler`` prints it), or, when none is given, a ``LocalCluster`` of ``jobs`` single-threaded
-worker processes started for the evaluation and stopped after it.
+worker processes started for the evaluation and stopped after it. The local cluster has no dashboard
+(its scheduler's HTTP routes listen on a free port of this machine: :data:`SCHEDULER_HTTP_ADDRESS`);
+its workers ignore Ctrl-C, which reaches the whole process group, so that only the client decides
+(it stops the cluster and ends quietly: :mod:`prefeval.runtime.signals`), and it is started as one
+step, so that a stop during its start stops it once it is up rather than leaving its workers behind.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -28,8 +33,34 @@ from typing import Any
 from prefeval.engine.chunks import Chunk
 from prefeval.engine.executors import ChunkEvaluator
 from prefeval.errors import UsageError
+from prefeval.runtime.signals import ignored_by_spawned_children
 
 IN_FLIGHT_PER_WORKER = 2
+SCHEDULER_HTTP_ADDRESS = "127.0.0.1:0"
+"""Where the local cluster's scheduler serves HTTP (its health and metrics routes; no dashboard is
+started): a port the system chooses, on this machine only. Dask's default, port 8787, made it warn
+when that port was taken (another cluster's dashboard) and move elsewhere anyway."""
+
+
+QUIET_LOGGERS = ("asyncio", "distributed", "tornado")
+"""The loggers of the client's event loop and of Dask, silenced while the executor is open: the
+cluster's own tasks that a stop (or an error) cuts short log their failures there ("Task exception
+was never retrieved", a worker lost while the cluster closes), which are not the command's to show
+(what fails the evaluation reaches it as an exception)."""
+
+
+@contextlib.contextmanager
+def _quiet_loggers() -> Iterator[None]:
+    """:data:`QUIET_LOGGERS` at level CRITICAL within the block, as they were after it."""
+    loggers = [logging.getLogger(name) for name in QUIET_LOGGERS]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
@@ -54,10 +85,13 @@ class DaskExecutor:
         except ImportError:
             raise UsageError("--engine dask needs dask.distributed: pip install 'prefeval[dask]'") from None
         with contextlib.ExitStack() as stack:
+            stack.enter_context(_quiet_loggers())
             if scheduler is None:
-                cluster = stack.enter_context(LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                                           dashboard_address=None, silence_logs=50))
-                client = stack.enter_context(Client(cluster))
+                with ignored_by_spawned_children():  # Ctrl-C is this process's to handle, not the workers'
+                    cluster = stack.enter_context(LocalCluster(
+                        n_workers=jobs, threads_per_worker=1, processes=True, silence_logs=logging.CRITICAL,
+                        dashboard_address=None, scheduler_kwargs={"dashboard_address": SCHEDULER_HTTP_ADDRESS}))
+                    client = stack.enter_context(Client(cluster))
             else:
                 try:
                     client = stack.enter_context(Client(scheduler, timeout="30s"))

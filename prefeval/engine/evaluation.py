@@ -151,7 +151,7 @@ class Evaluation:
             self._table = self._table.judged_only()
         check_policy(self.ties, self.draws)
         check_measures(self.ties, self.measures)
-        self.summary_statistics = check_statistics(self.summary_statistics)
+        self.summary_statistics = check_statistics(self.summary_statistics, self.measures)
         if self.num_runs < 2 and self.preference_measures and not self.metric_measures:
             raise UsageError("preference measures need two or more runs, and no metric was asked for")
         if self.subsampling.draws_at_random:
@@ -212,7 +212,7 @@ class Evaluation:
                                      judged_only=bool(judged_only))
         subsampling = SubsamplingOptions(samples, query_fraction, label_fraction, label_fraction_policy, seed)
         jobs = default_jobs() if jobs is None else check_jobs(jobs)
-        statistics = check_statistics(summary)
+        statistics = check_statistics(summary, chosen)
         check_policy(ties, draws)
         check_measures(ties, chosen)
         check_judged(ties, relevance)

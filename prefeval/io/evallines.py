@@ -6,7 +6,9 @@ Per-query pair lines (``"type":"preference"``, with ``runi`` and ``runj``) and m
 metric lines is a metric; one found only on pair lines is a preference (a metric's differences on
 pair lines are not needed: its values are on the metric lines).
 
-Errors, naming the lines: a metric line given twice (one sample, query and run), a pair line given
+Every value is a finite number (:mod:`prefeval.io.jsonl`): ``inf``, ``NaN`` and ``1e400`` are refused,
+naming the line; so is one beyond :data:`MAX_VALUE` in magnitude. Errors, naming the lines: a metric
+line given twice (one sample, query and run), a pair line given
 twice (one sample, query and pair of runs, in either order), and a per-query pair line (it has a
 ``type``, which a summary pair line has not) of a query named ``all``, which eval lines reserve for
 the summary (a metric line of such a query cannot be told from a summary line; ``prefeval eval``
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
@@ -31,12 +34,20 @@ import numpy as np
 import orjson
 
 from prefeval.errors import InputError
-from prefeval.io.jsonl import numbered_records
+from prefeval.io.jsonl import non_finite_message, numbered_records
 from prefeval.io.keys import METRIC, METRIC_KEYS, PAIR_KEYS, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
 from prefeval.io.source import display_name, read_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
+
+MAX_VALUE = 1e30
+"""The largest magnitude of a value: beyond any measure's (the largest, utility's, with coefficients
+of at most 1e12 and a collection of at most 1e15 documents, stays below 1e28), and far enough from
+the largest double (1.8e308) that the sums, squares and sums of squares over the queries behind every
+statistic stay finite (values of 1e300 overflowed the variance of significance's t-test) and a
+figure's labels stay legible (values of 1e60 printed with two decimals collapsed plot preferences'
+layout)."""
 
 
 @dataclass
@@ -240,6 +251,8 @@ def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: t
     columns = {key: frame[value_column[key]].to_numpy() for key in dtypes_by_key}
     if any("," in label for key in labels for label in pd.unique(columns[key])):
         raise _Irregular  # a comma, or a colon the translation turned into one
+    if not all((np.abs(columns[measure]) <= MAX_VALUE).all() for measure in measures):
+        raise _Irregular  # pandas reads inf, Infinity, 1e400: the line-by-line reader names the line
     return columns
 
 
@@ -305,6 +318,11 @@ def eval_lines_from_records(source: str, records: Iterable[tuple[int, dict]]) ->
                 continue
             if type(value) not in (int, float) or value != value:
                 raise InputError(source, f"value of {measure!r} must be a number, found {value!r}", number)
+            if not math.isfinite(value):  # from a DataFrame (JSON has no infinity: numbered_records)
+                raise InputError(source, non_finite_message(measure, value), number)
+            if abs(value) > MAX_VALUE:
+                raise InputError(source, f"value of {measure!r} is too large ({value!r}): eval lines hold values of "
+                                         f"at most {MAX_VALUE:g} in magnitude", number)
             measures.setdefault(measure, None)
             values[measure] = value
         if kind == METRIC:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Union
 
 import numpy as np
 
-from prefeval.errors import InputError, UsageError
+from prefeval.errors import InputError, UsageError, shown
 from prefeval.io.fields import TextColumn
 from prefeval.io.trec import QRELS_FORMAT, Qrels, RunColumns, qrels_from_columns, read_qrels, read_run
 
@@ -150,14 +150,15 @@ def _frame_columns(frame: pd.DataFrame, source: str, number_columns: tuple[str, 
     for column in (query, document):
         if column.isna().any():
             row = column.index[column.isna().to_numpy()][0]
-            raise InputError(source, f"column {column.name!r} is missing a value (row {row!r})")
+            raise InputError(source, f"column {column.name!r} is missing a value (row {shown(row)})")
     import pandas as pd
 
     numbers = pd.to_numeric(number, errors="coerce").to_numpy(dtype=np.float64)
     bad = np.isnan(numbers) & number.notna().to_numpy()
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
-        raise InputError(source, f"{number_name} {number.iloc[row]!r} (row {number.index[row]!r}) is not a number")
+        raise InputError(source, f"{number_name} {shown(number.iloc[row])} (row {shown(number.index[row])}) "
+                                 "is not a number")
     return query.to_numpy(dtype=object), document.to_numpy(dtype=object), numbers
 
 

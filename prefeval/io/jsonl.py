@@ -2,10 +2,18 @@
 
 Where the lines go (stdout, or an atomically replaced ``-o`` file) is :mod:`prefeval.io.output`;
 :func:`output_stream` is also importable from here, where it used to live.
+
+Every number read is finite: JSON has no infinity nor NaN, and orjson refuses ``Infinity``, ``NaN``
+and a number too large for a double (``1e400``, ``-1e999``, a 400-digit integer). Such a value is
+reported as what it is, ``FILE:LINE: value of 'ap' is not a finite number (1e400)``
+(:func:`non_finite_message`), not as malformed JSON; readers that take numbers from elsewhere (a
+DataFrame, a faster parser) refuse non-finite ones with the same message.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
@@ -71,15 +79,45 @@ def read_records(path: str) -> Iterator[tuple[int, dict]]:
 
 
 def numbered_records(lines: Iterable[bytes], source: str) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for every non-blank line; a line that is not a JSON object is an
-    :class:`InputError` naming ``source`` and the line."""
+    """(line number, object) for every non-blank line; a line that is not a JSON object, or holds a
+    number that is not finite (module docstring), is an :class:`InputError` naming ``source`` and the
+    line."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             record = orjson.loads(line)
         except orjson.JSONDecodeError as error:
-            raise InputError(source, f"malformed JSON ({error.args[0] if error.args else error})", number) from None
+            message = _non_finite(line, error.pos) or f"malformed JSON ({error.args[0] if error.args else error})"
+            raise InputError(source, message, number) from None
         if not isinstance(record, dict):
             raise InputError(source, "expected a JSON object", number)
         yield number, record
+
+
+def non_finite_message(key: str | None, value) -> str:
+    """How a number that is not finite is refused: the value of ``key`` (None: within a list or at the
+    top), as it was written (``value``)."""
+    where = f"value of {key!r}" if key is not None else "a value"
+    return f"{where} is not a finite number ({value})"
+
+
+_NUMBER = re.compile(r"[-+]?(?:[0-9.]+(?:[eE][-+]?[0-9]+)?|inf(?:inity)?|nan)", re.IGNORECASE)
+_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+def _non_finite(line: bytes, position: int) -> str | None:
+    """The refusal of a line that orjson stopped reading at ``position`` (a character index, after a
+    sign it stopped at), when what is there is a number that is not finite (``1e400``, ``-Infinity``,
+    ``NaN``, ``+inf``); None when it is something else."""
+    text = line.decode("utf-8", "surrogateescape")
+    start = position - 1 if 0 < position <= len(text) and text[position - 1] in "+-" else position
+    token = _NUMBER.match(text, start)
+    try:
+        if token is None or math.isfinite(float(token.group())):
+            return None
+    except ValueError:  # digits and dots that are no number ("1.2.3"): malformed, not infinite
+        return None
+    keys = _KEY.findall(text, 0, start)
+    key = orjson.loads(f'"{keys[-1]}"'.encode("utf-8", "surrogateescape")) if keys else None
+    return non_finite_message(key, token.group())

@@ -18,6 +18,11 @@ refuses what cannot or must not be done (one line each, a :class:`~prefeval.erro
 
 :func:`output_stream` then writes there. On standard output, when it is a terminal, the progress line
 (:mod:`prefeval.runtime.progress`) is cleared before each write, so data never starts after it.
+
+The system's refusal to write (a full disk, ``/dev/full``, a quota, an I/O error) is an ``OSError``
+that names what was being written, as the command line reports it (``prefeval: error: /dev/full: no
+space left on device``): the file as ``-o`` gave it, :data:`STANDARD_OUTPUT`, or the temporary file
+that holds a ``held`` output. The system itself names no file for a failed write.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from prefeval.runtime.progress import clear_progress_line
 from prefeval.runtime.signals import deferred, ignore_stops
 
 STDOUT = "-"
+STANDARD_OUTPUT = "standard output"
+"""How errors name standard output."""
 GZIP_SUFFIX = ".gz"
 GZIP_LEVEL = 6
 """gzip's own default: nearly the size of level 9 at a fraction of its time."""
@@ -169,10 +176,11 @@ def output_stream(path: str | os.PathLike | None, inputs: Iterable = (), held: b
         if sys.stdout is None:  # closed by the caller (``>&-``)
             raise UsageError("standard output is closed: name an output file with -o")
         stdout = sys.stdout.buffer
-        yield _TerminalStream(stdout) if sys.stdout.isatty() else stdout
-        stdout.flush()
+        yield _NamedStream(stdout, STANDARD_OUTPUT, terminal=sys.stdout.isatty())
+        with _named(STANDARD_OUTPUT):
+            stdout.flush()
         return
-    with _replaced(target.file) if target.replace else open(target.file, "ab") as handle:
+    with _replaced(target.file) if target.replace else _written_through(target.path) as handle:
         if not target.compress:
             yield handle
             return
@@ -213,12 +221,42 @@ def _replaced(file: str) -> Iterator[BinaryIO]:
 
 
 @contextlib.contextmanager
+def _written_through(path: str) -> Iterator[BinaryIO]:
+    """``path`` opened for appending (see :func:`output_stream`), its errors naming it, closed at the end
+    (where what is still buffered is written: a failure there is the output's too)."""
+    handle = open(path, "ab")
+    try:
+        yield _NamedStream(handle, path)
+    except BaseException:
+        with contextlib.suppress(OSError):  # the error on the way out is the one to report
+            handle.close()
+        raise
+    with _named(path):
+        handle.close()
+
+
+@contextlib.contextmanager
 def _held() -> Iterator[BinaryIO]:
-    """An anonymous temporary file (in ``$TMPDIR``), gone when closed, whatever happens."""
+    """An anonymous temporary file (in ``$TMPDIR``), gone when closed, whatever happens; its errors
+    name it as "a temporary file in $TMPDIR"."""
     import tempfile
 
     with tempfile.TemporaryFile("w+b") as spool:
-        yield spool
+        yield _NamedStream(spool, f"a temporary file in {tempfile.gettempdir()}")
+
+
+@contextlib.contextmanager
+def _named(name: str) -> Iterator[None]:
+    """Within the block, an ``OSError`` that names no file (a write's) names ``name``. A broken pipe is
+    left as it is: the command line ends quietly when the reader of its output goes away."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        if error.filename is not None or error.errno is None:
+            raise
+        raise OSError(error.errno, error.strerror, name) from None
 
 
 def _mode_for(file: str) -> int:
@@ -231,18 +269,28 @@ def _mode_for(file: str) -> int:
     return 0o666 & ~umask
 
 
-class _TerminalStream:
-    """Standard output on a terminal: each write first clears the progress line (drawn on stderr,
-    most likely the same terminal), and is flushed at once, so that the two never share a line."""
+class _NamedStream:
+    """A stream whose failures to write name it (:func:`_named`). On a ``terminal`` (standard output),
+    each write first clears the progress line (drawn on stderr, most likely the same terminal), and is
+    flushed at once, so that the two never share a line."""
 
-    def __init__(self, stream: BinaryIO):
+    def __init__(self, stream: BinaryIO, name: str, terminal: bool = False):
         self._stream = stream
+        self._name = name
+        self._terminal = terminal
 
     def write(self, data) -> int:
-        clear_progress_line()
-        written = self._stream.write(data)
-        self._stream.flush()
+        if self._terminal:
+            clear_progress_line()
+        with _named(self._name):
+            written = self._stream.write(data)
+            if self._terminal:
+                self._stream.flush()
         return written
+
+    def flush(self) -> None:
+        with _named(self._name):
+            self._stream.flush()
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)

@@ -36,10 +36,14 @@ C_k = w_(1) + … + w_(k) the cumulative weight in sorted order.
     pairs divided by twice the mean: G = Σ_i Σ_j |x_i − x_j| / (2 N² · mean). Computed as
     Σ_k (x_(k+1) − x_(k)) · C_k · (N − C_k) / (N² · mean) over the distinct sorted values, a sum of
     non-negative terms, so that equal values give exactly 0. G = 0 when every value is equal, all
-    zeros included (nothing is unequal); it is at most 1 − 1/N (one query holds everything). It needs
-    non-negative values (a :class:`~prefeval.errors.UsageError` otherwise). Lower is more even: a run
-    that does equally well on every query. It says nothing about the level (a run at 0 everywhere has
-    G = 0), so it is read beside a mean, not instead of it.
+    zeros included (nothing is unequal); it is at most 1 − 1/N (one query holds everything). It is
+    defined for non-negative values only (with negative ones it can pass 1, and the mean can be 0):
+    ``eval --summary gini`` refuses a metric whose declared range (:attr:`Measure.bounds
+    <prefeval.measures.base.Measure.bounds>`) holds negative values (``utility``, a ``gains=`` map
+    with a negative gain) before any value is computed, whatever the data (:func:`check_statistics`),
+    and ``aggregate -m METRIC:gini`` refuses per-query values that are negative before it writes
+    anything. Lower is more even: a run that does equally well on every query. It says nothing about
+    the level (a run at 0 everywhere has G = 0), so it is read beside a mean, not instead of it.
 
 Edge cases: a run with no value on any query (N = 0) has NaN for every statistic. Higher is better for
 every statistic but ``gini``, where lower is better (:attr:`Statistic.higher_is_better`), which
@@ -53,12 +57,15 @@ name (``ap``), as it always had.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 from prefeval.io.keys import MEAN, STATISTIC_SEPARATOR
+
+if TYPE_CHECKING:
+    from prefeval.measures.base import Measure
 
 TAIL = 10
 """The tail of ``cvar10`` and the quantile of ``q10`` are 1/TAIL; fractions are computed as N / TAIL, which
@@ -68,12 +75,19 @@ is exact whenever N is a multiple of TAIL (0.1 · 30 is 3.0000000000000004, 30 /
 class Statistic(NamedTuple):
     """One summary statistic: its name, what it is (for help texts), its direction, and its weighted
     definition ``weighted(x, w)``: x (n,) sorted ascending, w (B, n) integer weights with N = Σ w > 0
-    on every row; one value per row."""
+    on every row; one value per row. ``non_negative``: defined for non-negative values only, and
+    ``title`` how messages call it then."""
 
     name: str
     description: str
     higher_is_better: bool
     weighted: Callable[[np.ndarray, np.ndarray], np.ndarray] | None
+    non_negative: bool = False
+    title: str = ""
+
+    def refusal(self, reason: str) -> str:
+        """The message refusing this statistic (one defined for non-negative values) for ``reason``."""
+        return f"{self.title} is defined for non-negative values only, and {reason}"
 
 
 def _quantile(numerator: int, denominator: int) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -108,7 +122,7 @@ def _cvar(x: np.ndarray, w: np.ndarray) -> np.ndarray:
 
 def _gini(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     if len(x) and x[0] < 0:
-        raise UsageError(f"the Gini coefficient needs non-negative values; found {x[0]!r}")
+        raise UsageError(STATISTICS["gini"].refusal(f"{shown(x[0])} is negative"))
     cumulative = np.cumsum(w, axis=1)
     total = cumulative[:, -1].astype(np.float64)
     weighted_sum = w @ x
@@ -126,21 +140,30 @@ STATISTICS: dict[str, Statistic] = {
         Statistic("min", "the worst query's value", True, _minimum),
         Statistic("q10", "the 10% quantile over queries (linear interpolation)", True, _quantile(1, TAIL)),
         Statistic("cvar10", "the mean of the worst 10% of the queries (conditional value at risk)", True, _cvar),
-        Statistic("gini", "the Gini coefficient of the per-query values (0: even; lower is better)", False, _gini),
+        Statistic("gini", "the Gini coefficient of the per-query values (0: even; lower is better)", False, _gini,
+                  non_negative=True, title="the Gini coefficient"),
     )
 }
 """Every statistic, by name, in the order they are listed."""
 
 
-def check_statistics(names: str | Iterable[str] | None) -> tuple[str, ...]:
+def check_statistics(names: str | Iterable[str] | None, measures: Iterable[Measure] = ()) -> tuple[str, ...]:
     """The statistics asked for (one name or several), in order, duplicates dropped; the mean alone when
-    none is."""
+    none is. A statistic defined for non-negative values only (``gini``) is refused for a metric of
+    ``measures`` whose declared range holds negative values: the summary is computed once every
+    per-query value is written, so the data cannot be checked before the output starts."""
     if names is None:
         return (MEAN,)
     chosen = tuple(dict.fromkeys([names] if isinstance(names, str) else names))
     for name in chosen:
         if name not in STATISTICS:
             raise UsageError(f"unknown summary statistic {name!r}; choose one of {', '.join(STATISTICS)}")
+        statistic = STATISTICS[name]
+        for measure in measures:
+            low, high = measure.bounds
+            if statistic.non_negative and measure.is_metric and low < 0:
+                raise UsageError(f"--summary {name}: " + statistic.refusal(
+                    f"{measure.name} can be negative (its values lie in [{low:g}, {high:g}])"))
     return chosen or (MEAN,)
 
 

@@ -66,7 +66,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 from prefeval.io.keys import bound_keys, error_key, flip_key
 from prefeval.measures.base import AdditiveMetric, Measure, Metric, Preference
 from prefeval.measures.gain_discount import PFound
@@ -94,7 +94,7 @@ from prefeval.ranking.ties import (
     ties_of,
     width,
 )
-from prefeval.runtime.memory import STEP_ELEMENTS
+from prefeval.runtime.memory import MAX_TIE_DRAWS, STEP_ELEMENTS, check_count
 
 DOCID, EXPECTED, RANGE = "docid", "expected", "range"
 TIE_POLICIES = (DOCID, EXPECTED, RANGE)
@@ -114,9 +114,11 @@ MONOTONE_PREFERENCES = (RecallPairedPreference, LexiPrecision, LexiRecall)
 def check_policy(ties: str, draws: int) -> None:
     """A :class:`UsageError` unless ``ties`` is a policy and ``draws`` an integer of at least 2."""
     if ties not in TIE_POLICIES:
-        raise UsageError(f"ties must be one of {', '.join(TIE_POLICIES)}, not {ties!r}")
+        raise UsageError(f"ties must be one of {', '.join(TIE_POLICIES)}, not {shown(ties)}")
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 2:
-        raise UsageError(f"draws must be an integer of at least 2 (for a standard error), not {draws!r}")
+        raise UsageError(f"draws must be an integer of at least 2 (for a standard error), not {shown(draws)}")
+    check_count("--draws", int(draws), MAX_TIE_DRAWS, "a query's random tie orders are held at once, 8 bytes × runs "
+                "× relevant documents × draws, twice: 840 MB for robust03's 17 runs at the bound")
 
 
 def check_measures(ties: str, measures: Sequence[Measure]) -> None:

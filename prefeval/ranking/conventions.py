@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 
 DROP, KEEP = "drop", "keep"
 EMPTY_QUERIES = (DROP, KEEP)
@@ -96,7 +96,7 @@ class Conventions(NamedTuple):
         for name, allowed in (("empty_queries", EMPTY_QUERIES), ("missing_queries", MISSING_QUERIES),
                               ("query_order", QUERY_ORDERS), ("arithmetic", ARITHMETIC)):
             if getattr(self, name) not in allowed:
-                raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {getattr(self, name)!r}")
+                raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {shown(getattr(self, name))}")
         return self
 
 

@@ -18,7 +18,7 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 
 
 @dataclass(frozen=True)
@@ -34,13 +34,13 @@ class RelevanceOptions:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
                                       or not math.isfinite(value)):
-                raise UsageError(f"{name} must be a finite number, not {value!r}")
+                raise UsageError(f"{name} must be a finite number, not {shown(value)}")
         if self.relevance_level is not None and not self.relevance_level > 0:
             raise UsageError(
                 f"relevance level must be > 0 (a grade <= 0 is never relevant), not {self.relevance_level}")
         if self.topk is not None and (isinstance(self.topk, bool) or not isinstance(self.topk, numbers.Integral)
                                       or self.topk < 1):
-            raise UsageError(f"topk must be an integer of at least 1, not {self.topk!r}")
+            raise UsageError(f"topk must be an integer of at least 1, not {shown(self.topk)}")
 
 
 NO_RELEVANCE_OPTIONS = RelevanceOptions()

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankTable
 
@@ -34,13 +34,13 @@ class SubsamplingOptions:
 
     def __post_init__(self):
         if isinstance(self.samples, bool) or not isinstance(self.samples, numbers.Integral) or self.samples < 1:
-            raise UsageError(f"samples must be an integer of at least 1, not {self.samples!r}")
+            raise UsageError(f"samples must be an integer of at least 1, not {shown(self.samples)}")
         for name in ("query_fraction", "label_fraction"):
             fraction = getattr(self, name)
             if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) or not 0.0 < fraction <= 1.0:
-                raise UsageError(f"{name} must be in (0, 1], not {fraction!r}")
+                raise UsageError(f"{name} must be in (0, 1], not {shown(fraction)}")
         if self.label_policy not in LABEL_POLICIES:
-            raise UsageError(f"label policy must be one of {', '.join(LABEL_POLICIES)}, not {self.label_policy!r}")
+            raise UsageError(f"label policy must be one of {', '.join(LABEL_POLICIES)}, not {shown(self.label_policy)}")
 
     @property
     def draws_at_random(self) -> bool:

@@ -52,7 +52,7 @@ def significance_tsv_lines(records: Iterable[dict]) -> Iterator[str]:
     yield "\t".join(TSV_HEADER)
     for record in records:
         if is_pair_test(record):
-            yield tsv_row(record[key] for key in TSV_HEADER)
+            yield tsv_row(record.get(key, "") for key in TSV_HEADER)  # a statistic left out: an empty field
 
 
 def significance_table(records: Iterable[dict], baseline: str | None = None) -> Table:

@@ -22,7 +22,7 @@ import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 from prefeval.runtime.signals import as_worker, blocked_for_children
 
 if TYPE_CHECKING:  # multiprocessing is imported when work is shared out, not with the command line
@@ -59,7 +59,7 @@ def default_jobs() -> int:
 def check_jobs(jobs) -> int:
     """``jobs`` as an int, or a :class:`UsageError` unless it is an integer >= 1."""
     if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs < 1:
-        raise UsageError(f"jobs must be an integer of at least 1, not {jobs!r}")
+        raise UsageError(f"jobs must be an integer of at least 1, not {shown(jobs)}")
     return int(jobs)
 
 
@@ -212,10 +212,17 @@ class Served:
             return
         context = multiprocessing.get_context("fork")
         self._connection, child = context.Pipe()
-        with blocked_for_children() as mask:
-            self._process = context.Process(target=_serve_object, args=(make, child, mask), daemon=True)
-            self._process.start()
-        child.close()
+        try:
+            with blocked_for_children() as mask:
+                process = context.Process(target=_serve_object, args=(make, child, self._connection, mask),
+                                          daemon=True)
+                process.start()
+                self._process = process
+        except BaseException:  # a stop that came while forking, raised at the end of the step: no object
+            self.__exit__()    # is returned to be left, so the process is stopped here
+            raise
+        finally:
+            child.close()
 
     @property
     def forked(self) -> bool:
@@ -255,12 +262,16 @@ class Served:
             if self._process.is_alive():
                 self._process.terminate()
             self._process.join()
+        if self._connection is not None:
             self._connection.close()
 
 
-def _serve_object(make: Callable[[], object], connection: Connection, mask: frozenset) -> None:
-    """A served object's process: make it, then answer calls until the pipe closes."""
+def _serve_object(make: Callable[[], object], connection: Connection, parent_end: Connection,
+                  mask: frozenset) -> None:
+    """A served object's process: make it, then answer calls until the pipe closes. Its copy of the
+    parent's end of the pipe is closed first, so that the pipe closes when the parent is gone."""
     as_worker(mask)
+    parent_end.close()
     try:
         try:
             served, failure = make(), None

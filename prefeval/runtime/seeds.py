@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numbers
 
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 from prefeval.runtime.notes import note
 
 SEED_LIMIT = 2**32
@@ -27,5 +27,5 @@ def resolve_seed(seed: int | None) -> int:
         note(f"no --seed given; drew seed {seed} (pass --seed {seed} to repeat)")
         return seed
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise UsageError(f"seed must be a non-negative integer, not {seed!r}")
+        raise UsageError(f"seed must be a non-negative integer, not {shown(seed)}")
     return int(seed)

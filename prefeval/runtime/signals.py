@@ -7,18 +7,30 @@ removed) and the command ends with exit code 128 + the signal's number (130, 143
 traceback. Only the first signal counts: the ones that follow are ignored while the command cleans
 up, so a second Ctrl-C cannot cut the cleanup short.
 
-Two kinds of code must not be cut in the middle:
+Some code must not be cut in the middle:
 
 * a step that creates or commits something that a ``finally`` must then undo or keep (a temporary
   file created but not yet known to its cleanup, a file renamed into place) runs under
   :func:`deferred`: a signal that arrives meanwhile takes effect at the end of the step;
 * a forked worker process (:mod:`prefeval.runtime.parallel`) must not run the parent's handler: it
   is forked under :func:`blocked_for_children` and calls :func:`as_worker` first thing;
+* a process that starts a fresh interpreter (the workers of Dask's local cluster, which are spawned,
+  not forked) cannot call anything before Python's own start-up does: it is started under
+  :func:`ignored_by_spawned_children`, and inherits SIGINT ignored;
 * an import (the command's module, numpy, and whatever a command imports when it needs it): a stop
   raised in the middle of a module's body leaves it half made, and a C extension half made (numpy's)
   can turn the exit into an ``ImportError`` message or a crash (SIGSEGV, seen once in 300 stops). A
   stop that arrives during an import is raised again a moment later (:data:`AGAIN_AFTER`), once no
   import is under way.
+
+**From the first line.** Before the command line has parsed its first option it imports its own
+modules (click, numpy, ...: tens of milliseconds), and Python's default SIGINT handler would print a
+``KeyboardInterrupt`` traceback from the middle of them. The command's entry point
+(``prefeval/__main__.py``) calls :func:`keep_early_stops` first thing: a stop that arrives from then on
+until the command starts is kept, and :func:`raise_early_stop` ends the command with it as soon as it
+has started (within :func:`stopping_quietly` and the command's error handling). Only a signal that
+comes while the interpreter itself starts, before it runs prefeval's first line (about 20 ms, mostly
+Python's ``site``), is Python's to report.
 
 Once the command's result is committed (its output file renamed into place), or the command is
 ending anyway (an error reported), :func:`ignore_stops` makes a later signal change nothing: it would
@@ -58,6 +70,27 @@ class Interrupted(BaseException):
 _state = threading.local()  # only the main thread installs or defers; kept per thread all the same
 
 
+def keep_early_stops() -> None:
+    """First thing in the command line's process, before it imports anything else: a stop that arrives
+    while the command line starts is kept (as under :func:`deferred`) until :func:`raise_early_stop`.
+    Only for a process that is the command line: it takes SIGINT away from Python's default handler."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _state.deferring, _state.pending, _state.ignoring, _state.early = 1, None, False, True
+    for number in STOP_SIGNALS:
+        signal.signal(number, _stop)
+
+
+def raise_early_stop() -> None:
+    """The command line has started (within :func:`stopping_quietly` and its error handling): the stop
+    kept since :func:`keep_early_stops`, if any, raises :class:`Interrupted` now; without one, or
+    without :func:`keep_early_stops`, nothing happens."""
+    signum = getattr(_state, "early_stop", None)
+    _state.early_stop = None
+    if signum is not None:
+        raise Interrupted(signum)
+
+
 def _deferring() -> int:
     return getattr(_state, "deferring", 0)
 
@@ -93,7 +126,8 @@ def _importing(frame) -> bool:
 
 def _raise_later(signum: int) -> None:
     """Raise :class:`Interrupted` in :data:`AGAIN_AFTER` seconds (from a timer signal), or again later
-    while an import is under way then; not at all once stops are ignored."""
+    while an import is under way then, or at the end of the :func:`deferred` step under way then; not
+    at all once stops are ignored."""
     if not hasattr(signal, "setitimer"):
         raise Interrupted(signum)
     if getattr(_state, "timer", None) is None:  # the first time: keep what was there
@@ -101,6 +135,9 @@ def _raise_later(signum: int) -> None:
 
     def again(_signum, frame) -> None:
         if _ignoring():
+            return
+        if _deferring():  # within a step that must not be cut: at its end (a temporary file was left so)
+            _state.pending = signum
             return
         if _importing(frame):
             signal.setitimer(signal.ITIMER_REAL, AGAIN_AFTER)
@@ -155,9 +192,13 @@ def stopping_quietly(restore: bool = True) -> Iterator[None]:
         return
     previous = {number: signal.getsignal(number) for number in STOP_SIGNALS}
     previous_hook = sys.unraisablehook
-    _state.pending, _state.ignoring = None, False
-    for number in STOP_SIGNALS:
-        signal.signal(number, _stop)
+    early = getattr(_state, "early", False) and _state.pending
+    if getattr(_state, "early", False):  # the start is over: what keep_early_stops kept is raise_early_stop's
+        _state.deferring, _state.early = 0, False
+    _state.pending, _state.ignoring, _state.early_stop = None, False, early or None
+    if not early:  # after a stop, the signals stay ignored (only the first one counts)
+        for number in STOP_SIGNALS:
+            signal.signal(number, _stop)
     sys.unraisablehook = _unraisable(previous_hook)
     try:
         yield
@@ -200,6 +241,35 @@ def blocked_for_children() -> Iterator[frozenset]:
         try:
             yield frozenset(mask)
         finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+@contextlib.contextmanager
+def ignored_by_spawned_children() -> Iterator[None]:
+    """Around starting processes that run a fresh interpreter (spawned, such as the workers of Dask's
+    local cluster): they start with SIGINT ignored, which an ``exec`` keeps and which keeps Python
+    from installing its own handler (Ctrl-C reaches the whole process group, and only this process
+    decides what to do); SIGTERM keeps its default action, how they are stopped. The block runs as
+    a :func:`deferred` step, so that whatever it starts is known to its cleanup before a stop.
+
+    SIGINT's action is process-wide: meanwhile it is blocked in this thread (and in the threads the
+    block starts), and a SIGINT sent to the process stays pending rather than being discarded, then
+    takes effect at the end of the block. One already pending when the block starts is kept as the
+    stop (setting the action to "ignore" discards it in the system).
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield  # elsewhere than POSIX, no signal masks: a spawned child handles Ctrl-C as Python does
+        return
+    with deferred():
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT,))
+        if signal.SIGINT in signal.sigpending():  # the handler's work, done here: the next line discards it
+            _stop(signal.SIGINT, None)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            yield
+        finally:
+            stopped = getattr(_state, "pending", None) is not None or _ignoring()
+            signal.signal(signal.SIGINT, signal.SIG_IGN if stopped else previous)
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from prefeval.analyses.significance import SignificanceOptions
-from prefeval.errors import UsageError
+from prefeval.errors import UsageError, shown
 from prefeval.io.evallines import EvalLines
 from prefeval.io.jsonl import output_stream
 from prefeval.io.keys import SUMMARY_QID
@@ -58,7 +58,7 @@ class PlotRequest:
 
     def __post_init__(self):
         if self.query is not None and (not isinstance(self.query, str) or not self.query.strip()):
-            raise UsageError(f"query must be a query id, not {self.query!r}")
+            raise UsageError(f"query must be a query id, not {shown(self.query)}")
         if self.query == SUMMARY_QID:
             raise UsageError(f"query {SUMMARY_QID!r} names the summary lines: leave out the query to plot the mean")
         for name, low, high in (("width", 1.0, 100.0), ("height", 1.0, 100.0), ("dpi", 10.0, 2400.0)):
@@ -66,7 +66,7 @@ class PlotRequest:
             if value is None and name != "dpi":
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-                raise UsageError(f"{name} must be a number from {low:g} to {high:g}, not {value!r}")
+                raise UsageError(f"{name} must be a number from {low:g} to {high:g}, not {shown(value)}")
 
 
 class RunStyle(NamedTuple):
