@@ -121,6 +121,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
     or ir_measures' (each with its tool's conventions: --conventions)."""
     from prefeval.engine import write_files_evaluation
     from prefeval.engine.evaluation import Evaluation
+    from prefeval.measures.ties import check_policy
     from prefeval.report.evaluation import write_evaluation
 
     with reported_errors():
@@ -133,6 +134,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         request = read_request(measures or needs.default_measures or (), num_docs)
         chosen = select_measures(request, measure_set)
         check_measures_shown(fmt, request, chosen)
+        check_policy(ties, draws)  # before the engine's choice, which looks at the inputs
         progress = Progress.for_terminal(quiet)
         engine = check_engine(engine, scheduler, streaming_obstacle(qrels, runs, samples, query_fraction,
                                                                     label_fraction, rules), input_size(qrels, runs))
