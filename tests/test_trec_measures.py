@@ -354,6 +354,10 @@ LAST_DIGIT_CASES = [
                  "map", "0.5937",
                  id="map: a lone query's 8 precisions added in rank order (0.5937499999999999), not pairwise "
                     "(0.59375)"),
+    pytest.param({"10": {"d10-1": 3, "d10-4": 0, "d10-3": 4, "d10-2": 3, "d10-0": -1}},
+                 {"10": ["d10-6", "d10-2", "d10-1"]}, "rbp.p=0.9", "0.1283",
+                 id="rbp: gain * p^(x-1) added, then times 1 - p (0.12825), not (1 - p) * gain * p^(x-1) added "
+                    "(0.12824999999999998)"),
 ]
 
 
