@@ -305,7 +305,8 @@ def test_every_ir_measures_name_example_parses_to_its_family():
 TYPED_NAMES = [
     "AP", "AP@100", "nDCG@10", "nDCG(dcg='exp-log2')@10", 'nDCG(dcg="exp-log2")@10', "nDCG(gains={0:0,1:1,2:3})@10",
     "P@10", "P(rel=2)@10", "P(rel=1)@10", "R@100", "RR", "RR@10", "Rprec", "Success@5", "RBP", "RBP(p=0.8)@10",
-    "RBP(p=0.9)", "RBP(rel=2)", "RBP(p=0.8,rel=2)", "ERR@20", "IPrec@0.5", "IPrec(rel=2)@0.5", "SetP",
+    "RBP(p=0.9)", "RBP(rel=2)", "RBP(p=0.8,rel=2)", "ERR@20", "IPrec@0.5", "IPrec(rel=2)@0.5", "IPrec@0.0",
+    "IPrec@1.0", "IPrec@1", "SetP",
     "SetP(relative=True)", "SetRelP", "SetR", "SetF", "SetF(beta=2)", "SetF(beta=2.0)", "SetAP", "NumQ", "NumRet",
     "NumRet(rel=1)", "NumRelRet", "NumRel", "Bpref", "BPref", "infAP", "Judged@10", "Compat", "Compat(p=0.95)",
     "Compat(p=0.9,normalize=False)", "Accuracy", "AP(judged_only=True)", "AP(judged_only=False)@5",
