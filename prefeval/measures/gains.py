@@ -38,9 +38,8 @@ import numpy as np
 from prefeval.errors import UsageError
 from prefeval.io.numbers import INTEGER, NUMBER, is_number
 from prefeval.measures.base import AdditiveMetric, Metric, Param, RatioMetric, register
-from prefeval.measures.shares import CUTOFF, product_of_earlier, within
+from prefeval.measures.shares import CUTOFF, powers_of, product_of_earlier, query_steps, within
 from prefeval.ranking.positions import Positions, segment_cumsum, segment_reduce, sequential_segment_sum
-from prefeval.runtime.memory import STEP_ELEMENTS
 
 JARVELIN_KEKALAINEN = "Järvelin and Kekäläinen, ACM TOIS 2002, doi:10.1145/582415.582418"
 MOFFAT_ZOBEL = "Moffat and Zobel, ACM TOIS 2008, doi:10.1145/1416950.1416952"
@@ -609,17 +608,14 @@ class TrecRBPResidual(Metric):
         :attr:`~prefeval.ranking.positions.Positions.sequential`), which the second, exact in
         reals, differs from in the last bit (a summary of 0.78755 prints 0.7876 in trec_eval): p^i
         by repeated multiplication (:func:`powers_of`), the unjudged documents' p^(x−1) added in rank order, then
-        p^n + (1 − p) · that sum. Queries are taken in blocks of at most ``STEP_ELEMENTS`` run ×
-        query × rank values."""
+        p^n + (1 − p) · that sum. Queries are taken a few at a time (:func:`query_steps`)."""
         retrieved = positions.num_retrieved.astype(np.int64)
         num_runs, num_queries = retrieved.shape
         deepest = int(retrieved.max(initial=0))
         powers = powers_of(p, deepest + 1)
         runs, queries, ranks = _judged_ranks(positions, others)
         values = np.zeros((num_runs, num_queries))
-        step = max(STEP_ELEMENTS // max(num_runs * deepest, 1), 1)
-        for first in range(0, num_queries, step):
-            stop = min(first + step, num_queries)
+        for first, stop in query_steps(num_runs, num_queries, deepest):
             depth = retrieved[:, first:stop]
             unjudged = np.arange(deepest) < depth[..., None]
             inside = (queries >= first) & (queries < stop)
@@ -628,12 +624,6 @@ class TrecRBPResidual(Metric):
             last = np.take_along_axis(sums, np.maximum(depth - 1, 0)[..., None], axis=2)[..., 0] if deepest else 0.0
             values[:, first:stop] = np.where(unjudged.any(axis=2), powers[depth] + (1.0 - p) * last, 0.0)
         return values
-
-
-def powers_of(p: float, count: int) -> np.ndarray:
-    """p^0, p^1, ..., p^(count − 1) by repeated multiplication, p^i = p^(i−1) · p, as trec_eval's
-    loops make them (``cur_p = cur_p * p``, m_rbp.c, m_rbp_resid.c): ``p ** i`` differs in the last bit."""
-    return np.cumprod(np.concatenate(([1.0], np.full(max(count - 1, 0), p))))[:count]
 
 
 def _judged_ranks(positions: Positions, others) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

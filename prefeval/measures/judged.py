@@ -29,7 +29,7 @@ import numpy as np
 from prefeval.errors import UsageError
 from prefeval.measures.aggregators import GEOMETRIC, SUM
 from prefeval.measures.base import Metric, Param, register
-from prefeval.measures.shares import CUTOFF, MAX_CUTOFF, per_document, within
+from prefeval.measures.shares import CUTOFF, MAX_CUTOFF, per_document, powers_of, query_steps, within
 from prefeval.ranking.positions import Positions
 
 BPREF_PAPER = "Buckley and Voorhees, SIGIR 2004, doi:10.1145/1008992.1009000"
@@ -259,6 +259,8 @@ class Compatibility(Metric):
     reads_grades = True
 
     def compute(self, positions: Positions) -> np.ndarray:
+        if positions.sequential:
+            return self._as_ir_measures_adds(positions)
         p, normalize = self.param("p"), self.param("normalize")
         ranks = positions.ranks
         num_runs, width = ranks.shape
@@ -280,6 +282,44 @@ class Compatibility(Metric):
         weights = np.zeros(deepest + 1)
         np.cumsum(p ** (steps - 1.0), out=weights[1:])
         return _divide(overlap, weights[depth])
+
+    def _as_ir_measures_adds(self, positions: Positions) -> np.ndarray:
+        """Compat in the arithmetic of ir_measures' compat provider (compat_provider.py, ``rbo``;
+        the tools' conventions, :attr:`~prefeval.ranking.positions.Positions.sequential`), which the
+        running sums above, equal in reals, differ from in the last bit: depth by depth,
+        score += (w_d · A_d) / d and normalizer += w_d, with w_d by repeated multiplication
+        (:func:`~prefeval.measures.shares.powers_of`); RBO = score / normalizer; and with
+        ``normalize``, RBO(L, I) / RBO(I, I) where RBO(I, I) > 0 (A_d = min(d, m) for I against itself).
+        Queries are taken a few at a time (:func:`~prefeval.measures.shares.query_steps`)."""
+        p, normalize = self.param("p"), self.param("normalize")
+        depth = np.maximum(positions.num_retrieved, positions.length[None, :]).astype(np.int64)  # (R, Q)
+        num_runs, num_queries = depth.shape
+        deepest = int(depth.max(initial=0))
+        weights = powers_of(p, deepest)
+        steps = np.arange(1, deepest + 1, dtype=np.float64)
+        normalizers = np.cumsum(weights)
+        meet = np.maximum(positions.ranks, _ideal_ranks(positions))  # where a document joins A_d
+        run, element = np.nonzero(np.isfinite(meet))
+        query = np.repeat(np.arange(len(positions.length)), positions.length)[element]
+        at = meet[run, element].astype(np.int64) - 1
+        values = np.zeros((num_runs, num_queries))
+        for first, stop in query_steps(num_runs, num_queries, deepest + 1):
+            last = np.maximum(depth[:, first:stop] - 1, 0)[..., None]
+            inside = (query >= first) & (query < stop)
+            joined = np.zeros((num_runs, stop - first, deepest))
+            np.add.at(joined, (run[inside], query[inside] - first, at[inside]), 1.0)
+            scores = np.cumsum(weights * np.cumsum(joined, axis=2) / steps, axis=2)
+            score = np.take_along_axis(scores, last, axis=2)[..., 0] if deepest else np.zeros(last.shape[:2])
+            normalizer = normalizers[last[..., 0]] if deepest else np.ones(last.shape[:2])
+            rbo = score / normalizer
+            if normalize:
+                itself = np.minimum(steps, positions.length[first:stop, None].astype(np.float64))
+                best = np.take_along_axis(np.broadcast_to(np.cumsum(weights * itself / steps, axis=1),
+                                                          (num_runs, stop - first, deepest)), last, axis=2)[..., 0] \
+                    / normalizer if deepest else np.zeros(last.shape[:2])
+                rbo = np.where(best > 0, rbo / np.where(best > 0, best, 1.0), rbo)
+            values[:, first:stop] = np.where(depth[:, first:stop] > 0, rbo, 0.0)
+        return values
 
 
 def _ideal_ranks(positions: Positions) -> np.ndarray:
