@@ -161,26 +161,30 @@ class Tally:
         self.excluded.update(other.excluded)
 
     def report(self, tool: str) -> str:
-        named = sum(ours.rsplit("\t", 1)[0] != theirs.rsplit("\t", 1)[0] for ours, theirs, _ in self.differences)
+        valued = sum(_value(ours) != _value(theirs) for ours, theirs, _ in self.differences)
         lines = [f"{tool}: {self.collections} collections, {self.outputs} outputs, {self.lines} lines compared, "
-                 f"{len(self.differences)} differ ({named} in the measure's name or the query, "
-                 f"{len(self.differences) - named} in the value alone)"]
+                 f"{len(self.differences)} differ ({valued} in the value, {len(self.differences) - valued} in "
+                 "the measure's name or the query alone)"]
         lines += [f"  excluded ({reason}): {count}" for reason, count in sorted(self.excluded.items())]
-        values_first = sorted(self.differences, key=lambda found: found[0].rsplit("\t", 1)[0]
-                              != found[1].rsplit("\t", 1)[0])
+        values_first = sorted(self.differences, key=lambda found: _value(found[0]) == _value(found[1]))
         lines += [f"  {where}: ours {ours!r}, theirs {theirs!r}" for ours, theirs, where in values_first[:20]]
         return "\n".join(lines)
 
 
+def _value(line: str) -> str:
+    """A line's last field, its value."""
+    return line.rsplit("\t", 1)[-1].strip()
+
+
 def excluded(ours: str, theirs: str, where: str) -> str | None:
     """Why a line that differs is excluded (module docstring), None when it is not."""
-    value = theirs.rsplit("\t", 1)[-1].strip()
+    value = _value(theirs)
     if value == "nan" and "IPrec(judged_only=True)" in theirs:
         return "ir_measures' nan: IPrec(judged_only=True) without relevant documents"
     if value == "-nan" and theirs.startswith(("iprec_at_recall", "11pt_avg")) and "-J" in where.split():
         return "trec_eval's -nan under -J: a query left without documents"
     if any(name in theirs for name in GDEVAL):
-        ours_value, their_value = float(ours.rsplit("\t", 1)[-1]), float(theirs.rsplit("\t", 1)[-1])
+        ours_value, their_value = float(_value(ours)), float(value)
         if abs(ours_value - their_value) <= 1e-4 + 1e-9:
             return "gdeval's five decimals"
     return None
