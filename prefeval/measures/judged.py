@@ -292,33 +292,32 @@ class Compatibility(Metric):
         ``normalize``, RBO(L, I) / RBO(I, I) where RBO(I, I) > 0 (A_d = min(d, m) for I against itself).
         Queries are taken a few at a time (:func:`~prefeval.measures.shares.query_steps`)."""
         p, normalize = self.param("p"), self.param("normalize")
-        depth = np.maximum(positions.num_retrieved, positions.length[None, :]).astype(np.int64)  # (R, Q)
+        depth = np.maximum(positions.num_retrieved, positions.length[None, :]).astype(np.int64)  # D, (R, Q)
         num_runs, num_queries = depth.shape
         deepest = int(depth.max(initial=0))
+        values = np.zeros((num_runs, num_queries))
+        if not deepest:
+            return values
         weights = powers_of(p, deepest)
         steps = np.arange(1, deepest + 1, dtype=np.float64)
         normalizers = np.cumsum(weights)
-        meet = np.maximum(positions.ranks, _ideal_ranks(positions))  # where a document joins A_d
+        meet = np.maximum(positions.ranks, _ideal_ranks(positions))  # the depth from which a document is in A_d
         run, element = np.nonzero(np.isfinite(meet))
-        query = np.repeat(np.arange(len(positions.length)), positions.length)[element]
+        query = np.repeat(np.arange(num_queries), positions.length)[element]
         at = meet[run, element].astype(np.int64) - 1
-        values = np.zeros((num_runs, num_queries))
-        for first, stop in query_steps(num_runs, num_queries, deepest + 1):
-            last = np.maximum(depth[:, first:stop] - 1, 0)[..., None]
+        for first, stop in query_steps(num_runs, num_queries, deepest):
+            last = np.maximum(depth[:, first:stop] - 1, 0)[..., None]  # d = D, (R, Qb, 1)
             inside = (query >= first) & (query < stop)
             joined = np.zeros((num_runs, stop - first, deepest))
             np.add.at(joined, (run[inside], query[inside] - first, at[inside]), 1.0)
             scores = np.cumsum(weights * np.cumsum(joined, axis=2) / steps, axis=2)
-            score = np.take_along_axis(scores, last, axis=2)[..., 0] if deepest else np.zeros(last.shape[:2])
-            normalizer = normalizers[last[..., 0]] if deepest else np.ones(last.shape[:2])
-            rbo = score / normalizer
-            if normalize:
-                itself = np.minimum(steps, positions.length[first:stop, None].astype(np.float64))
-                best = np.take_along_axis(np.broadcast_to(np.cumsum(weights * itself / steps, axis=1),
-                                                          (num_runs, stop - first, deepest)), last, axis=2)[..., 0] \
-                    / normalizer if deepest else np.zeros(last.shape[:2])
-                rbo = np.where(best > 0, rbo / np.where(best > 0, best, 1.0), rbo)
-            values[:, first:stop] = np.where(depth[:, first:stop] > 0, rbo, 0.0)
+            normalizer = normalizers[last[..., 0]]
+            rbo = np.take_along_axis(scores, last, axis=2)[..., 0] / normalizer
+            if normalize:  # RBO(I, I): A_d = min(d, m)
+                itself = np.cumsum(weights * np.minimum(steps, positions.length[first:stop, None]) / steps, axis=1)
+                best = np.take_along_axis(np.broadcast_to(itself, scores.shape), last, axis=2)[..., 0] / normalizer
+                rbo = np.divide(rbo, best, out=rbo, where=best > 0)
+            values[:, first:stop] = rbo
         return values
 
 
