@@ -551,14 +551,13 @@ class TrecRBP(GainMapped, AdditiveMetric):
         :attr:`~prefeval.ranking.positions.Positions.sequential`), which the shares, equal in reals,
         differ from in the last bit (0.12825 where the shares give 0.12824999999999998): each gain
         scaled by a division, (g − lo) / (hi − lo); p^(x−1) by repeated multiplication
-        (:func:`powers_of`); gain · p^(x−1) added in rank order over the documents with a gain
-        (the judged list: the relevant ones and, where grade 0's scaled gain is not 0, the judged
-        non-relevant ones); then (1 − p) times that sum."""
+        (:func:`~prefeval.measures.shares.powers_of`); gain · p^(x−1) added in rank order over the
+        documents with a gain (the judged list: the relevant ones and, where grade 0's scaled gain
+        is not 0, the judged non-relevant ones); then (1 − p) times that sum."""
         offset, span = self.scale(positions)
+        element_offset, element_span = positions.per_element(offset), positions.per_element(span)
         with np.errstate(divide="ignore", invalid="ignore"):
-            gains = np.where(positions.per_element(span) > 0, (self.gains.gain(positions.grades)
-                                                               - positions.per_element(offset))
-                             / positions.per_element(span), 0.0)
+            gains = np.where(element_span > 0, (self.gains.gain(positions.grades) - element_offset) / element_span, 0.0)
             zero = np.where(span > 0, (self.gains.zero_gain - offset) / span, 0.0)
         judged = judged_list(positions, gains, zero if self.reads_judged else 0.0)
         retrieved = np.isfinite(judged.ranks)
@@ -606,9 +605,10 @@ class TrecRBPResidual(Metric):
     def _as_trec_eval_adds(positions: Positions, others, p: float) -> np.ndarray:
         """The first formula in trec_eval's own arithmetic (trec_eval's conventions,
         :attr:`~prefeval.ranking.positions.Positions.sequential`), which the second, exact in
-        reals, differs from in the last bit (a summary of 0.78755 prints 0.7876 in trec_eval): p^i
-        by repeated multiplication (:func:`powers_of`), the unjudged documents' p^(x−1) added in rank order, then
-        p^n + (1 − p) · that sum. Queries are taken a few at a time (:func:`query_steps`)."""
+        reals, differs from in the last bit (a summary of 0.78755 prints 0.7876 in trec_eval; m_rbp_resid.c):
+        p^i by repeated multiplication (:func:`~prefeval.measures.shares.powers_of`), the unjudged
+        documents' p^(x−1) added in rank order, then p^n + (1 − p) · that sum. Queries are taken a
+        few at a time (:func:`~prefeval.measures.shares.query_steps`)."""
         retrieved = positions.num_retrieved.astype(np.int64)
         num_runs, num_queries = retrieved.shape
         deepest = int(retrieved.max(initial=0))
