@@ -197,8 +197,10 @@ class Positions(NamedTuple):
     query at the evaluation's relevance level (None: no level, the segment's length), which a graded
     measure may look at as trec_eval's do (Rndcg is 0 without one).
     ``sequential``: segment sums add their terms one after the other, in rank order, as trec_eval
-    adds them (for its output, byte for byte); otherwise numpy's faster pairwise order, which can
-    differ in the last bit.
+    adds them, and a measure computes its value in its tool's own order of operations (trec_eval's,
+    which ir_measures runs through pytrec_eval; the sequential arithmetic of
+    :mod:`prefeval.ranking.conventions`), for the tools' output byte for byte; otherwise numpy's
+    faster pairwise order, which can differ in the last bit.
 
     A segment may be empty (m = 0): a query without a relevant document, kept under trec_eval's
     convention, or without one at the relevance level. The segment reductions give 0 (sum), +inf
