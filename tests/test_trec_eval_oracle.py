@@ -609,11 +609,11 @@ def test_byte_for_byte_with_trec_eval_on_random_collections(tmp_path, seed, opti
 
 
 @needs_binary
-@pytest.mark.parametrize("seeds, large", [(list(range(24)) + [54], False), ([1000, 1001, 1173, 1191], True)],
+@pytest.mark.parametrize("seeds, large", [(list(range(24)) + [54, 281], False), ([1000, 1001, 1262], True)],
                          ids=["1-4 queries of 1-8 documents", "up to 12 queries of 30"])
 def test_byte_for_byte_with_trec_eval_to_the_last_digit(seeds, large):
     """``benchmarks/last_digit.py trec_eval`` on small collections, where sums land on .5 of the last
-    printed digit (seed 54 and 1173, 1191: trec_eval's rbp), under eight option sets: every line
+    printed digit (seeds 54, 281 and 1262: trec_eval's rbp), under eight option sets: every line
     trec_eval's (its -nan under -J counted apart there)."""
     tally = benchmark("last_digit").trec_eval_tally(TREC_EVAL, seeds, large)
     assert tally.lines > 10000 and not tally.differences, tally.report("trec_eval")
