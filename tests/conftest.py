@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import os
+import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +40,16 @@ def robust03_or_skip() -> Path:
     if not (ROBUST03 / "qrels.txt").exists() or not REFERENCE.exists():
         pytest.skip(f"robust03 data not found at {SHARED_DATA} (set PREFEVAL_SHARED_DATA)")
     return ROBUST03
+
+
+@functools.cache
+def benchmark(name: str) -> types.ModuleType:
+    """The script ``benchmarks/NAME.py`` as a module (the benchmarks are scripts, not a package)."""
+    spec = importlib.util.spec_from_file_location(f"benchmarks.{name}", ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # before it runs: its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def run_cli(*args, input=None, **options) -> Result:

@@ -1,5 +1,7 @@
 """prefeval against ir_measures, per query: every ir_measures name below is read by prefeval's parser
-(:mod:`prefeval.measures.names`) and must give ir_measures' value on every query.
+(:mod:`prefeval.measures.names`) and must give ir_measures' value on every query; under ir_measures'
+conventions, its very float, per query and on the summary, and ``--format ir_measures`` its lines to
+the last printed digit (``benchmarks/last_digit.py``; the values found to differ there kept as data).
 
 ir_measures computes each measure with one of its providers (its default pipeline: the first that
 supports the measure and is installed): pytrec_eval (trec_eval's code) for AP, P, R, RR without a
@@ -31,7 +33,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import robust03_or_skip
+from conftest import benchmark, robust03_or_skip, run_cli, write_qrels, write_run
 
 from prefeval.engine.evaluation import Block, Evaluation
 from prefeval.measures import parse_measure
@@ -68,11 +70,14 @@ first: in one with judged_only=True, NumRet counts only the judged documents ret
 computed on their own here."""
 
 
-def theirs(qrels, run, names):
-    """{name: {qid: value}} from ir_measures' default pipeline. A measure with ``gains=`` is computed
-    in a call of its own: ir_measures 0.4.3 mixes up the results of ``nDCG`` and ``nDCG(gains=...)``
-    computed in one call (which one gets which depends on Python's hash seed)."""
+def theirs(qrels, run, names, means: dict[str, float] | None = None):
+    """{name: {qid: value}} from ir_measures' default pipeline, and in ``means`` (when given) each
+    name's summary, its aggregator fed the values as they come (ir_measures' ``calc_aggregate``). A
+    measure with ``gains=`` is computed in a call of its own: ir_measures 0.4.3 mixes up the results
+    of ``nDCG`` and ``nDCG(gains=...)`` computed in one call (which one gets which depends on
+    Python's hash seed)."""
     found: dict[str, dict[str, float]] = {name: {} for name in names}
+    aggregators = {name: ir_measures.parse_measure(name).aggregator() for name in names}
     with_gains = [[name] for name in names if "gains=" in name]
     plain = [name for name in names if "gains=" not in name]
     for group in ([name for name in plain if name not in UNPLACED], [name for name in plain if name in UNPLACED],
@@ -83,11 +88,15 @@ def theirs(qrels, run, names):
         for metric in ir_measures.iter_calc(list(measures), qrels, run) if measures else ():
             for name in measures[metric.measure]:
                 found[name][metric.query_id] = metric.value
+                aggregators[name].add(metric.value)
+    if means is not None:
+        means.update({name: aggregator.result() for name, aggregator in aggregators.items()})
     return found
 
 
-def ours(qrels, runs: dict, names, **options):
-    """{run: {name: {qid: value}}} from prefeval, every query of the qrels kept."""
+def ours(qrels, runs: dict, names, means: dict[str, dict[str, float]] | None = None, **options):
+    """{run: {name: {qid: value}}} from prefeval, every query of the qrels kept; in ``means`` (when
+    given), {run: {name: summary}}."""
     evaluation = Evaluation.from_files(qrels, runs, [parse_measure(name) for name in names],
                                        empty_queries="keep", jobs=1, **options)
     metric_names: dict[str, list[str]] = {}
@@ -96,6 +105,9 @@ def ours(qrels, runs: dict, names, **options):
     found = {run: {name: {} for name in names} for run in evaluation.run_ids}
     for result in evaluation.results():
         if not isinstance(result, Block):
+            if means is not None:
+                means.update({run: {name: float(result.metrics[parse_measure(name).name][r]) for name in names}
+                              for r, run in enumerate(evaluation.run_ids)})
             continue
         for key, values in result.metrics.items():
             if key not in metric_names:
@@ -305,7 +317,8 @@ def test_every_ir_measures_name_example_parses_to_its_family():
 TYPED_NAMES = [
     "AP", "AP@100", "nDCG@10", "nDCG(dcg='exp-log2')@10", 'nDCG(dcg="exp-log2")@10', "nDCG(gains={0:0,1:1,2:3})@10",
     "P@10", "P(rel=2)@10", "P(rel=1)@10", "R@100", "RR", "RR@10", "Rprec", "Success@5", "RBP", "RBP(p=0.8)@10",
-    "RBP(p=0.9)", "RBP(rel=2)", "RBP(p=0.8,rel=2)", "ERR@20", "IPrec@0.5", "IPrec(rel=2)@0.5", "SetP",
+    "RBP(p=0.9)", "RBP(rel=2)", "RBP(p=0.8,rel=2)", "ERR@20", "IPrec@0.5", "IPrec(rel=2)@0.5", "IPrec@0.0",
+    "IPrec@1.0", "IPrec@1", "SetP",
     "SetP(relative=True)", "SetRelP", "SetR", "SetF", "SetF(beta=2)", "SetF(beta=2.0)", "SetAP", "NumQ", "NumRet",
     "NumRet(rel=1)", "NumRelRet", "NumRel", "Bpref", "BPref", "infAP", "Judged@10", "Compat", "Compat(p=0.95)",
     "Compat(p=0.9,normalize=False)", "Accuracy", "AP(judged_only=True)", "AP(judged_only=False)@5",
@@ -337,3 +350,94 @@ def test_a_measure_named_otherwise_is_printed_under_ir_measures_canonical_name()
                 assert str(ir_measures.parse_measure(spelled)) == spelled, measure.name
                 checked += 1
     assert checked > 20
+
+
+# --- ir_measures' arithmetic, to the last bit and the last printed digit (issue 24, item 4) -----------
+
+EXACT = [name for name in PYTREC_EVAL + OTHERS if not name.startswith("IPrec(judged_only")]
+"""Every measure compared but gdeval's (five decimals) and pytrec_eval's NaN (module docstring)."""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ir_measures_conventions_give_its_floats_to_the_last_bit(seed):
+    """Under ir_measures' conventions every value is ir_measures' own float, per query and on the
+    summary: what pytrec_eval computes in trec_eval's order of operations, Compat in its provider's
+    loop, the mean added in the order its providers yield the queries (the run's, here not the
+    qrels') and divided once."""
+    qrels, runs = collection(seed)
+    runs = {run_id: dict(reversed(run.items())) for run_id, run in runs.items()}
+    means: dict[str, dict[str, float]] = {}
+    mine = ours(qrels, runs, EXACT, means=means, conventions="ir_measures")
+    for run_id, run in runs.items():
+        their_means: dict[str, float] = {}
+        reference = theirs(qrels, run, EXACT, their_means)
+        for name in EXACT:
+            assert {qid: mine[run_id][name][qid] for qid in qrels} == {qid: reference[name].get(qid, 0.0)
+                                                                       for qid in qrels}, (run_id, name)
+            assert means[run_id][name] == their_means[name], (run_id, name)
+
+
+def run_in_order(ranked: dict[str, list[str]]) -> dict[str, dict[str, float]]:
+    """A run of documents ranked as listed (first is rank 1), distinct scores, queries in the dict's order."""
+    return {qid: {doc: float(len(docs) - rank) for rank, doc in enumerate(docs)} for qid, docs in ranked.items()}
+
+
+IR_MEASURES_DIGIT_CASES = [
+    # qrels (in file order), ranked documents per query (queries in file order), the measure, what
+    # ir_measures 0.4.3 prints on the summary line
+    pytest.param({"11": {"d11-0": 1, "d11-2": 3, "d11-1": 1, "d11-9": 2, "d11-6": 2, "d11-5": 1},
+                  "26": {"d26-3": 1, "d26-0": 2}, "12": {"d12-0": 4}, "14": {"d14-0": 2}},
+                 {"26": ["d26-0", "d26-2", "d26-10", "d26-12", "d26-3", "d26-5", "d26-9", "d26-7", "d26-1", "d26-6",
+                         "d26-13", "d26-8"],
+                  "11": ["d11-4", "d11-9", "d11-0", "d11-12", "d11-7", "d11-10", "d11-1", "d11-5"]},
+                 "SetF(beta=2.0)", "0.2438",
+                 id="SetF: trec_eval's (1 + x) P R / (x P + R) from the rounded P and R (0.6000000000000001)"),
+    pytest.param({"60": {"d60-3": 4, "d60-2": 1, "d60-5": 1, "d60-0": 2}, "16": {"d16-2": 1, "d16-0": 1},
+                  "1": {"d1-3": 0}, "45": {"d45-0": 0}},
+                 {"16": ["d16-6", "d16-8", "d16-7", "d16-12", "d16-5", "d16-4", "d16-11", "d16-1", "d16-9", "d16-3",
+                         "d16-2", "d16-0"],
+                  "60": ["d60-9", "d60-4", "d60-13", "d60-11", "d60-8", "d60-3", "d60-7", "d60-10", "d60-1"]},
+                 "SetF(beta=0.25)", "0.0812", id="SetF(beta=0.25): the same"),
+    pytest.param({"21": {"d21-5": 4, "d21-2": 0, "d21-6": 1, "d21-1": 1, "d21-8": 1, "d21-3": 4, "d21-4": 4,
+                         "d21-7": 2, "d21-9": 3}},
+                 {"21": ["d21-6", "d21-2", "d21-9", "d21-8", "d21-4", "d21-5"]}, "AP(judged_only=True)", "0.5062",
+                 id="AP: 8 precisions added in rank order (0.50625), not pairwise (0.5062500000000001)"),
+    pytest.param({"42": {"d42-6": 0, "d42-0": -1, "d42-2": 0, "d42-1": -1, "d42-4": 0},
+                  "23": {"d23-0": 0, "d23-2": -2, "d23-1": 3, "d23-3": 3}, "34": {"d34-6": 1}, "22": {"d22-1": 0},
+                  "24": {"d24-2": 0}, "36": {"d36-4": 2, "d36-1": 1}, "12": {"d12-1": 0, "d12-2": -1, "d12-0": 0},
+                  "44": {"d44-4": 4}},
+                 {"12": ["d12-8", "d12-13", "d12-2", "d12-11", "d12-9", "d12-0", "d12-1", "d12-12", "d12-5", "d12-4",
+                         "d12-6", "d12-7"],
+                  "42": ["d42-11", "d42-9", "d42-1", "d42-12", "d42-6", "d42-0", "d42-4", "d42-13", "d42-2", "d42-8"],
+                  "23": ["d23-1", "d23-5", "d23-2", "d23-10", "d23-9", "d23-11", "d23-13", "d23-0", "d23-3", "d23-7"],
+                  "36": ["d36-1", "d36-7", "d36-10", "d36-4", "d36-12", "d36-5", "d36-11", "d36-6", "d36-9", "d36-2"]},
+                 "Judged", "0.1687",
+                 id="the mean of 8 queries: their values added one after the other in the run's order, not pairwise"),
+    pytest.param({"22": {"d22-8": 0, "d22-0": 0}, "34": {"d34-6": 1, "d34-3": -2}, "42": {"d42-2": 0, "d42-4": 0},
+                  "23": {"d23-4": 1, "d23-3": 3}, "24": {"d24-2": 0}, "36": {"d36-0": -1}, "44": {"d44-4": 4},
+                  "12": {"d12-0": 0}},
+                 {"36": ["d36-13", "d36-10", "d36-0", "d36-7"], "42": ["d42-4", "d42-13", "d42-12", "d42-2"],
+                  "23": ["d23-8", "d23-3", "d23-13", "d23-12", "d23-4"], "34": ["d34-12", "d34-3", "d34-10", "d34-6"],
+                  "12": ["d12-4", "d12-12", "d12-10", "d12-6", "d12-0"], "22": ["d22-13", "d22-12", "d22-8", "d22-0"]},
+                 "Judged@5", "0.2937",
+                 id="the mean: the values added in the order the run lists its queries, not the qrels' order"),
+]
+
+
+@pytest.mark.parametrize("qrels, ranked, measure, printed", IR_MEASURES_DIGIT_CASES)
+def test_the_ir_measures_layout_prints_its_last_digit(tmp_path, qrels, ranked, measure, printed):
+    """Collections where two ways of computing a value, equal in reals, print different last digits:
+    ``--format ir_measures`` prints what ir_measures' own order of operations gives (its output kept
+    here as data, and compared with its command line, the per-query lines as a set)."""
+    qrels_path, run_path = write_qrels(tmp_path / "q", qrels), write_run(tmp_path / "r", run_in_order(ranked))
+    output = run_cli("eval", "--format", "ir_measures", "-q", "-m", measure, "-R", qrels_path, run_path).stdout
+    assert output.splitlines()[-1] == f"all\t{measure}\t{printed}"
+    theirs = benchmark("last_digit").run_ir_measures(qrels_path, run_path, measure, "-q").splitlines()
+    assert sorted(output.splitlines()) == sorted(theirs) and theirs[-1] == output.splitlines()[-1]
+
+
+def test_the_ir_measures_layout_prints_ir_measures_lines_on_random_collections():
+    """``benchmarks/last_digit.py ir_measures`` on a few collections: every line ir_measures' own, to the
+    last digit (but what differs by design, counted apart there)."""
+    tally = benchmark("last_digit").ir_measures_tally(range(8))
+    assert tally.lines > 1000 and not tally.differences, tally.report("ir_measures")

@@ -10,6 +10,8 @@ inside it rounds recall levels as trec_eval 9 did, prefeval's default; trec_eval
 from __future__ import annotations
 
 import math
+import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -335,28 +337,44 @@ def test_robust03_reference_walk_for_the_measures_without_an_oracle():
 
 # --- trec_eval's arithmetic, to the last printed digit (issue 24, item 4) ----------------------------
 
-RESIDUAL_CASES = [
+LAST_DIGIT_CASES = [
     # qrels, ranked documents per query (first is rank 1), the measure, what trec_eval 10.0 prints
-    ({"q0": {"d0-0": 0, "d0-1": 0, "d0-2": -1, "d0-3": 0, "d0-4": 1, "d0-5": -1, "d0-6": 1},
-      "q1": {"d1-0": 0, "d1-1": 0, "d1-2": 0, "d1-3": -1, "d1-4": 0, "d1-5": 1}},
-     {"q0": ["d0-2"], "q1": ["d1-1", "u1-0", "d1-4", "d1-5", "d1-3"]}, "rbp_resid", "0.8731"),
-    ({"q0": {"d0-0": 1, "d0-1": 1, "d0-2": 0, "d0-3": 0}, "q1": {"d1-0": 0, "d1-1": 1, "d1-2": -1},
-      "q2": {"d2-0": -1, "d2-1": -1, "d2-2": -1}, "q3": {"d3-0": 0, "d3-1": -1, "d3-2": -1, "d3-3": -1, "d3-4": 1,
-                                                       "d3-5": 1, "d3-6": -1}},
-     {"q0": ["u0-2", "d0-1"], "q1": ["u1-2", "d1-0"], "q2": ["u2-0", "d2-0"], "q3": ["d3-4", "d3-3", "d3-2"]},
-     "rbp_resid.p=0.95", "0.9638"),
+    pytest.param({"q0": {"d0-0": 0, "d0-1": 0, "d0-2": -1, "d0-3": 0, "d0-4": 1, "d0-5": -1, "d0-6": 1},
+                  "q1": {"d1-0": 0, "d1-1": 0, "d1-2": 0, "d1-3": -1, "d1-4": 0, "d1-5": 1}},
+                 {"q0": ["d0-2"], "q1": ["d1-1", "u1-0", "d1-4", "d1-5", "d1-3"]}, "rbp_resid", "0.8731",
+                 id="rbp_resid: p^n + (1 - p) * the unjudged documents' p^(x-1), added in rank order"),
+    pytest.param({"q0": {"d0-0": 1, "d0-1": 1, "d0-2": 0, "d0-3": 0}, "q1": {"d1-0": 0, "d1-1": 1, "d1-2": -1},
+                  "q2": {"d2-0": -1, "d2-1": -1, "d2-2": -1},
+                  "q3": {"d3-0": 0, "d3-1": -1, "d3-2": -1, "d3-3": -1, "d3-4": 1, "d3-5": 1, "d3-6": -1}},
+                 {"q0": ["u0-2", "d0-1"], "q1": ["u1-2", "d1-0"], "q2": ["u2-0", "d2-0"],
+                  "q3": ["d3-4", "d3-3", "d3-2"]}, "rbp_resid.p=0.95", "0.9638",
+                 id="rbp_resid.p=0.95: the same, on the summary"),
+    pytest.param({"1": {f"r{rank}": 1 for rank in (1, 2, 5, 6, 12, 15, 21, 24)}},
+                 {"1": [f"r{rank}" if rank in (1, 2, 5, 6, 12, 15, 21, 24) else f"n{rank}" for rank in range(1, 25)]},
+                 "map", "0.5937",
+                 id="map: a lone query's 8 precisions added in rank order (0.5937499999999999), not pairwise "
+                    "(0.59375)"),
+    pytest.param({"10": {"d10-1": 3, "d10-4": 0, "d10-3": 4, "d10-2": 3, "d10-0": -1}},
+                 {"10": ["d10-6", "d10-2", "d10-1"]}, "rbp.p=0.9", "0.1283",
+                 id="rbp: gain * p^(x-1) added, then times 1 - p (0.12825), not (1 - p) * gain * p^(x-1) added "
+                    "(0.12824999999999998)"),
 ]
 
 
-@pytest.mark.parametrize("qrels, ranked, measure, printed", RESIDUAL_CASES)
-def test_rbp_resid_is_added_up_as_trec_eval_adds_it(tmp_path, qrels, ranked, measure, printed):
-    """Collections where the residual's two formulas, equal in reals, print different last digits:
-    trec_eval's p^n + (1 − p) Σ_unjudged p^(x−1), with powers by repeated multiplication, is what the
-    trec_eval layout prints (the values of trec_eval 10.0, kept here as data)."""
+@pytest.mark.parametrize("qrels, ranked, measure, printed", LAST_DIGIT_CASES)
+def test_the_last_digit_is_trec_eval_s(tmp_path, qrels, ranked, measure, printed):
+    """Collections where two ways of adding up a measure, equal in reals, print different last
+    digits: the trec_eval layout prints what trec_eval's own order of operations gives (the values
+    of trec_eval 10.0, kept here as data; compared with the binary when ``PREFEVAL_TREC_EVAL`` names it)."""
     run = {qid: {doc: float(len(docs) - rank) for rank, doc in enumerate(docs)} for qid, docs in ranked.items()}
-    output = run_cli("eval", "--format", "trec_eval", "-m", measure, "-R", write_qrels(tmp_path / "q", qrels),
-                     write_run(tmp_path / "r", run))
+    qrels_path, run_path = write_qrels(tmp_path / "q", qrels), write_run(tmp_path / "r", run)
+    output = run_cli("eval", "--format", "trec_eval", "-m", measure, "-R", qrels_path, run_path)
     assert output.stdout.split("\t")[-1].strip() == printed
+    binary = os.environ.get("PREFEVAL_TREC_EVAL")
+    if binary:
+        done = subprocess.run([binary, "-m", measure, qrels_path, run_path], capture_output=True, text=True,
+                              check=True)
+        assert done.stdout == output.stdout
 
 
 def test_set_f_keeps_its_parameter_as_trec_eval_does():

@@ -52,7 +52,7 @@ from prefeval.measures.ties import (
     preferences_under,
     summary_extras,
 )
-from prefeval.ranking.conventions import REFERENCE, REFERENCE_CONVENTIONS, ZERO, Conventions
+from prefeval.ranking.conventions import LISTED, REFERENCE, REFERENCE_CONVENTIONS, ZERO, Conventions
 from prefeval.ranking.conventions import conventions as make_conventions
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
@@ -401,6 +401,8 @@ class SampleEvaluation:
         self.first, self.second = pairs[:, 0], pairs[:, 1]
         reported = table.in_run[:, selection.queries] if rules.skip_missing else None
         self.metric_reported = reported
+        self.listing_order = table.listing_order[:, selection.queries] \
+            if rules.summary_order == LISTED and table.listing_order is not None else None
         self.pair_reported = reported[self.first] & reported[self.second] if reported is not None else None
         drawn = [m for m in evaluation.preference_measures if not m.per_grade_level]
         if evaluation.ties == EXPECTED and needs_draws(drawn, self.binary, self.first, self.second, evaluation.draws):
@@ -513,6 +515,7 @@ class SampleEvaluation:
             metric_reported=self.metric_reported[:, start:stop] if self.metric_reported is not None else None,
             pair_reported=self.pair_reported[:, start:stop] if self.pair_reported is not None else None,
             summary_metrics={name: values[:, start:stop] for name, values in self.summary_metrics.items()},
+            listing_order=self.listing_order[:, start:stop] if self.listing_order is not None else None,
         )
 
 

@@ -13,7 +13,9 @@ numpy (pairwise), and the block sums are added one after the other. With at most
 queries (every TREC collection) that is numpy's sum of all the values; the error grows with n /
 :data:`SUM_BLOCK` additions rather than n. Under the ``sequential`` arithmetic
 (:class:`SequentialSum`, trec_eval's conventions) the values are added one after the other, in the
-order of the queries, as trec_eval's loop adds them.
+order of the queries, as trec_eval's loop adds them; under the summary order ``listed``
+(:class:`ListedOrderSum`, ir_measures' conventions) one after the other in each run's own order of
+its queries, as ir_measures' ``MeanAgg`` adds them (:mod:`prefeval.ranking.conventions`).
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ class Block:
     """(R, Qb) by metric name: what the summary adds for a metric in place of its values, where a
     measure's summary is not made of its per-query values (trec_eval's ``num_rel`` under ``-c``:
     :attr:`~prefeval.measures.base.Measure.complete_summary_from_qrels`)."""
+    listing_order: np.ndarray | None = None
+    """(R, Qb) under the summary order ``listed`` (:mod:`prefeval.ranking.conventions`): each query's
+    place in the order in which its run lists its queries, in which the summary adds the run's
+    values (:class:`ListedOrderSum`); None: in query order."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,6 +126,29 @@ class SequentialSum:
         return self.total
 
 
+class ListedOrderSum:
+    """Row sums of values added one after the other in each row's own order of the columns (a run's
+    order of its queries, :attr:`Block.listing_order`), from 0 (module docstring): the columns wait,
+    with their places, until the sum is asked for."""
+
+    def __init__(self, rows: int):
+        self.rows = rows
+        self._values: list[np.ndarray] = []
+        self._places: list[np.ndarray] = []
+
+    def add(self, values: np.ndarray, places: np.ndarray) -> None:
+        """Add the next columns, (rows, k), and each one's place in its row's order, (rows, k)."""
+        self._values.append(values)
+        self._places.append(places)
+
+    def result(self) -> np.ndarray:
+        total = SequentialSum(self.rows)
+        if self._values:
+            order = np.argsort(np.concatenate(self._places, axis=1), axis=1, kind="stable")
+            total.add(np.take_along_axis(np.concatenate(self._values, axis=1), order, axis=1))
+        return total.result()
+
+
 class RunningSummary:
     """The summary of one sample, from its blocks in query order (:meth:`add`), in memory that does
     not grow with the number of queries, except for the statistics other than the mean
@@ -130,7 +159,9 @@ class RunningSummary:
     or its own under ``missing_queries="skip"``), adding :attr:`Block.summary_metrics` in place of a
     metric's per-query values where a block has them. Pair values and the pair values kept for the
     summary (:attr:`Block.pair_extras`) are means over the queries both runs are reported on, 0 when
-    none. ``sums`` makes the running sums: :class:`FixedOrderSum` or :class:`SequentialSum`.
+    none. ``sums`` makes the running sums: :class:`FixedOrderSum` or :class:`SequentialSum`; a
+    metric's values are added in each run's own order instead (:class:`ListedOrderSum`, which keeps
+    them until the summary) where the blocks say it (:attr:`Block.listing_order`).
     """
 
     def __init__(self, sample: int, aggregators: dict[str, Aggregator], statistics: tuple[str, ...], num_runs: int,
@@ -140,11 +171,11 @@ class RunningSummary:
         self.statistics = statistics
         self.sums = sums
         self.num_queries = 0
-        self.metric_totals: dict[str, FixedOrderSum | SequentialSum] = {}
+        self.metric_totals: dict[str, FixedOrderSum | SequentialSum | ListedOrderSum] = {}
         self.metric_counts = np.zeros(num_runs, dtype=np.int64)
         self.pair_totals: dict[str, FixedOrderSum | SequentialSum] = {}
         self.pair_counts = np.zeros(num_pairs, dtype=np.int64)
-        self.extra_totals: dict[str, FixedOrderSum | SequentialSum] = {}
+        self.extra_totals: dict[str, FixedOrderSum | SequentialSum | ListedOrderSum] = {}
         self.kept: dict[str, list[np.ndarray]] = {}
 
     def add(self, block: Block) -> None:
@@ -153,22 +184,27 @@ class RunningSummary:
         self.num_queries += width
         reported = block.metric_reported
         self.metric_counts += width if reported is None else reported.sum(axis=1)
+        places = block.listing_order
         for name, values in block.metrics.items():
             summed = block.summary_metrics.get(name, values)
-            self._add(self.metric_totals, name, self.aggregators[name].terms(summed), reported)
+            self._add(self.metric_totals, name, self.aggregators[name].terms(summed), reported, places)
             if any(statistic != MEAN for statistic in self.statistics):  # NaN: a query the run lacks
                 self.kept.setdefault(name, []).append(values if reported is None else np.where(reported, values,
                                                                                                 np.nan))
         for name, values in block.metric_extras.items():
-            self._add(self.extra_totals, name, values, reported)
+            self._add(self.extra_totals, name, values, reported, places)
         pair_reported = block.pair_reported
         self.pair_counts += width if pair_reported is None else pair_reported.sum(axis=1)
         for name, values in (block.preferences | block.pair_extras).items():
             self._add(self.pair_totals, name, values, pair_reported)
 
-    def _add(self, totals: dict, name: str, values: np.ndarray, reported: np.ndarray | None) -> None:
+    def _add(self, totals: dict, name: str, values: np.ndarray, reported: np.ndarray | None,
+             places: np.ndarray | None = None) -> None:
         if reported is not None:
             values = np.where(reported, values, 0.0)
+        if places is not None:
+            totals.setdefault(name, ListedOrderSum(len(values))).add(values, places)
+            return
         if name not in totals:
             totals[name] = self.sums(len(values))
         totals[name].add(values)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from prefeval.measures.base import AdditiveMetric, Param, RatioMetric, register
-from prefeval.measures.gains import GAINS, ideal_dcg_at
+from prefeval.measures.gains import GAINS, ideal_dcg_at, judged_list
 from prefeval.measures.shares import CUTOFF, ideal_dcg, product_of_earlier, within
 from prefeval.ranking.positions import Positions
 
@@ -70,10 +70,14 @@ class NDCG(RatioMetric):
         if gains is None or gains.zero_gain == 0:
             return super().compute(positions)
         # grade 0 has a gain: the judged non-relevant documents within k add theirs
-        others = positions.others
-        counted = (others.grades == 0) & within(others.ranks, self.param("k"))
-        extra = others.query_sum(np.where(counted, gains.zero_gain / np.log2(others.ranks + 1.0), 0.0))
-        total = positions.segment_sum(self.terms(positions, positions.ranks)) + extra
+        if positions.sequential:  # every gain in rank order, as trec_eval's loop adds them (m_ndcg.c)
+            judged = judged_list(positions, gains.gain(positions.grades), gains.zero_gain)
+            total = judged.query_sum(np.where(within(judged.ranks, self.param("k")), judged.discounted(), 0.0))
+        else:
+            others = positions.others
+            counted = (others.grades == 0) & within(others.ranks, self.param("k"))
+            extra = others.query_sum(np.where(counted, gains.zero_gain / np.log2(others.ranks + 1.0), 0.0))
+            total = positions.segment_sum(self.terms(positions, positions.ranks)) + extra
         denominator = self.denominator(positions)
         return np.divide(total, denominator, out=np.zeros(total.shape), where=denominator > 0)
 

@@ -38,9 +38,8 @@ import numpy as np
 from prefeval.errors import UsageError
 from prefeval.io.numbers import INTEGER, NUMBER, is_number
 from prefeval.measures.base import AdditiveMetric, Metric, Param, RatioMetric, register
-from prefeval.measures.shares import CUTOFF, product_of_earlier, within
-from prefeval.ranking.positions import Positions, segment_cumsum, segment_reduce
-from prefeval.runtime.memory import STEP_ELEMENTS
+from prefeval.measures.shares import CUTOFF, powers_of, product_of_earlier, query_steps, within
+from prefeval.ranking.positions import Positions, segment_cumsum, segment_reduce, sequential_segment_sum
 
 JARVELIN_KEKALAINEN = "Järvelin and Kekäläinen, ACM TOIS 2002, doi:10.1145/582415.582418"
 MOFFAT_ZOBEL = "Moffat and Zobel, ACM TOIS 2008, doi:10.1145/1416950.1416952"
@@ -148,8 +147,14 @@ class JudgedList(NamedTuple):
     gains: np.ndarray
     start: np.ndarray
     length: np.ndarray
+    sequential: bool = False
+    """Sums add their terms in rank order, as trec_eval's loops do (:attr:`Positions.sequential`)."""
 
     def query_sum(self, values: np.ndarray) -> np.ndarray:
+        """Σ of ``values`` (R, M) over each query's documents: (R, Q); in rank order when
+        :attr:`sequential`."""
+        if self.sequential:
+            return sequential_segment_sum(values, self.start, self.length)
         return segment_reduce(np.add, values, self.start, self.length, 0.0)
 
     def running_sum(self, values: np.ndarray) -> np.ndarray:
@@ -168,7 +173,7 @@ def judged_list(positions: Positions, segment_gains: np.ndarray, zero_gain) -> J
     documents of grade 0 among ``positions.others`` with that gain."""
     zero_gain = np.broadcast_to(np.asarray(zero_gain, dtype=np.float64), (positions.num_queries,))
     if not zero_gain.any():
-        return JudgedList(positions.ranks, segment_gains, positions.start, positions.length)
+        return JudgedList(positions.ranks, segment_gains, positions.start, positions.length, positions.sequential)
     others = _require_others(positions)
     other_query = np.repeat(np.arange(positions.num_queries), others.length)
     other_gains = np.where(others.grades == 0, zero_gain[other_query], 0.0)
@@ -186,7 +191,7 @@ def judged_list(positions: Positions, segment_gains: np.ndarray, zero_gain) -> J
                                             minlength=positions.num_queries).astype(np.int64)
     start = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64)
     return JudgedList(np.take_along_axis(ranks, order, axis=1), np.take_along_axis(gains, order, axis=1),
-                      start, length)
+                      start, length, positions.sequential)
 
 
 class IdealList(NamedTuple):
@@ -198,6 +203,8 @@ class IdealList(NamedTuple):
     gains: np.ndarray
     start: np.ndarray
     length: np.ndarray
+    sequential: bool = False
+    """Sums add their terms in place order, as trec_eval's loops do (:attr:`Positions.sequential`)."""
 
     @property
     def index(self) -> np.ndarray:
@@ -223,7 +230,9 @@ class IdealList(NamedTuple):
         return self.gains / np.log2(self.index + 1.0)
 
     def total(self, values: np.ndarray) -> np.ndarray:
-        """Σ of ``values`` (M,) per query: (Q,)."""
+        """Σ of ``values`` (M,) per query: (Q,); in place order when :attr:`sequential`."""
+        if self.sequential:
+            return sequential_segment_sum(values, self.start, self.length)
         return segment_reduce(np.add, values, self.start, self.length, 0.0)
 
 
@@ -248,7 +257,7 @@ def ideal_list(positions: Positions, gains: GainMap, zero_gain=None) -> IdealLis
     order = np.lexsort((-values, query))
     length = np.bincount(query, minlength=num_queries).astype(np.int64)
     start = np.concatenate(([0], np.cumsum(length)[:-1])).astype(np.int64)
-    return IdealList(values[order], start, length)
+    return IdealList(values[order], start, length, positions.sequential)
 
 
 def ideal_dcg_at(positions: Positions, gains: GainMap, k: int) -> np.ndarray:
@@ -492,7 +501,8 @@ class TrecRBP(GainMapped, AdditiveMetric):
         self.bounds = (0.0, 1.0)
 
     def scale(self, positions: Positions) -> tuple[np.ndarray, np.ndarray]:
-        """Per query, (lo, 1 / (hi − lo)) when the gains are scaled, (0, 1) when not."""
+        """Per query, (lo, hi − lo) when the gains are scaled, (0, 1) when not; a span of 0 where
+        hi = lo (the scaled gains count 0)."""
         gains = self.gains
         largest = np.maximum(positions.segment_max(positions.ideal), 0.0)
         mapped = np.asarray(gains.levels, dtype=np.float64)
@@ -506,31 +516,56 @@ class TrecRBP(GainMapped, AdditiveMetric):
             lo = np.minimum(lo, min(gains.values))
             hi = np.maximum(hi, max(gains.values))
         scaled = (lo < 0) | (hi > 1)
-        span = hi - lo
-        with np.errstate(divide="ignore", invalid="ignore"):
-            factor = np.where(scaled, np.where(span > 0, 1.0 / span, 0.0), 1.0)
-        return np.where(scaled, lo, 0.0), factor
+        span = np.where(scaled, np.where(hi > lo, hi - lo, 0.0), 1.0)
+        return np.where(scaled, lo, 0.0), span
 
-    def _scaled(self, positions: Positions, grades: np.ndarray, offset, factor) -> np.ndarray:
-        return (self.gains.gain(grades) - offset) * factor
+    @staticmethod
+    def _factor(span: np.ndarray) -> np.ndarray:
+        """1 / span, 0 where the span is 0."""
+        with np.errstate(divide="ignore"):
+            return np.where(span > 0, 1.0 / span, 0.0)
 
     def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        offset, factor = self.scale(positions)
-        gains = self._scaled(positions, positions.grades, positions.per_element(offset), positions.per_element(factor))
+        offset, span = self.scale(positions)
+        gains = (self.gains.gain(positions.grades) - positions.per_element(offset)) * positions.per_element(
+            self._factor(span))
         p = self.param("p")
         return np.where(np.isfinite(ranks), (1.0 - p) * gains * p ** (ranks - 1.0), 0.0)
 
     def compute(self, positions: Positions) -> np.ndarray:
+        if positions.sequential:
+            return self._as_trec_eval_adds(positions)
         value = positions.segment_sum(self.shares(positions, positions.ranks))
         if not self.reads_judged:
             return value
-        offset, factor = self.scale(positions)
-        zero = (self.gains.zero_gain - offset) * factor  # grade 0's scaled gain, per query
+        offset, span = self.scale(positions)
+        zero = (self.gains.zero_gain - offset) * self._factor(span)  # grade 0's scaled gain, per query
         others = _require_others(positions)
         p = self.param("p")
         per_other = np.repeat(zero, others.length)
         judged_zero = (others.grades == 0) & np.isfinite(others.ranks)
         return value + others.query_sum(np.where(judged_zero, (1.0 - p) * per_other * p ** (others.ranks - 1.0), 0.0))
+
+    def _as_trec_eval_adds(self, positions: Positions) -> np.ndarray:
+        """RBP in trec_eval's own arithmetic (m_rbp.c; trec_eval's conventions,
+        :attr:`~prefeval.ranking.positions.Positions.sequential`), which the shares, equal in reals,
+        differ from in the last bit (0.12825 where the shares give 0.12824999999999998): each gain
+        scaled by a division, (g − lo) / (hi − lo); p^(x−1) by repeated multiplication
+        (:func:`~prefeval.measures.shares.powers_of`); gain · p^(x−1) added in rank order over the
+        documents with a gain (the judged list: the relevant ones and, where grade 0's scaled gain
+        is not 0, the judged non-relevant ones); then (1 − p) times that sum."""
+        offset, span = self.scale(positions)
+        element_offset, element_span = positions.per_element(offset), positions.per_element(span)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gains = np.where(element_span > 0, (self.gains.gain(positions.grades) - element_offset) / element_span, 0.0)
+            zero = np.where(span > 0, (self.gains.zero_gain - offset) / span, 0.0)
+        judged = judged_list(positions, gains, zero if self.reads_judged else 0.0)
+        retrieved = np.isfinite(judged.ranks)
+        p = self.param("p")
+        powers = powers_of(p, max(int(judged.ranks[retrieved].max(initial=0.0)), 1))
+        terms = np.where(retrieved, judged.gains * powers[np.where(retrieved, judged.ranks, 1.0).astype(np.int64) - 1],
+                         0.0)
+        return (1.0 - p) * judged.query_sum(terms)
 
 
 @register
@@ -570,19 +605,17 @@ class TrecRBPResidual(Metric):
     def _as_trec_eval_adds(positions: Positions, others, p: float) -> np.ndarray:
         """The first formula in trec_eval's own arithmetic (trec_eval's conventions,
         :attr:`~prefeval.ranking.positions.Positions.sequential`), which the second, exact in
-        reals, differs from in the last bit (a summary of 0.78755 prints 0.7876 in trec_eval): p^i
-        by repeated multiplication, p·p·…·p, the unjudged documents' p^(x−1) added in rank order, then
-        p^n + (1 − p) · that sum. Queries are taken in blocks of at most ``STEP_ELEMENTS`` run ×
-        query × rank values."""
+        reals, differs from in the last bit (a summary of 0.78755 prints 0.7876 in trec_eval; m_rbp_resid.c):
+        p^i by repeated multiplication (:func:`~prefeval.measures.shares.powers_of`), the unjudged
+        documents' p^(x−1) added in rank order, then p^n + (1 − p) · that sum. Queries are taken a
+        few at a time (:func:`~prefeval.measures.shares.query_steps`)."""
         retrieved = positions.num_retrieved.astype(np.int64)
         num_runs, num_queries = retrieved.shape
         deepest = int(retrieved.max(initial=0))
-        powers = np.cumprod(np.concatenate(([1.0], np.full(deepest, p))))
+        powers = powers_of(p, deepest + 1)
         runs, queries, ranks = _judged_ranks(positions, others)
         values = np.zeros((num_runs, num_queries))
-        step = max(STEP_ELEMENTS // max(num_runs * deepest, 1), 1)
-        for first in range(0, num_queries, step):
-            stop = min(first + step, num_queries)
+        for first, stop in query_steps(num_runs, num_queries, deepest):
             depth = retrieved[:, first:stop]
             unjudged = np.arange(deepest) < depth[..., None]
             inside = (queries >= first) & (queries < stop)

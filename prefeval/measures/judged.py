@@ -29,7 +29,7 @@ import numpy as np
 from prefeval.errors import UsageError
 from prefeval.measures.aggregators import GEOMETRIC, SUM
 from prefeval.measures.base import Metric, Param, register
-from prefeval.measures.shares import CUTOFF, MAX_CUTOFF, per_document, within
+from prefeval.measures.shares import CUTOFF, MAX_CUTOFF, per_document, powers_of, query_steps, within
 from prefeval.ranking.positions import Positions
 
 BPREF_PAPER = "Buckley and Voorhees, SIGIR 2004, doi:10.1145/1008992.1009000"
@@ -259,6 +259,8 @@ class Compatibility(Metric):
     reads_grades = True
 
     def compute(self, positions: Positions) -> np.ndarray:
+        if positions.sequential:
+            return self._as_ir_measures_adds(positions)
         p, normalize = self.param("p"), self.param("normalize")
         ranks = positions.ranks
         num_runs, width = ranks.shape
@@ -280,6 +282,43 @@ class Compatibility(Metric):
         weights = np.zeros(deepest + 1)
         np.cumsum(p ** (steps - 1.0), out=weights[1:])
         return _divide(overlap, weights[depth])
+
+    def _as_ir_measures_adds(self, positions: Positions) -> np.ndarray:
+        """Compat in the arithmetic of ir_measures' compat provider (compat_provider.py, ``rbo``;
+        the tools' conventions, :attr:`~prefeval.ranking.positions.Positions.sequential`), which the
+        running sums above, equal in reals, differ from in the last bit: depth by depth,
+        score += (w_d · A_d) / d and normalizer += w_d, with w_d by repeated multiplication
+        (:func:`~prefeval.measures.shares.powers_of`); RBO = score / normalizer; and with
+        ``normalize``, RBO(L, I) / RBO(I, I) where RBO(I, I) > 0 (A_d = min(d, m) for I against itself).
+        Queries are taken a few at a time (:func:`~prefeval.measures.shares.query_steps`)."""
+        p, normalize = self.param("p"), self.param("normalize")
+        depth = np.maximum(positions.num_retrieved, positions.length[None, :]).astype(np.int64)  # D, (R, Q)
+        num_runs, num_queries = depth.shape
+        deepest = int(depth.max(initial=0))
+        values = np.zeros((num_runs, num_queries))
+        if not deepest:
+            return values
+        weights = powers_of(p, deepest)
+        steps = np.arange(1, deepest + 1, dtype=np.float64)
+        normalizers = np.cumsum(weights)
+        meet = np.maximum(positions.ranks, _ideal_ranks(positions))  # the depth from which a document is in A_d
+        run, element = np.nonzero(np.isfinite(meet))
+        query = np.repeat(np.arange(num_queries), positions.length)[element]
+        at = meet[run, element].astype(np.int64) - 1
+        for first, stop in query_steps(num_runs, num_queries, deepest):
+            last = np.maximum(depth[:, first:stop] - 1, 0)[..., None]  # d = D, (R, Qb, 1)
+            inside = (query >= first) & (query < stop)
+            joined = np.zeros((num_runs, stop - first, deepest))
+            np.add.at(joined, (run[inside], query[inside] - first, at[inside]), 1.0)
+            scores = np.cumsum(weights * np.cumsum(joined, axis=2) / steps, axis=2)
+            normalizer = normalizers[last[..., 0]]
+            rbo = np.take_along_axis(scores, last, axis=2)[..., 0] / normalizer
+            if normalize:  # RBO(I, I): A_d = min(d, m)
+                itself = np.cumsum(weights * np.minimum(steps, positions.length[first:stop, None]) / steps, axis=1)
+                best = np.take_along_axis(np.broadcast_to(itself, scores.shape), last, axis=2)[..., 0] / normalizer
+                rbo = np.divide(rbo, best, out=rbo, where=best > 0)
+            values[:, first:stop] = rbo
+        return values
 
 
 def _ideal_ranks(positions: Positions) -> np.ndarray:

@@ -186,6 +186,8 @@ def _read_token(token: str) -> list[Requested]:
             listed = trec_eval.default_list(family.family, (family.family, *family.aliases))
             if listed is not None:
                 return [_requested(translation, trec_eval.TOOL, text) for translation in listed]
+        if ir_measures.spelled_as_its_own(text):  # IPrec@0.0: ir_measures prints it as typed
+            return [Requested(_parse_spelled(text, text), ir_measures.TOOL, ir_measures.printed(text))]
         return [Requested(_parse_spelled(text, text))]
     found = foreign.read(text)
     if found is None:

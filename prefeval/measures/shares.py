@@ -13,10 +13,13 @@ are) and :mod:`prefeval.measures.gain_discount` (gains discounted by rank).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from prefeval.measures.base import Param
 from prefeval.ranking.positions import Positions, segment_cumsum
+from prefeval.runtime.memory import STEP_ELEMENTS
 
 MAX_CUTOFF = 10**9
 """The deepest rank cut-off: deeper than any list, and exact in the float64 ranks it is compared with."""
@@ -42,6 +45,22 @@ def ideal_dcg(positions: Positions, gains: np.ndarray, k: int) -> np.ndarray:
     """Per query: Σ_{i within k} gain(ideal_i) / log2(i + 1), the grades sorted descending."""
     ranks = positions.index
     return positions.segment_sum(np.where(within(ranks, k), gains / np.log2(ranks + 1.0), 0.0))
+
+
+def powers_of(p: float, count: int) -> np.ndarray:
+    """p^0, p^1, ..., p^(count − 1) by repeated multiplication, p^i = p^(i−1) · p, as the tools' loops
+    make them (trec_eval's ``cur_p = cur_p * p``, m_rbp.c, m_rbp_resid.c; ir_measures' compat
+    provider, ``weight *= p``): ``p ** i`` differs in the last bit."""
+    return np.cumprod(np.concatenate(([1.0], np.full(max(count - 1, 0), p))))[:count]
+
+
+def query_steps(num_runs: int, num_queries: int, depth: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ranges of queries (first, stop), at least one query each, whose arrays of run ×
+    query × ``depth`` ranks hold at most :data:`~prefeval.runtime.memory.STEP_ELEMENTS` values: the
+    steps of a measure computed rank by rank, as the tools' loops compute it."""
+    step = max(STEP_ELEMENTS // max(num_runs * depth, 1), 1)
+    for first in range(0, num_queries, step):
+        yield first, min(first + step, num_queries)
 
 
 def reciprocal_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:

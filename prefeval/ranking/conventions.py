@@ -5,13 +5,13 @@ Evaluators agree on the measures and disagree on the queries (MEASURES.md, "Quer
 formats render what the evaluation holds and decide nothing. Three named profiles
 (:data:`PROFILES`) are the conventions of the tools prefeval answers for:
 
-=============  ===============  ==================  ===================  ===========
-profile        empty queries    missing queries     query order          arithmetic
-=============  ===============  ==================  ===================  ===========
-reference      drop             worst               qrels                pairwise
-trec_eval      keep             skip (``-c``: worst)  trec_eval (sorted)   sequential
-ir_measures    keep             zero                qrels                pairwise
-=============  ===============  ==================  ===================  ===========
+=============  ===============  ====================  ==================  ==========  =============
+profile        empty queries    missing queries       query order         arithmetic  summary order
+=============  ===============  ====================  ==================  ==========  =============
+reference      drop             worst                 qrels               pairwise    queries
+trec_eval      keep             skip (``-c``: worst)  trec_eval (sorted)  sequential  queries
+ir_measures    keep             zero                  qrels               sequential  listed
+=============  ===============  ====================  ==================  ==========  =============
 
 * ``empty_queries``: the queries of the qrels without a relevant document are dropped (the reference
   pref_eval.py, with a note) or kept (every measure is evaluated on them; most score 0).
@@ -23,9 +23,19 @@ ir_measures    keep             zero                qrels                pairwis
 * ``query_order``: the qrels' order of first appearance, or trec_eval's: query ids compared as
   bytes (C's ``strcmp``), which orders per-query lines and the additions of the summary.
 * ``arithmetic``: ``pairwise`` adds a query's terms and the summary's per-query values as numpy
-  does (pairwise, in fixed blocks: :mod:`prefeval.engine.results`); ``sequential`` adds them one
-  after the other, in rank order and query order, as trec_eval's C loops do, so that a value on
-  the edge of a rounding digit rounds as trec_eval's does.
+  does (pairwise, in fixed blocks: :mod:`prefeval.engine.results`); ``sequential`` computes a
+  query's value in the order of operations of the tool's own code (the measure's docstring cites
+  it: trec_eval's ``m_*.c`` loops add the terms one after the other in rank order, and ir_measures
+  computes most of its measures with that code, through pytrec_eval) and adds the summary's values
+  one after the other, as trec_eval's ``meas_avg.c`` and ir_measures' ``MeanAgg`` do (the sum, then
+  one division), so that a value on the edge of a rounding digit rounds as the tool's does.
+* ``summary_order``: the order in which the summary adds a run's values: the queries' (``queries``:
+  the order above), or the order in which the run's file first lists its queries, those it lacks
+  last (``listed``): ir_measures' ``MeanAgg`` adds the values as its providers yield them, query by
+  query in the run's order (pytrec_eval, judged, compat, msmarco, accuracy: ``for qid in run``),
+  then the defaults of the queries the run lacks (0, which changes no sum); gdeval's come in
+  numeric order of the query ids, but rounded to five decimals anyway. A reader that streams the
+  runs needs them in the qrels' order, which is then each run's own. Pairs add in the queries' order.
 * ``qrels_num_rel``: the summary of ``num_rel`` is the number of documents of grade > 0 in the
   whole qrels, whatever the relevance level: what trec_eval prints with ``-c`` (its ``m_num_rel.c``
   goes back to the qrels for the summary), set by :meth:`Conventions.complete` on the trec_eval
@@ -51,6 +61,8 @@ QRELS_ORDER, TREC_EVAL_ORDER = "qrels", "trec_eval"
 QUERY_ORDERS = (QRELS_ORDER, TREC_EVAL_ORDER)
 PAIRWISE, SEQUENTIAL = "pairwise", "sequential"
 ARITHMETIC = (PAIRWISE, SEQUENTIAL)
+QUERIES, LISTED = "queries", "listed"
+SUMMARY_ORDERS = (QUERIES, LISTED)
 
 REFERENCE, TREC_EVAL, IR_MEASURES = "reference", "trec_eval", "ir_measures"
 
@@ -65,6 +77,7 @@ class Conventions(NamedTuple):
     query_order: str = QRELS_ORDER
     arithmetic: str = PAIRWISE
     qrels_num_rel: bool = False
+    summary_order: str = QUERIES
 
     @property
     def keep_empty(self) -> bool:
@@ -94,7 +107,8 @@ class Conventions(NamedTuple):
     def check(self) -> Conventions:
         """These conventions, or a :class:`UsageError` for a value that does not exist."""
         for name, allowed in (("empty_queries", EMPTY_QUERIES), ("missing_queries", MISSING_QUERIES),
-                              ("query_order", QUERY_ORDERS), ("arithmetic", ARITHMETIC)):
+                              ("query_order", QUERY_ORDERS), ("arithmetic", ARITHMETIC),
+                              ("summary_order", SUMMARY_ORDERS)):
             if getattr(self, name) not in allowed:
                 raise UsageError(f"{name} must be one of {', '.join(allowed)}, not {shown(getattr(self, name))}")
         return self
@@ -106,7 +120,7 @@ REFERENCE_CONVENTIONS = Conventions(REFERENCE)
 PROFILES: dict[str, Conventions] = {
     REFERENCE: REFERENCE_CONVENTIONS,
     TREC_EVAL: Conventions(TREC_EVAL, KEEP, SKIP, TREC_EVAL_ORDER, SEQUENTIAL),
-    IR_MEASURES: Conventions(IR_MEASURES, KEEP, ZERO),
+    IR_MEASURES: Conventions(IR_MEASURES, KEEP, ZERO, QRELS_ORDER, SEQUENTIAL, summary_order=LISTED),
 }
 """The named profiles (module docstring), by name."""
 

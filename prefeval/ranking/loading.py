@@ -29,7 +29,7 @@ import numpy as np
 from prefeval.io.inputs import Judgments, load_qrels, load_run, named_runs
 from prefeval.io.source import STDIN, check_stdin_used_once
 from prefeval.io.trec import Qrels, RunColumns
-from prefeval.ranking.conventions import REFERENCE_CONVENTIONS, SKIP, WORST, ZERO, Conventions
+from prefeval.ranking.conventions import LISTED, REFERENCE_CONVENTIONS, SKIP, WORST, ZERO, Conventions
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
@@ -63,7 +63,8 @@ def load_collection(
     check_stdin_used_once([qrels, *(run for _, run in named)])
     ahead = ReadAhead.first_run_ranked_here(named, jobs)
     judgments = load_judgments(qrels, relevance, conventions.keep_empty)
-    ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent(), others, ahead)
+    ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent(), others, ahead,
+                        listing=conventions.summary_order == LISTED)
     table = RankTable.from_ranked(judgments, ranked)
     _note_levels(table, relevance.relevance_level)
     _note_runs(table, ranked, conventions.missing_queries)
@@ -147,15 +148,16 @@ def _from_stdin(run: Judgments) -> bool:
 
 
 def _rank_runs(qrels: Qrels, runs: Sequence[tuple[str | None, Judgments]], topk: int | None, jobs: int,
-               progress: Progress, others: bool = False, ahead: ReadAhead | None = None) -> list[RankedRun]:
+               progress: Progress, others: bool = False, ahead: ReadAhead | None = None,
+               listing: bool = False) -> list[RankedRun]:
     """Rank the runs, given as (name, run) as :func:`prefeval.io.inputs.named_runs` lists them, in order
-    (``ahead``: one of them being read already)."""
+    (``ahead``: one of them being read already; ``listing``: keep the order each lists its queries in)."""
     lookup = RelevantLookup(qrels, others)
 
     def rank(number: int) -> RankedRun:
         name, run = runs[number]
         columns = ahead.columns() if ahead is not None and ahead.number == number else load_run(run, name)
-        return rank_relevant(columns, lookup, topk)
+        return rank_relevant(columns, lookup, topk, listing=listing)
 
     from_stdin = [n for n, (_, run) in enumerate(runs) if _from_stdin(run)]
     elsewhere = [n for n in range(len(runs)) if n not in from_stdin]

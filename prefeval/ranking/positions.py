@@ -117,10 +117,12 @@ def sequential_segment_sum(values: np.ndarray, start: np.ndarray, length: np.nda
     them (trec_eval's order); numpy's ``reduceat`` adds a segment of more than eight terms pairwise,
     which can differ in the last bit, and on the edge of a printed digit that shows. The segments
     are laid out as the columns of a matrix (those of similar lengths together, so that padding
-    costs at most as much as the data) and reduced along its rows, which numpy does in order."""
+    costs at most as much as the data) and accumulated down its rows (``cumsum``, in order by
+    definition). Not ``np.add.reduce`` along the rows: numpy merges a matrix of one column into one
+    run of values, which it then adds pairwise (a lone query of eight relevant documents)."""
     out = np.zeros(values.shape[:-1] + (len(length),))
     for segments, columns, valid in _length_buckets(start, length):
-        out[..., segments] = np.add.reduce(np.where(valid, values[..., columns], 0.0), axis=-2)
+        out[..., segments] = np.cumsum(np.where(valid, values[..., columns], 0.0), axis=-2)[..., -1, :]
     return out
 
 
@@ -195,8 +197,10 @@ class Positions(NamedTuple):
     query at the evaluation's relevance level (None: no level, the segment's length), which a graded
     measure may look at as trec_eval's do (Rndcg is 0 without one).
     ``sequential``: segment sums add their terms one after the other, in rank order, as trec_eval
-    adds them (for its output, byte for byte); otherwise numpy's faster pairwise order, which can
-    differ in the last bit.
+    adds them, and a measure computes its value in its tool's own order of operations (trec_eval's,
+    which ir_measures runs through pytrec_eval; the sequential arithmetic of
+    :mod:`prefeval.ranking.conventions`), for the tools' output byte for byte; otherwise numpy's
+    faster pairwise order, which can differ in the last bit.
 
     A segment may be empty (m = 0): a query without a relevant document, kept under trec_eval's
     convention, or without one at the relevance level. The segment reductions give 0 (sum), +inf

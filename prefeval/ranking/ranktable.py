@@ -64,6 +64,10 @@ class RankTable:
     other_ranks: np.ndarray | None = None
     """R × F2: the ranks of the qrels' other documents (grade <= 0, :class:`~prefeval.io.trec.Qrels`),
     or ``inf``; only when loaded for a measure that reads them (None otherwise)."""
+    listing_order: np.ndarray | None = None
+    """R × Q: each query's place in the order in which the run's file first lists its queries (0 for
+    the first; Q for a query it lacks), kept when the conventions add a run's values in that order
+    (:func:`listing_order`; None otherwise)."""
 
     def __post_init__(self):
         if self.tie_size is None:
@@ -138,6 +142,8 @@ class RankTable:
             run_tags=[run.tag for run in rows],
             other_ranks=(_stack([run.other_ranks for run in rows], (0, len(qrels.other_docids)), np.float64)
                          if rows and rows[0].other_ranks is not None else None),
+            listing_order=(_stack([run.listing_order for run in rows], (0, qrels.num_queries), np.int64)
+                           if rows and rows[0].listing_order is not None else None),
         )
 
 
@@ -180,6 +186,7 @@ class RankedRun(NamedTuple):
     tie_size: np.ndarray
     other_ranks: np.ndarray | None = None
     tag: str | None = None
+    listing_order: np.ndarray | None = None
 
 
 class RelevantLookup:
@@ -225,13 +232,14 @@ def query_id_hint(run_qids, qrels_qids) -> str:
 
 
 def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None,
-                  queries: np.ndarray | None = None) -> RankedRun:
+                  queries: np.ndarray | None = None, listing: bool = False) -> RankedRun:
     """Reduce one run to its RankTable row: ranks of the relevant documents, documents per query.
 
     A run none of whose query ids is in the qrels file at all is an error (a wrong file, or ids
     written differently), with a hint; a run whose queries are in the qrels file but were all dropped
     (no relevant document) retrieves nothing that counts. ``queries``: the qrels' number of each
-    row's query when the caller knows them already (every row's query in the qrels)."""
+    row's query when the caller knows them already (every row's query in the qrels). ``listing``:
+    keep the order in which the run lists its queries (:func:`listing_order`)."""
     qrels = lookup.qrels
     queries = lookup.query_numbers(run.qids) if queries is None else queries
     judged = queries >= 0
@@ -282,7 +290,19 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         tie_size=tie_size,
         other_ranks=other_ranks,
         tag=run.tag,
+        listing_order=listing_order(queries, qrels.num_queries) if listing else None,
     )
+
+
+def listing_order(queries: np.ndarray, num_queries: int) -> np.ndarray:
+    """Per query of the qrels (``num_queries``), its place in the order in which ``queries`` (the
+    qrels' number of each row's query, rows in file order) first lists it: 0 for the first query
+    listed, ``num_queries`` for one never listed. What ir_measures' mean adds a run's values in
+    (:mod:`prefeval.ranking.conventions`)."""
+    listed, first = np.unique(queries[stretch_starts(queries)], return_index=True)
+    places = np.full(num_queries, num_queries, dtype=np.int64)
+    places[listed] = np.argsort(np.argsort(first))
+    return places
 
 
 class RowRanks(NamedTuple):

@@ -9,6 +9,10 @@ the value to four decimals (``{:.4f}``, counts too); with ``-q`` first the per-q
 under ir_measures' name of it (:mod:`prefeval.measures.foreign.ir_measures`: ``AP@10``,
 ``NumRet(rel=1)``), or prefeval's where ir_measures has none. The summary is each measure's own
 (the mean; the counts ``NumQ``, ``NumRet``, ``NumRel``, ``NumRelRet`` summed), made by the engine.
+Under ir_measures' conventions every value and mean is ir_measures' own float, to the last bit (its
+providers' order of operations, its mean's order of additions: the ``sequential`` arithmetic and
+the ``listed`` summary order of :mod:`prefeval.ranking.conventions`), so that a value on the edge of
+the fourth decimal prints as ir_measures prints it.
 
 One choice differs from ir_measures' own output, on purpose: the per-query lines come query by query
 in the evaluation's order, each query's measures in the order given (ir_measures orders them by the

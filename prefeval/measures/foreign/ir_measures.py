@@ -145,6 +145,15 @@ def is_explicit(text: str) -> bool:
     return "(" in text or "@" in text
 
 
+def spelled_as_its_own(text: str) -> bool:
+    """True when ``text`` is an ir_measures name written in its own syntax, the name spelled exactly
+    as ir_measures spells it (``IPrec@0.0``, ``nDCG@10``; not ``ndcg@10``, nor ``Rprec`` without a
+    parenthesis or ``@``): what ir_measures prints for it is then :func:`printed`, its values as typed."""
+    match = _NAME.match(text.strip())
+    row = BY_NAME.get(match.group("name").lower()) if match else None
+    return row is not None and row.name == match.group("name") and is_explicit(text)
+
+
 def takes_precedence(text: str) -> bool:
     """True when ``text`` is an ir_measures name, spelled exactly as ir_measures spells it, whose
     measure differs from the prefeval family of the same name read case-insensitively (module
