@@ -258,6 +258,9 @@ def test_an_id_and_its_escaped_spelling_stay_two_ids(tmp_path):
     if trec_eval:
         oracle = subprocess.run([trec_eval, "-q", "-m", "map", str(qrels), str(raw)], capture_output=True, check=True)
         assert layout == oracle.stdout
+    # ir_measures prints an id's bytes, a backslash as one backslash (its command line, run as a program)
+    irm = run_cli("eval", "-q", "-m", "AP", "--format", "ir_measures", "-R", qrels, raw).stdout_bytes
+    assert sorted(irm.splitlines()) == [b"all\tAP\t0.7500", b"q\\xff\tAP\t0.5000", b"q\xff\tAP\t1.0000"]
 
 
 @pytest.mark.parametrize("args", [["eval", "-R", QRELS, RUN], ["aggregate", "-P", "PREFS"],

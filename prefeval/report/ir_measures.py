@@ -14,7 +14,8 @@ providers' order of operations, its mean's order of additions: the ``sequential`
 the ``listed`` summary order of :mod:`prefeval.ranking.conventions`), so that a value on the edge of
 the fourth decimal prints as ir_measures prints it.
 
-One choice differs from ir_measures' own output, on purpose: the per-query lines come query by query
+A query id is written as its bytes, as ir_measures prints it (an id holds no whitespace, so it needs
+no escape; a backslash stays one backslash). One choice differs from ir_measures' own output, on purpose: the per-query lines come query by query
 in the evaluation's order, each query's measures in the order given (ir_measures orders them by the
 program that computes them). With several runs, each line starts with the run id (ir_measures takes
 one run).
@@ -68,7 +69,7 @@ def ir_measures_report(evaluation: Evaluation, request: MeasureRequest, per_quer
                 if not shown[run, q]:  # a query the run lacks, under the skip convention
                     continue
                 for name in measures:
-                    yield f"{prefix}{tsv_text(qid)}\t{names[name]}\t{per_query_values[name][run, q]:.4f}"
+                    yield f"{prefix}{qid}\t{names[name]}\t{per_query_values[name][run, q]:.4f}"
         if summary:
             for name in measures:
                 line = f"{SUMMARY_QID}\t{names[name]}" if per_query else names[name]
