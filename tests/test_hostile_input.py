@@ -303,3 +303,16 @@ def test_reading_stops_at_a_nul_byte_and_names_the_first_bad_line(tmp_path):
     path = _gzipped(tmp_path, "report.gz", good + [b"q101 Q0 D\x00 3 1.0 t", b"q101 Q0 D 4"] + good)
     report = json_lines(run_cli("check", "-R", QRELS, path).stdout_bytes)[1]["malformed_lines"]
     assert (report["count"], report["first"]) == (2, [3, 4])
+
+
+def test_notes_spell_ids_as_json_does(tmp_path):
+    """A note names a run and its queries in the spelling of the JSON lines (io/ids.py), so that an id
+    in a note is the id in the output: a byte that is not UTF-8 as \\xNN, a backslash as \\\\."""
+    qrels = tmp_path / "qrels"
+    qrels.write_bytes(b"q1 0 d1 1\n")
+    run = tmp_path / os.fsdecode(b"r\xfe")
+    run.write_bytes(b"q1 Q0 d1 1 2.0 t\nq\xfd Q0 d1 1 2.0 t\nq\\x Q0 d1 1 2.0 t\n")
+    result = run_cli("eval", "-m", "ap", "-R", qrels, run)
+    assert result.exit_code == 0, result.stderr
+    assert '"run":"r\\\\xfe"' in result.stdout
+    assert result.stderr == "prefeval: note: run r\\xfe: 2 queries (q\\xfd, q\\\\x) not in the qrels, ignored\n"

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from prefeval.io.ids import id_text, id_texts
 from prefeval.io.inputs import Judgments, load_qrels, load_run, named_runs
 from prefeval.io.source import STDIN, check_stdin_used_once
 from prefeval.io.trec import Qrels, RunColumns
@@ -98,6 +99,7 @@ def note_run(run_id: str, scored_lines: int, missing: int, num_queries: int, for
              foreign_count: int | None = None, missing_queries: str = WORST) -> None:
     """The notes on one run: every line scored nan, the queries of the qrels it lacks, and those it
     has that the qrels lack (``foreign_count``; ``foreign_qids`` the first few)."""
+    run_id = id_text(run_id)
     if scored_lines == 0:
         note(f"run {run_id}: every line is scored nan; it is evaluated as retrieving nothing")
     elif missing:
@@ -198,7 +200,7 @@ def _note_runs(table: RankTable, ranked: list[RankedRun], missing_queries: str =
 
 def queries_text(qids: Sequence[str], count: int | None = None) -> str:
     """``3 queries (a, b, c)``, ``1 query (a)``: ``count`` queries (default: as many as ``qids``),
-    the ids cut after :data:`SHOWN`."""
+    the ids cut after :data:`SHOWN`, spelled as in JSON (:func:`~prefeval.io.ids.id_text`)."""
     count = len(qids) if count is None else count
-    shown = ", ".join(qids[:SHOWN]) + (", ..." if count > SHOWN else "")
+    shown = ", ".join(id_texts(qids[:SHOWN])) + (", ..." if count > SHOWN else "")
     return f"{count} {'query' if count == 1 else 'queries'} ({shown})"

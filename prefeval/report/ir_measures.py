@@ -15,7 +15,9 @@ the ``listed`` summary order of :mod:`prefeval.ranking.conventions`), so that a 
 the fourth decimal prints as ir_measures prints it.
 
 A query id is written as its bytes, as ir_measures prints it (an id holds no whitespace, so it needs
-no escape; a backslash stays one backslash). One choice differs from ir_measures' own output, on purpose: the per-query lines come query by query
+no escape; a backslash stays one backslash).
+
+One choice differs from ir_measures' own output, on purpose: the per-query lines come query by query
 in the evaluation's order, each query's measures in the order given (ir_measures orders them by the
 program that computes them). With several runs, each line starts with the run id (ir_measures takes
 one run).
