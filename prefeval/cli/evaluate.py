@@ -29,6 +29,8 @@ MEASURES_HELP = ("A measure, or a comma-separated list (repeatable): "
                  + ", ".join(family_syntax(family) for family in families() if family.family in OWN_FAMILIES)
                  + "; trec_eval and ir_measures names too (map, P.10, nDCG@10; a trec_eval name without its "
                    "parameter is trec_eval's default list: P is P.5,10,...,1000): see `prefeval measures`.")
+MEASURE_NAMES = ("all", "trec_eval")
+"""How ``-m`` may be read (``--measure-names``): by the one reading, or as trec_eval reads it."""
 STATISTICS_HELP = ("A statistic of each metric over the queries for the summary (repeatable; default: its "
                    "measure's own, the mean): " + ", ".join(f"{name} ({statistic.description})"
                                                             for name, statistic in STATISTICS.items()
@@ -48,6 +50,11 @@ Examples:
 @click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
               help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help=MEASURES_HELP)
+@click.option("--measure-names", "--measure_names", "measure_names", type=click.Choice(MEASURE_NAMES), default="all",
+              show_default=True,
+              help="How -m is read: all (prefeval's, trec_eval's and ir_measures' names, one reading) or trec_eval "
+                   "(trec_eval's names alone, as trec_eval reads its -m: one name per value, spelled exactly; rbp is "
+                   "trec_eval's).")
 @click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none",
               show_default=True,
               help="preferences: add the six preference measures; all: add the default list; none: only -m "
@@ -116,7 +123,7 @@ Examples:
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
-                 conventions_profile, empty_queries, missing_queries, engine, scheduler, zscores):
+                 conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -135,7 +142,8 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         check_evaluated(fmt, measure_set, samples, query_fraction, label_fraction, summary_statistics)
         rules = conventions(conventions_profile or needs.conventions, complete=complete, empty_queries=empty_queries,
                             missing_queries=missing_queries)
-        request = read_request(measures or needs.default_measures or (), num_docs)
+        request = read_request(measures or needs.default_measures or (), num_docs,
+                               tool=None if measure_names == "all" else measure_names)
         chosen = select_measures(request, measure_set)
         check_measures_shown(fmt, request, chosen)
         if zscores is not None:

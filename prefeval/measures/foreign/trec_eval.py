@@ -22,11 +22,15 @@ what the name stands for:
 
 ``rbp`` here is trec_eval's (p = 0.9, graded gains), prefeval's ``trec_rbp``; the name ``rbp``
 alone is prefeval's own RBP (γ = 0.5, binary; in the default measure list), and trec_eval's is named
-``rbp.p=0.9`` or through a nickname (``all_trec``). Two rows are lines of trec_eval's output that are
+``rbp.p=0.9``, through a nickname (``all_trec``), or on trec_eval's command line
+(:func:`read_as_written`). Two rows are lines of trec_eval's output that are
 not measures (:data:`LAYOUT`): ``runid`` (the run's tag, summary only) and ``relstring`` (the
 judgments of the first ten documents, per query only). ``gm_map``, ``gm_bpref`` and ``num_q`` are
 printed on the summary only, as trec_eval prints them. ``dcg``, ``ideal_dcg`` and ``yaap`` are
 trec_eval 10.0's too, but not in its ``all_trec`` (:attr:`Row.all_trec`).
+
+Names are read case-insensitively, and in their printed form too, wherever prefeval reads a name;
+:func:`read_as_written` reads one as trec_eval's own command line does (``prefeval trec_eval``).
 
 Each measure is printed under the name trec_eval prints (:func:`spell`): a list measure as ``P_5``
 (cut-offs as integers, recall levels and multiples with two decimals, ``%3.2f``), a measure given its
@@ -212,6 +216,30 @@ def read(text: str) -> list[Translation] | None:
     if row.defaults:
         return [_with_parameter(row, value, f"{row.name}.{value}") for value in given.split(",")]
     return [_with_parameter(row, given, text)]
+
+
+def read_as_written(text: str) -> list[Translation]:
+    """The measures (and lines) one ``-m`` value stands for as trec_eval itself reads it
+    (``trec_eval.c``'s ``mark_measure``): the text before the first dot is one of its measures or
+    nicknames spelled exactly (:func:`check_written`), the parameters come after the dot. A value is
+    thus one name: ``rbp`` is trec_eval's rbp (not prefeval's), and ``map,P.10`` is no name. A name
+    trec_eval reads but whose parameters it refuses is a :class:`UsageError` with the reason
+    (:func:`read`)."""
+    check_written(text)
+    return read(text)
+
+
+def check_written(text: str) -> None:
+    """A :class:`UsageError` ("illegal measure", trec_eval's words) unless ``text`` is one name of
+    trec_eval as written on its command line: a measure or nickname spelled exactly (trec_eval compares
+    names with ``strcmp``: ``MAP`` and ``P_10`` are not its names), parameters after a dot and only
+    for a measure ("improper measure in parameter" when none follow the dot)."""
+    name, dot, given = text.partition(".")
+    if not ((name in NICKNAMES and not dot) or name in PLACE):
+        raise UsageError(f"illegal measure {text!r}: no measure or nickname of trec_eval is spelled so "
+                         "(`prefeval measures` lists trec_eval's names)")
+    if dot and not given:
+        raise UsageError(f"illegal measure {text!r}: improper measure in parameter (parameters follow the dot)")
 
 
 def _split(text: str) -> tuple[Row | None, str | None] | None:
