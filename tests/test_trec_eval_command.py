@@ -283,9 +283,10 @@ def test_z_scores_are_trec_eval_layouts_only(tmp_path):
     ("1 map 0.5 0.1 7\n", ":1: expected 4 fields"),
     ("1 map 0.5 0.1\n\n", ":2: expected 4 fields (qid measure mean stddev), found 0"),
     ("1 map 0.5 0.1\n   \n1 P_5 0 1", ":2: expected 4 fields"),
-    ("1 map abc 0.1\n", ":1: the mean is not a number: 'abc'"),
-    ("1 map 0.5 nan\n", ":1: the stddev is not a number: 'nan'"),
-    ("1 map 0.5 0.1x\n", ":1: the stddev is not a number"),
+    ("1 map abc 0.1\n", ":1: the mean is not a finite number: 'abc'"),
+    ("1 map 0.5 nan\n", ":1: the stddev is not a finite number: 'nan'"),
+    ("1 map -inf 1\n", ":1: the mean is not a finite number: '-inf'"),
+    ("1 map 0.5 0.1x\n", ":1: the stddev is not a finite number"),
     ("1 map 0.5 0.1\n2 map 0 1\n1 map 0.5 0.1\n", ":3: query 1 and measure map again (first on line 1)"),
     ("", ": an empty z-score file"),
 ])

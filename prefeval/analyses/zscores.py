@@ -48,7 +48,8 @@ def standardized(zscores: ZScores, measure: str, qids: list[str], terms: np.ndar
         if reference is not None:
             means[q], deviations[q], found[q] = reference.mean, reference.stddev, True
     spread = found & (deviations != 0)
-    scores = np.divide(terms - means, deviations, out=np.zeros(np.shape(terms)), where=spread)
+    with np.errstate(over="ignore"):  # a deviation of 1e-300: an infinite z-score, as trec_eval prints it
+        scores = np.divide(terms - means, deviations, out=np.zeros(np.shape(terms)), where=spread)
     at_mean = found & (deviations == 0) & (terms == means)
     return np.where(spread, scores, np.where(at_mean, 0.0, MISSING_ZSCORE))
 

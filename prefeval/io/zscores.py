@@ -17,8 +17,8 @@ As trec_eval reads it:
 * an empty file cannot be read (trec_eval: "Cannot read zscores file").
 
 prefeval reads the two numbers as C's ``strtod`` reads a whole field (:mod:`prefeval.io.numbers`) and
-refuses a field that is not one, and NaN, where trec_eval's ``atof`` reads ``abc`` as 0 and ``1.5x``
-as 1.5. A query and measure listed twice is refused too: trec_eval keeps both lines and its binary
+refuses a field that is not one, and NaN and infinities, where trec_eval's ``atof`` reads ``abc`` as 0
+and ``1.5x`` as 1.5. A query and measure listed twice is refused too: trec_eval keeps both lines and its binary
 search finds one or the other, depending on how its sort placed them. Every error is one
 :class:`ZScoreFileError` naming the file and the line.
 
@@ -27,6 +27,7 @@ The file may be gzip (read by its magic bytes) or, for ``prefeval eval``, ``-`` 
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from prefeval.errors import InputError
@@ -92,9 +93,9 @@ def read_zscores(path: str) -> ZScores:
         qid, measure = (field.decode("utf-8", "surrogateescape") for field in fields[:2])
         numbers = []
         for label, field in zip(FIELDS[2:], fields[2:]):
-            if not is_number(field, NUMBER) or field.lstrip(b"+-").lower().startswith(b"nan"):
+            if not is_number(field, NUMBER) or not math.isfinite(float(field)):
                 shown = field.decode("utf-8", "backslashreplace")
-                raise ZScoreFileError(name, f"the {label} is not a number: {shown!r}", number)
+                raise ZScoreFileError(name, f"the {label} is not a finite number: {shown!r}", number)
             numbers.append(float(field))
         earlier = first_line.setdefault((qid, measure), number)
         if earlier != number:
