@@ -176,6 +176,7 @@ def test_the_options_become_evals():
 
 def test_qrels_named_dash_are_a_file_as_for_trec_eval():
     assert "--qrels=./-" in eval_arguments(read_command_line(["-", "run"]))
+    assert "--zscores=./-" in eval_arguments(read_command_line(["-Z", "-", "qrels", "run"]))
 
 
 @pytest.mark.parametrize("args, message", [

@@ -8,8 +8,8 @@ letters ``hvqm:cl:nD:JN:M:R:T:oZ:``, clustered (``-qc``) and with their values g
 ``-M100``, ``-l2``) or apart (``-m P.10``); the long names (``--measure map``, ``--measure=map``, or
 any unambiguous start of one, ``--meas=map``); options and operands in any order (unless
 ``POSIXLY_CORRECT`` is set), ``--`` ending the options. The operands are the qrels, then the run
-(``-`` for standard input, which trec_eval allows for the run alone: a qrels named ``-`` is the file
-``./-``).
+(``-`` for standard input, which trec_eval allows for the run alone: qrels or a z-score file named
+``-`` are the file ``./-``).
 
 **Each option** (trec_eval's meaning, and what it becomes):
 
@@ -272,8 +272,7 @@ def eval_arguments(read: TrecEvalOptions) -> list[str]:
         raise CommandLineError(f"expected the qrels and the run, got {len(read.operands)} argument"
                                f"{'' if len(read.operands) == 1 else 's'}")
     qrels, run = read.operands
-    arguments = ["--format=trec_eval", "--measure-names=trec_eval", "--quiet",
-                 f"--qrels={os.path.join(os.curdir, qrels) if qrels == '-' else qrels}"]
+    arguments = ["--format=trec_eval", "--measure-names=trec_eval", "--quiet", f"--qrels={_named_file(qrels)}"]
     arguments += judgment_format(read.rel_format)
     if read.results_format != RESULTS:
         raise FormatError(f"-T {read.results_format}: illegal retrieval results format (trec_eval's: {RESULTS})")
@@ -283,8 +282,15 @@ def eval_arguments(read: TrecEvalOptions) -> list[str]:
     arguments += [f"{option}={value}" for option, value in (("--relevance_level", read.level),
                                                              ("--num_docs", read.num_docs),
                                                              ("--topk", read.max_docs),
-                                                             ("--zscores", read.zscores)) if value is not None]
+                                                             ("--zscores", _named_file(read.zscores)))
+                  if value is not None]
     return arguments + ["--", run]
+
+
+def _named_file(path: str | None) -> str | None:
+    """A file trec_eval opens by name (the qrels, the z-score file): ``-`` is the file ``./-``, not
+    standard input, which trec_eval reads for the run alone."""
+    return os.path.join(os.curdir, path) if path == "-" else path
 
 
 class _RawArguments(click.Command):
