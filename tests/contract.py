@@ -61,7 +61,13 @@ def command_lines(directory: Path) -> dict[str, tuple[list[str], str]]:
         "null": (["null", "-R", QRELS, "--draws", "50", "--seed", "1", RUN], ".jsonl"),
         "check": (["check", "-R", QRELS, RUN], ".jsonl"),
         "measures": (["measures"], ".txt"),
+        "trec_eval": (["trec_eval", QRELS, RUN], ".txt"),
     }
+
+
+WITHOUT_OUTPUT_FILE = {"trec_eval"}
+"""The commands without ``-o``: trec_eval's command line writes to stdout, as trec_eval does (its ``-o``
+is trec_eval's obsolete flag, accepted and ignored)."""
 
 
 def inputs_of(args: list[str]) -> list[str]:

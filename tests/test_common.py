@@ -160,10 +160,13 @@ def test_metric_values_are_shaped_bounded_and_deterministic(family, table):
         np.testing.assert_array_equal(metric_values(measure, table), values, err_msg=measure.name)
 
 
+OF_QRELS = {"ideal_dcg"}
+"""The metrics whose value is the qrels', whatever the run (the ideal DCG, nDCG's normaliser)."""
 OF_RELEVANT_ONLY = [family for family in METRIC_FAMILIES
-                    if not (family.reads_judged or family.counts or family.bounds[0] < 0)]
+                    if not (family.reads_judged or family.counts or family.bounds[0] < 0 or family.family in OF_QRELS)]
 """The metrics that look at the relevant documents only (not at the judged non-relevant or unjudged
-ones, not counts of what was retrieved): 0 for a run that retrieves no relevant document."""
+ones, not counts of what was retrieved, not the qrels alone): 0 for a run that retrieves no relevant
+document."""
 
 
 @pytest.mark.parametrize("family", OF_RELEVANT_ONLY, ids=family_id)

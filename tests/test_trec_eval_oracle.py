@@ -14,9 +14,13 @@ Oracles, each where it is exact:
   ``iprec_at_recall`` and ``11pt_avg`` (10.0 rounds a recall level's number of relevant documents,
   9 added 0.9 and truncated), ``relstring``, the summary lines (``-c``: every query of the qrels).
 * the trec_eval binary, byte for byte, when the environment variable ``PREFEVAL_TREC_EVAL`` names it:
-  on robust03, on random collections, and on many small ones where sums land on .5 of the last
-  printed digit (``benchmarks/last_digit.py``; the values found to differ there are kept as data in
-  ``tests/test_trec_measures.py``, for the machines without the binary).
+  ``eval --format trec_eval`` and ``prefeval trec_eval`` (with trec_eval's own arguments) on robust03,
+  on random collections, and on many small ones where sums land on .5 of the last printed digit
+  (``benchmarks/last_digit.py``; the values found to differ there are kept as data in
+  ``tests/test_trec_measures.py``, for the machines without the binary); the outputs kept in
+  ``tests/data/trec_eval/`` (which ``tests/test_trec_eval_command.py`` compares with prefeval's on
+  every run) are the binary's; its exit codes on bad command lines and inputs; and trec_eval's own
+  ``quicktest`` (``benchmarks/quicktest.py``) when its checkout is the binary's folder.
 * output text computed by hand on small cases that show trec_eval's conventions.
 
 Where prefeval and the oracle are known to disagree (:data:`KNOWN`), the main tests leave those
@@ -50,6 +54,15 @@ from conftest import (  # noqa: E402
     write_qrels,
     write_run,
     write_text,
+)
+from trec_eval_cases import (  # noqa: E402
+    CASES,
+    DATA,
+    FEW_RUNS,
+    ROBUST03_OPTION_SETS,
+    ROBUST03_RUNS_OF,
+    robust03_expected,
+    write_collection,
 )
 
 import prefeval  # noqa: E402
@@ -143,12 +156,8 @@ OPTION_SETS = {
     "-q -c -M 100": Options(complete=True, topk=100),
 }
 
-ROBUST03_RUNS = ("InexpC2", "MU03rob01", "NLPR03vb10", "SABIR03BASE", "Sel50", "THUIRr0301", "UAmsT03RDesc",
-                 "UIUC03Rd1", "VTcdhgp1", "aplrob03a", "fub03IeOLKe3", "humR03dc", "oce03noXbmD", "pircRBa1",
-                 "rutcor03100", "uic0301", "uwmtCR0")
-FEW_RUNS = ("MU03rob01", "NLPR03vb10", "InexpC2")
-"""Many ties; 10-12 documents per query; scores that tie in single precision (query 330)."""
-RUNS_OF = {name: ROBUST03_RUNS if name == "-q -c" else FEW_RUNS for name in OPTION_SETS}
+assert tuple(OPTION_SETS) == ROBUST03_OPTION_SETS  # the option sets whose outputs tests/data/trec_eval keeps
+RUNS_OF = ROBUST03_RUNS_OF
 """Every run under ``-q -c``, three under the other option sets (the test's time stays modest)."""
 
 COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
@@ -804,3 +813,112 @@ def test_random_collections_agree_with_pytrec_eval(seed, option_set):
     found = [d for d in found if not known(option_set, d.measure, d.kind, d.theirs)]
     assert not found, f"seed {seed}: {len(found)} disagreements, e.g.:\n" + "\n".join(map(str, found[:20]))
     assert compared["map"] > 0
+
+
+# --- prefeval trec_eval, the drop-in: the kept outputs, the exit codes, trec_eval's quicktest -------------
+
+@needs_binary
+@pytest.mark.parametrize("option_set", list(OPTION_SETS))
+def test_the_drop_in_with_trec_evals_own_arguments(option_set, plain_runs):
+    """The README's loop: ``prefeval trec_eval`` takes trec_eval's arguments (``-M 100``, not --topk)."""
+    args = OPTION_SETS[option_set].trec_eval_args() + ["-m", "all_trec"]
+    qrels = str(ROBUST03 / "qrels.txt")
+    for run in plain_runs:
+        ours = run_cli("trec_eval", *args, qrels, run)
+        assert ours.exit_code == 0, ours.stderr
+        assert ours.stdout_bytes == binary_output(args, qrels, [run]), run
+
+
+@needs_binary
+def test_the_kept_outputs_are_the_binarys(tmp_path):
+    """tests/data/trec_eval/*.out: what the binary prints today (tests/data/trec_eval/regenerate.py)."""
+    files = write_collection(tmp_path)
+    for case in CASES:
+        with open(tmp_path / files[case.stdin] if case.stdin else os.devnull, "rb") as stdin:
+            done = subprocess.run([TREC_EVAL, *case.arguments(files)], cwd=tmp_path, stdin=stdin,
+                                  capture_output=True, check=True)
+        assert done.stdout == (DATA / f"{case.name}.out").read_bytes(), case.name
+
+
+@needs_binary
+@pytest.mark.parametrize("option_set", list(OPTION_SETS))
+def test_the_kept_robust03_outputs_are_the_binarys(option_set, tmp_path_factory):
+    import lzma
+
+    robust03_or_skip()
+    folder = tmp_path_factory.mktemp("robust03")
+    runs = []
+    for name in ROBUST03_RUNS_OF[option_set]:
+        runs.append(folder / f"input.{name}")
+        runs[-1].write_bytes(gzip.decompress(Path(run_path(name)).read_bytes()))
+    args = OPTION_SETS[option_set].trec_eval_args() + ["-m", "all_trec"]
+    expected = lzma.decompress(robust03_expected(option_set).read_bytes())
+    assert binary_output(args, str(ROBUST03 / "qrels.txt"), [str(run) for run in runs]) == expected
+
+
+BAD_COMMAND_LINES = {
+    "an unknown option": ["-x", "{qrels}", "{run}"],
+    "an option without its value": ["{qrels}", "{run}", "-m"],
+    "an unknown long option": ["--foo", "{qrels}", "{run}"],
+    "a long option with a value it does not take": ["--help=1", "{qrels}", "{run}"],
+    "one operand": ["{qrels}"],
+    "three operands": ["{qrels}", "{run}", "{run}"],
+    "an unknown measure": ["-m", "foo", "{qrels}", "{run}"],
+    "a measure in capitals": ["-m", "MAP", "{qrels}", "{run}"],
+    "a dot without parameters": ["-m", "P.", "{qrels}", "{run}"],
+    "a cut-off of 0": ["-m", "P.0", "{qrels}", "{run}"],
+    "a duplicate cut-off": ["-m", "map_cut.5,5", "{qrels}", "{run}"],
+    "an unknown judgment format": ["-R", "foo", "{qrels}", "{run}"],
+    "an unknown run format": ["-T", "foo", "{qrels}", "{run}"],
+    "no qrels": ["{missing}", "{run}"],
+    "no run": ["{qrels}", "{missing}"],
+    "qrels on stdin": ["-", "{run}"],
+    "a malformed qrels line": ["{bad_qrels}", "{run}"],
+    "a malformed run line": ["{qrels}", "{bad_run}"],
+    "no z-score file": ["-Z", "{missing}", "{qrels}", "{run}"],
+    "a malformed z-score line": ["-Z", "{bad_zscores}", "{qrels}", "{run}"],
+    "an empty z-score file": ["-Z", "{empty}", "{qrels}", "{run}"],
+    "the version": ["-v"],
+    "the help, with no operand": ["-h"],
+}
+"""Command lines trec_eval refuses (or ends early on), each with the exit code trec_eval gives it."""
+
+
+@needs_binary
+@pytest.mark.parametrize("case", list(BAD_COMMAND_LINES))
+def test_exit_codes_are_trec_evals(tmp_path, case):
+    files = {"qrels": write_text(tmp_path / "qrels", HAND_QRELS), "run": write_text(tmp_path / "run", HAND_RUN),
+             "missing": str(tmp_path / "missing"), "bad_qrels": write_text(tmp_path / "bad_qrels", ["1 0 a"]),
+             "bad_run": write_text(tmp_path / "bad_run", ["1 Q0 a 1"]),
+             "bad_zscores": write_text(tmp_path / "bad_z", ["1 map 0.5 0.1", "1 P_5 0.5"]),
+             "empty": write_text(tmp_path / "empty", [])}
+    args = [arg.format(**files) for arg in BAD_COMMAND_LINES[case]]
+    theirs = subprocess.run([TREC_EVAL, "-c", *args], capture_output=True, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    ours = subprocess.run([sys.executable, "-m", "prefeval", "trec_eval", "-c", *args], capture_output=True,
+                          cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert ours.returncode == theirs.returncode, (ours.stderr, theirs.stderr)
+    if ours.returncode:
+        assert ours.stderr.decode().startswith("prefeval: error: ") and ours.stderr.count(b"\n") == 1, ours.stderr
+        assert ours.stdout == b""
+
+
+JUDGMENT_OPTIONS = ("prefs", "qrels_prefs", "qrels_jg")
+"""The -R formats of trec_eval that prefeval does not read yet (quicktest's commands 9 to 13)."""
+
+
+@needs_binary
+def test_trec_evals_quicktest():
+    """trec_eval's own conformance test, when the binary sits in its checkout (Makefile and test/)."""
+    source = Path(TREC_EVAL).resolve().parent
+    if not (source / "Makefile").exists() or not (source / "test").is_dir():
+        pytest.skip(f"no trec_eval checkout (Makefile, test/) beside {TREC_EVAL}")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from quicktest import quicktest
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    outcomes = quicktest(source, [sys.executable, "-m", "prefeval", "trec_eval"])
+    assert len(outcomes) == 15
+    failed = [outcome for outcome in outcomes if not outcome.passed
+              and not any(name in outcome.command.args for name in JUDGMENT_OPTIONS)]
+    assert not failed, "\n".join(f"{o.command.number}: {o.detail}" for o in failed)

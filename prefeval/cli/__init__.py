@@ -55,6 +55,8 @@ COMMANDS = {
     "check": ("prefeval.cli.check:check_command", "Report what is wrong, or worth knowing, about QRELS and RUNs."),
     "measures": ("prefeval.cli.measures:measures_command",
                  "List every measure, with its trec_eval and ir_measures names."),
+    "trec_eval": ("prefeval.cli.trec_eval:trec_eval_command",
+                  "Evaluate a run as trec_eval does, on trec_eval's command line."),
 }
 """Every command: where it is defined, and its summary for ``prefeval --help`` (the first sentence of
 its docstring, kept here so that listing the commands imports none of them; a test checks that the

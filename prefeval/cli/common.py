@@ -16,6 +16,7 @@ empty string (https://no-color.org).
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import sys
 from collections.abc import Iterator
@@ -39,6 +40,29 @@ EXIT_CODES = {InputError: 1, UsageError: 2, WorkerDied: 1}
 OUT_OF_MEMORY = ("out of memory: the input needs more memory than this process may take (for eval, --engine stream "
                  "reads files in bounded memory)")
 """The message of a :class:`MemoryError`, which ends a command with exit code 1."""
+
+_EXIT_CODES: contextvars.ContextVar[tuple[tuple[type[Exception], int], ...]] = contextvars.ContextVar("exit_codes",
+                                                                                                    default=())
+
+
+@contextlib.contextmanager
+def exit_codes(codes: dict[type[Exception], int]) -> Iterator[None]:
+    """Within it, the errors of ``codes`` (prefeval's, or :class:`click.ClickException` for click's)
+    end the command with those codes, the first kind that fits taken: a command that is another
+    tool's command line keeps that tool's codes (``prefeval trec_eval``)."""
+    token = _EXIT_CODES.set(tuple(codes.items()))
+    try:
+        yield
+    finally:
+        _EXIT_CODES.reset(token)
+
+
+def _exit_code(error: Exception, default: int) -> int:
+    """The exit code ``error`` ends the command with (:func:`exit_codes`, else :data:`EXIT_CODES`)."""
+    for kind, code in (*_EXIT_CODES.get(), *EXIT_CODES.items()):
+        if isinstance(error, kind):
+            return code
+    return default
 
 
 class _FileParameter(click.ParamType):
@@ -137,9 +161,9 @@ def ending_quietly() -> Iterator[None]:
     try:
         yield
     except click.ClickException as error:
-        fail(_click_message(error), error.exit_code)
+        fail(_click_message(error), _exit_code(error, error.exit_code))
     except tuple(EXIT_CODES) as error:
-        fail(str(error), next(code for kind, code in EXIT_CODES.items() if isinstance(error, kind)))
+        fail(str(error), _exit_code(error, 1))
     except Interrupted as stop:
         _drop_stdout()
         sys.exit(stop.exit_code)

@@ -13,6 +13,7 @@ from prefeval.cli.common import (
 )
 from prefeval.engine import AUTO, ENGINE_NAMES, check_engine, engines_help, input_size, streaming_obstacle
 from prefeval.errors import UsageError
+from prefeval.io.source import check_stdin_used_once
 from prefeval.measures import MEASURE_SETS, read_request, select_measures
 from prefeval.measures.base import families, family_syntax
 from prefeval.measures.order import OWN_FAMILIES
@@ -29,6 +30,8 @@ MEASURES_HELP = ("A measure, or a comma-separated list (repeatable): "
                  + ", ".join(family_syntax(family) for family in families() if family.family in OWN_FAMILIES)
                  + "; trec_eval and ir_measures names too (map, P.10, nDCG@10; a trec_eval name without its "
                    "parameter is trec_eval's default list: P is P.5,10,...,1000): see `prefeval measures`.")
+MEASURE_NAMES = ("all", "trec_eval")
+"""How ``-m`` may be read (``--measure-names``): by the one reading, or as trec_eval reads it."""
 STATISTICS_HELP = ("A statistic of each metric over the queries for the summary (repeatable; default: its "
                    "measure's own, the mean): " + ", ".join(f"{name} ({statistic.description})"
                                                             for name, statistic in STATISTICS.items()
@@ -48,6 +51,11 @@ Examples:
 @click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
               help="Relevance judgments (TREC qrels; gzip or - for stdin).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help=MEASURES_HELP)
+@click.option("--measure-names", "--measure_names", "measure_names", type=click.Choice(MEASURE_NAMES), default="all",
+              show_default=True,
+              help="How -m is read: all (prefeval's, trec_eval's and ir_measures' names, one reading) or trec_eval "
+                   "(trec_eval's names alone, as trec_eval reads its -m: one name per value, spelled exactly; rbp is "
+                   "trec_eval's).")
 @click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none",
               show_default=True,
               help="preferences: add the six preference measures; all: add the default list; none: only -m "
@@ -94,6 +102,9 @@ Examples:
               help="trec_eval -J: remove the documents that are not judged from every run before ranking.")
 @click.option("-N", "--num_docs", "--num-docs", type=click.IntRange(min=0), metavar="N",
               help="trec_eval -N: the number of documents in the collection (read by utility).")
+@click.option("-Z", "--zscores", type=INPUT_FILE, metavar="FILE",
+              help="trec_eval -Z: in --format trec_eval, print each value's z-score against the mean and standard "
+                   "deviation FILE gives for its query and measure (lines: qid measure mean stddev).")
 @click.option("--conventions", "conventions_profile", type=click.Choice(list(PROFILES)), default=None,
               help="Which queries count, in which order, how sums are added: reference (pref_eval.py), trec_eval, "
                    "ir_measures. Default: the format's tool (trec_eval, ir_measures), else reference.")
@@ -113,7 +124,7 @@ Examples:
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
-                 conventions_profile, empty_queries, missing_queries, engine, scheduler):
+                 conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -121,20 +132,26 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
     or ir_measures' (each with its tool's conventions: --conventions)."""
     from prefeval.engine import write_files_evaluation
     from prefeval.engine.evaluation import Evaluation
+    from prefeval.io.zscores import read_zscores
     from prefeval.measures.ties import check_policy
     from prefeval.report.evaluation import write_evaluation
 
     with reported_errors():
-        needs = check_evaluation_format(fmt, per_query=query_eval_wanted, summary=not nosummary, baseline=baseline)
+        needs = check_evaluation_format(fmt, per_query=query_eval_wanted, summary=not nosummary, baseline=baseline,
+                                        zscores=zscores is not None)
         if nosummary and summary_statistics:
             raise UsageError("--summary chooses the statistics of the summary, which -n drops: give one or the other")
         check_evaluated(fmt, measure_set, samples, query_fraction, label_fraction, summary_statistics)
         rules = conventions(conventions_profile or needs.conventions, complete=complete, empty_queries=empty_queries,
                             missing_queries=missing_queries)
-        request = read_request(measures or needs.default_measures or (), num_docs)
+        request = read_request(measures or needs.default_measures or (), num_docs,
+                               tool=None if measure_names == "all" else measure_names)
         chosen = select_measures(request, measure_set)
         check_measures_shown(fmt, request, chosen)
         check_policy(ties, draws)  # before the engine's choice, which looks at the inputs
+        if zscores is not None:
+            check_stdin_used_once([qrels, *runs, zscores])
+            zscores = read_zscores(zscores)
         progress = Progress.for_terminal(quiet)
         engine = check_engine(engine, scheduler, streaming_obstacle(qrels, runs, samples, query_fraction,
                                                                     label_fraction, rules), input_size(qrels, runs))
@@ -152,6 +169,6 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
 
         def write(evaluation: Evaluation, stream) -> None:
             write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary,
-                             baseline=baseline, request=request)
+                             baseline=baseline, request=request, zscores=zscores)
 
         write_files_evaluation(make, write, output, engine, scheduler, jobs)

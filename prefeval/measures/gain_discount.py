@@ -1,20 +1,21 @@
 """Gain-and-discount metrics: a user walks down the list and collects a gain at each relevant document,
-discounted by its rank. nDCG, DCG, nDCG with exponential gains, CG (no discount), RBP (binary gain,
-geometric discount) and pFound (a cascade with abandonment).
+discounted by its rank. nDCG, DCG and its ideal (nDCG's normaliser), nDCG with exponential gains, CG
+(no discount), RBP (binary gain, geometric discount) and pFound (a cascade with abandonment).
 
 Notation and the shared helpers are those of :mod:`prefeval.measures.shares`: x = (x_1 <= ... <= x_m)
 the ranks of the query's m relevant documents (inf when not retrieved), i the 1-based index into x,
-g_i the grade of the i-th relevant document, "within k" x_i <= k (k = 0: no cut-off). Each metric is
-the sum of per-document shares (:class:`~prefeval.measures.base.AdditiveMetric`); the normalised ones
-sum the discounted gains and divide by the ideal once (:class:`~prefeval.measures.base.RatioMetric`),
-as trec_eval does, so that a perfect ranking scores exactly 1.
+g_i the grade of the i-th relevant document, "within k" x_i <= k (k = 0: no cut-off). Each metric but
+the ideal DCG (the qrels', whatever the run) is the sum of per-document shares
+(:class:`~prefeval.measures.base.AdditiveMetric`); the normalised ones sum the discounted gains and divide
+by the ideal once (:class:`~prefeval.measures.base.RatioMetric`), as trec_eval does, so that a perfect
+ranking scores exactly 1.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from prefeval.measures.base import AdditiveMetric, Param, RatioMetric, register
+from prefeval.measures.base import AdditiveMetric, Metric, Param, RatioMetric, register
 from prefeval.measures.gains import GAINS, ideal_dcg_at, judged_list
 from prefeval.measures.shares import CUTOFF, ideal_dcg, product_of_earlier, within
 from prefeval.ranking.positions import Positions
@@ -48,36 +49,19 @@ class NDCG(RatioMetric):
 
     def __init__(self, *texts: str):
         super().__init__(*texts)
-        gains = self.param("gains")
-        if gains is not None:
-            self.reads_judged = gains.zero_gain != 0
-            if gains.has_negative:
-                self.bounds = (-np.inf, 1.0)
+        _read_gains(self, (-np.inf, 1.0))
 
     def terms(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        gains = self.param("gains")
-        grades = positions.grades if gains is None else gains.gain(positions.grades)
-        return np.where(within(ranks, self.param("k")), grades / np.log2(ranks + 1.0), 0.0)
+        return _discounted_gains(positions, ranks, self.param("gains"), self.param("k"))
 
     def denominator(self, positions: Positions) -> np.ndarray:
-        gains = self.param("gains")
-        if gains is None:
-            return ideal_dcg(positions, positions.ideal, self.param("k"))
-        return ideal_dcg_at(positions, gains, self.param("k"))
+        return ideal_discounted_gain(positions, self.param("gains"), self.param("k"))
 
     def compute(self, positions: Positions) -> np.ndarray:
         gains = self.param("gains")
         if gains is None or gains.zero_gain == 0:
             return super().compute(positions)
-        # grade 0 has a gain: the judged non-relevant documents within k add theirs
-        if positions.sequential:  # every gain in rank order, as trec_eval's loop adds them (m_ndcg.c)
-            judged = judged_list(positions, gains.gain(positions.grades), gains.zero_gain)
-            total = judged.query_sum(np.where(within(judged.ranks, self.param("k")), judged.discounted(), 0.0))
-        else:
-            others = positions.others
-            counted = (others.grades == 0) & within(others.ranks, self.param("k"))
-            extra = others.query_sum(np.where(counted, gains.zero_gain / np.log2(others.ranks + 1.0), 0.0))
-            total = positions.segment_sum(self.terms(positions, positions.ranks)) + extra
+        total = discounted_gain(positions, gains, self.param("k"))
         denominator = self.denominator(positions)
         return np.divide(total, denominator, out=np.zeros(total.shape), where=denominator > 0)
 
@@ -88,20 +72,100 @@ class NDCG(RatioMetric):
         return super().differences(positions, first, second)
 
 
+def _read_gains(measure, negative_bounds: tuple[float, float]) -> None:
+    """What a measure with a gain map (:data:`~prefeval.measures.gains.GAINS`) learns from it: it reads
+    the judged non-relevant documents when grade 0 has a gain, and its range is ``negative_bounds``
+    when some gain is negative."""
+    gains = measure.param("gains")
+    if gains is not None:
+        measure.reads_judged = gains.zero_gain != 0
+        if gains.has_negative:
+            measure.bounds = negative_bounds
+
+
+def _discounted_gains(positions: Positions, ranks: np.ndarray, gains, k: int) -> np.ndarray:
+    """Each relevant document's gain / log2(rank + 1) within k: its grade, or its gain under ``gains``."""
+    gained = positions.grades if gains is None else gains.gain(positions.grades)
+    return np.where(within(ranks, k), gained / np.log2(ranks + 1.0), 0.0)
+
+
+def discounted_gain(positions: Positions, gains, k: int) -> np.ndarray:
+    """DCG@k per run and query, (R, Q): Σ gain / log2(rank + 1) over the documents within k, the
+    relevant ones and, when ``gains`` gives grade 0 a gain, the judged non-relevant ones. Under the
+    sequential arithmetic (:attr:`~prefeval.ranking.positions.Positions.sequential`: trec_eval's and
+    ir_measures' conventions) the gains of both are added in rank order, as trec_eval's loop adds
+    them (``m_ndcg.c``), so that the value is theirs to the last bit."""
+    if gains is not None and gains.zero_gain != 0 and positions.sequential:
+        judged = judged_list(positions, gains.gain(positions.grades), gains.zero_gain)
+        return judged.query_sum(np.where(within(judged.ranks, k), judged.discounted(), 0.0))
+    total = positions.segment_sum(_discounted_gains(positions, positions.ranks, gains, k))
+    if gains is None or gains.zero_gain == 0:
+        return total
+    others = positions.others
+    counted = (others.grades == 0) & within(others.ranks, k)
+    return total + others.query_sum(np.where(counted, gains.zero_gain / np.log2(others.ranks + 1.0), 0.0))
+
+
+def ideal_discounted_gain(positions: Positions, gains, k: int) -> np.ndarray:
+    """The ideal DCG@k per query, (Q,): the query's grades (or positive gains under ``gains``) sorted
+    in decreasing order, each over log2(place + 1), over the first k places."""
+    if gains is None:
+        return ideal_dcg(positions, positions.ideal, k)
+    return ideal_dcg_at(positions, gains, k)
+
+
 @register
 class DCG(AdditiveMetric):
     """DCG@k = Σ_{i : x_i within k} g_i / log2(x_i + 1): discounted cumulative gain, gain = grade
-    (linear), not normalised, so unbounded above (Järvelin and Kekäläinen, 2002). ``ndcg@k`` is its normalised form."""
+    (linear), not normalised, so unbounded above (Järvelin and Kekäläinen, 2002). ``ndcg@k`` is its
+    normalised form.
+
+    With a gain map (``dcg@gains=1:3;2:9``, :mod:`prefeval.measures.gains`) g_i is the map's gain of the
+    document's grade, negative gains included, and a gain for grade 0 makes the judged non-relevant
+    documents within k count too: nDCG's numerator. ``dcg`` (k = 0) equals trec_eval 10's ``dcg``
+    and ``dcg.1=3,2=9`` (``m_ndcg.c``: every retrieved document's gain, the gains of the levels its
+    pairs leave out their grade).
+    """
 
     family = "dcg"
     reads_grades = True
-    parameters = (CUTOFF,)
-    summary = "discounted cumulative gain, gain = grade, not normalised"
-    cite = JARVELIN_KEKALAINEN
+    parameters = (CUTOFF, GAINS)
+    summary = "discounted cumulative gain, gain = grade or gains=, not normalised (trec_eval dcg)"
+    cite = JARVELIN_KEKALAINEN + "; trec_eval dcg"
     bounds = (0.0, np.inf)
 
+    def __init__(self, *texts: str):
+        super().__init__(*texts)
+        _read_gains(self, (-np.inf, np.inf))
+
     def shares(self, positions: Positions, ranks: np.ndarray) -> np.ndarray:
-        return np.where(within(ranks, self.param("k")), positions.grades / np.log2(ranks + 1.0), 0.0)
+        return _discounted_gains(positions, ranks, self.param("gains"), self.param("k"))
+
+    def compute(self, positions: Positions) -> np.ndarray:
+        if self.reads_judged:  # grade 0 has a gain: the judged non-relevant documents add theirs
+            return discounted_gain(positions, self.param("gains"), self.param("k"))
+        return super().compute(positions)
+
+
+@register
+class IdealDCG(Metric):
+    """ideal DCG@k = Σ_{j <= min(k, n)} G_j / log2(j + 1), with G_1 >= G_2 >= ... >= G_n the grades of
+    the query's n relevant documents (or, with a gain map, the positive gains of its judged documents),
+    largest first: the DCG of the best possible ranking, nDCG's denominator. It is the qrels' and
+    the same for every run (and for a run that retrieves nothing, or lacks the query). Equals trec_eval
+    10's ``ideal_dcg`` (k = 0; ``ideal_dcg.1=3,2=9`` with a gain map).
+    """
+
+    family = "ideal_dcg"
+    reads_grades = True
+    parameters = (CUTOFF, GAINS)
+    summary = "ideal discounted cumulative gain: the DCG of the best ranking, nDCG's denominator (trec_eval ideal_dcg)"
+    cite = JARVELIN_KEKALAINEN + "; trec_eval ideal_dcg"
+    bounds = (0.0, np.inf)
+
+    def compute(self, positions: Positions) -> np.ndarray:
+        ideal = ideal_discounted_gain(positions, self.param("gains"), self.param("k"))
+        return np.broadcast_to(ideal, (positions.num_runs, len(ideal))).copy()
 
 
 @register

@@ -1,5 +1,5 @@
 """Measures read off the precision-recall curve: interpolated precision at a recall level (trec_eval's
-iprec_at_recall), its mean over equally spaced levels (11pt_avg), the area under the curve
+iprec_at_recall), its mean over several levels (11pt_avg), the area under the curve
 (trapezoidal), and the largest recall reached at a given precision.
 
 Notation as in :mod:`prefeval.measures.shares`: the query's m relevant documents at ranks
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from prefeval.errors import UsageError
+from prefeval.io.numbers import INTEGER, is_number
 from prefeval.measures.base import Metric, Param, RatioMetric, register
 from prefeval.ranking.positions import Positions
 
@@ -114,32 +116,71 @@ class InterpolatedPrecision(Metric):
         return interpolated_precision(positions, self.param("recall"), self.param("round_from"))
 
 
+def _parse_levels(text: str, measure: str) -> int | tuple[float, ...]:
+    """``iprec_avg``'s levels: an integer n >= 2 (n equally spaced recall levels), or recall levels
+    in [0, 1] separated by ``;`` (``0.2;0.5;0.8``; one level is written as a number that is not an
+    integer, ``0.5`` or ``1.0``), kept in increasing order (duplicates kept: each counts)."""
+    written = text.strip()
+    if is_number(written, INTEGER):
+        count = int(written)
+        if count < 2:
+            raise UsageError(f"{measure}: levels must be a number of levels >= 2 or recall levels separated by "
+                             f"';' (0.2;0.5;0.8), not {written}")
+        return count
+    levels = []
+    for part in written.split(";"):
+        level = RECALL_LEVEL.parse(part, measure)
+        levels.append(float(level))
+    return tuple(sorted(levels))
+
+
+def _levels_text(levels: int | tuple[float, ...]) -> str:
+    return str(levels) if isinstance(levels, int) else ";".join(repr(level) for level in levels)
+
+
+LEVELS = Param("levels", int, 11, parser=_parse_levels, text=_levels_text,
+               meaning="n equally spaced recall levels (n >= 2), or the recall levels themselves, separated by ';' "
+                       "(0.2;0.5;0.8)")
+"""The recall levels of ``iprec_avg``: a number of equally spaced levels, or the levels themselves."""
+
+
+def recall_levels(levels: int | tuple[float, ...]) -> tuple[float, ...]:
+    """The recall levels of ``levels`` (:data:`LEVELS`), in increasing order: l / (n − 1) for l = 0 .. n − 1
+    for a number n, the levels themselves otherwise."""
+    if isinstance(levels, int):
+        return tuple(level / (levels - 1) for level in range(levels))
+    return levels
+
+
 @register
 class InterpolatedPrecisionAverage(Metric):
-    """IPavg@n = (1/n) Σ_{l=0}^{n−1} IP(l / (n − 1)): interpolated precision (``iprec``) averaged over
-    n equally spaced recall levels, by default the 11 levels 0.0, 0.1, ..., 1.0.
+    """IPavg = (1/n) Σ_{l ∈ L} IP(l): interpolated precision (``iprec``) averaged over n recall levels
+    L, by default the 11 equally spaced levels 0.0, 0.1, ..., 1.0 (``iprec_avg@n``: n equally
+    spaced levels, l / (n − 1)), or the levels given (``iprec_avg@0.2;0.5;0.8``, a level given twice
+    counted twice).
 
     Equals pytrec_eval's ``11pt_avg`` and, with round_from = 0.5 (``iprec_avg@11,0.5``), trec_eval 10's
-    (see ``iprec``), with the default levels (n = 11), adding up the levels from 1.0 down as trec_eval
-    does and dividing once, so that the value is the same to the last bit. trec_eval's
-    levels can be any list (``11pt_avg.0.2,0.5,0.8``, the 3-point average of trec_eval 8); prefeval
-    takes equally spaced levels only. 0 for a run without relevant documents retrieved, an empty run
-    (trec_eval: nan) or a query without relevant documents.
+    (see ``iprec``), adding up the levels from the highest down as trec_eval does (``m_11pt_avg.c``)
+    and dividing once, so that the value is the same to the last bit. trec_eval's ``11pt_avg.l,...``
+    is ``iprec_avg@l;...,0.5`` (``11pt_avg.0.2,0.5,0.8``, the 3-point average of trec_eval 8). trec_eval
+    10.0's loop assumes its levels in increasing order and gives another number for levels listed
+    otherwise (``11pt_avg.0.75,0.5,0.25``); prefeval averages over the levels whatever their order, as
+    trec_eval's own description of the measure says. 0 for a run without relevant documents
+    retrieved, an empty run (trec_eval: nan) or a query without relevant documents.
     """
 
     family = "iprec_avg"
-    parameters = (Param("levels", int, 11, low=2, high=10**6, meaning="number of equally spaced recall levels"),
-                  ROUND_FROM)
-    summary = "interpolated precision averaged over 11 recall levels (trec_eval 11pt_avg)"
+    parameters = (LEVELS, ROUND_FROM)
+    summary = "interpolated precision averaged over 11 recall levels, or those given (trec_eval 11pt_avg)"
     cite = SALTON_MCGILL + "; trec_eval 11pt_avg"
 
     def compute(self, positions: Positions) -> np.ndarray:
-        count = self.param("levels")
+        levels = recall_levels(self.param("levels"))
         later = _later_maximum(positions, _precisions(positions))
         total = np.zeros((positions.num_runs, len(positions.length)))
-        for level in range(count - 1, -1, -1):
-            total = total + interpolated_precision(positions, level / (count - 1), self.param("round_from"), later)
-        return total / count
+        for level in reversed(levels):
+            total = total + interpolated_precision(positions, level, self.param("round_from"), later)
+        return total / len(levels)
 
 
 @register

@@ -18,12 +18,12 @@ FAMILY_ORDER: tuple[str, ...] = (
     "ap", "rbp", "rr", "ndcg", "rp", "p", "r",
     # the other metrics: where the relevant documents are, then gains discounted by rank
     "f", "success", "auc", "dcg", "ndcg_exp", "cg", "pfound",
-    # trec_eval's and ir_measures' other measures: counts, interpolated precision and sets, the judged
-    # and unjudged documents, gains
-    "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "gm_ap",
+    # trec_eval's and ir_measures' other measures: counts and AP's variants, interpolated precision and
+    # sets, the judged and unjudged documents, gains
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "gm_ap", "yaap",
     "iprec", "iprec_avg", "prauc", "recall_at_precision", "rp_mult", "relative_p", "set_ap", "utility",
     "bpref", "gm_bpref", "infap", "unj", "judged", "compat", "accuracy",
-    "ndcg_rel", "rndcg", "gain_shortfall", "binary_gain_shortfall", "trec_rbp", "trec_rbp_resid", "err",
+    "ndcg_rel", "rndcg", "gain_shortfall", "binary_gain_shortfall", "ideal_dcg", "trec_rbp", "trec_rbp_resid", "err",
 )
 
 OWN_FAMILIES: tuple[str, ...] = FAMILY_ORDER[:FAMILY_ORDER.index("num_q")]

@@ -1,12 +1,14 @@
-"""Metrics of where the relevant documents are: AP, RR, P@k, R@k, R-precision, F@k, success@k and AUC.
+"""Metrics of where the relevant documents are: AP (and yaap, a smoothed form of it), RR, P@k, R@k,
+R-precision, F@k, success@k and AUC.
 
 Each counts relevant documents, or weighs them by the reciprocal of their rank, with binary relevance
 (a document counts when its grade reaches the relevance level). Notation and the shared helpers are
 those of :mod:`prefeval.measures.shares`: x = (x_1 <= ... <= x_m) the ranks of the query's m relevant
 documents (inf when not retrieved), i the 1-based index into x, "within k" x_i <= k (k = 0: no
-cut-off). Each metric is the sum of per-document shares (:class:`~prefeval.measures.base.AdditiveMetric`);
-those that count documents, or weigh them, over a denominator are computed as the sum over the
-documents divided once (:class:`~prefeval.measures.base.RatioMetric`), so that counts are exact.
+cut-off). Each metric but yaap (a logarithm of such a sum) is the sum of per-document shares
+(:class:`~prefeval.measures.base.AdditiveMetric`); those that count documents, or weigh them, over a
+denominator are computed as the sum over the documents divided once
+(:class:`~prefeval.measures.base.RatioMetric`), so that counts are exact.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from prefeval.errors import UsageError
-from prefeval.measures.base import AdditiveMetric, Param, RatioMetric, register
+from prefeval.measures.base import AdditiveMetric, Metric, Param, RatioMetric, register
 from prefeval.measures.shares import CUTOFF, DEPTH, per_document, reciprocal_difference, within
 from prefeval.ranking.positions import Positions
 
@@ -37,6 +39,31 @@ class AveragePrecision(RatioMetric):
 
     def denominator(self, positions: Positions) -> np.ndarray:
         return positions.length
+
+
+@register
+class YetAnotherAP(Metric):
+    """yaap = log((1 + S) / (1 + m − S)), with S = Σ_{i : x_i finite} i / x_i, the sum of the precisions
+    at the relevant documents retrieved, so that AP = S / m (Robertson's "yet another average
+    precision": a smoothed logit of AP, monotone in AP on one query, that averages better over queries,
+    its extremes not bounded as AP's are).
+
+    Equals trec_eval ``yaap`` (``m_yaap.c``, which adds the i / x_i in rank order and computes
+    1 + m − S as (1 + m) − S, as here), with binary relevance at the relevance level. A query without a
+    relevant document scores log(1/1) = 0; a run that retrieves none of the m relevant documents
+    (or does not contain the query) log(1 / (1 + m)) < 0, and one that ranks all of them first
+    log(1 + m). The summary is the mean.
+    """
+
+    family = "yaap"
+    summary = "yet another average precision: log((1 + S) / (1 + m - S)), S = m AP (trec_eval yaap)"
+    cite = "Robertson, On Smoothing Average Precision, ECIR 2012, LNCS 7224, pp. 158-169; trec_eval yaap"
+    bounds = (-np.inf, np.inf)
+
+    def compute(self, positions: Positions) -> np.ndarray:
+        ranks = positions.ranks
+        total = positions.segment_sum(np.where(np.isfinite(ranks), positions.index / ranks, 0.0))
+        return np.log((1.0 + total) / (1.0 + positions.length - total))
 
 
 @register

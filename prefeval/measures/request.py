@@ -110,12 +110,19 @@ def covering(request: MeasureRequest, measures: Iterable[Measure]) -> MeasureReq
     return request if request.items else read_request([measure.name for measure in measures])
 
 
-def read_request(texts: Iterable[str], num_docs: int | None = None) -> MeasureRequest:
+def read_request(texts: Iterable[str], num_docs: int | None = None, tool: str | None = None) -> MeasureRequest:
     """Read ``-m`` values (module docstring). ``num_docs`` (trec_eval's ``-N``, the size of the
-    collection) is the parameter N of every ``utility`` that does not set it."""
+    collection) is the parameter N of every ``utility`` that does not set it. ``tool``: read each
+    value as that tool reads its own ``-m`` rather than by the one reading (``trec_eval``: one name
+    per value, spelled as trec_eval spells it, ``rbp`` trec_eval's:
+    :func:`~prefeval.measures.foreign.trec_eval.read_as_written`)."""
     items: list[Requested] = []
     namings = itertools.count()
-    for group in (group for text in texts for group in measure_groups(text)):
+    for text in texts if tool is not None else ():
+        naming = next(namings)
+        items += [_requested(translation, tool, text)._replace(naming=naming, named=text)
+                  for translation in foreign.TOOLS[tool].read_as_written(text)]
+    for group in (group for text in texts if tool is None for group in measure_groups(text)):
         previous: tuple[type[Measure], list[str], str | None, Requested] | None = None
         for token in group:
             if items and items[-1].measure is not None and _KEYWORD.match(token) and "(" not in token \

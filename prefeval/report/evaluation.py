@@ -12,7 +12,7 @@ format cannot show before anything is read:
 * ``table``, ``markdown``, ``latex``: a runs × measures table of the summary
   (:mod:`prefeval.report.runs_table`);
 * ``trec_eval``: trec_eval's own output (:mod:`prefeval.report.trec_eval`), by default with
-  trec_eval's conventions and trec_eval's default measures (``official``);
+  trec_eval's conventions and trec_eval's default measures (``official``), or its z-scores (``-Z``);
 * ``ir_measures``: ir_measures' own output (:mod:`prefeval.report.ir_measures`), by default with
   ir_measures' conventions; measures must be named, as ir_measures needs them.
 
@@ -27,26 +27,32 @@ from typing import BinaryIO
 
 from prefeval.engine.evaluation import Evaluation
 from prefeval.errors import UsageError
+from prefeval.io.zscores import ZScores
 from prefeval.measures.foreign import trec_eval
 from prefeval.measures.request import NO_REQUEST, MeasureRequest, covering, request_names
 from prefeval.report.formats import EVALUATION, TABLE_FORMATS, EvaluationNeeds, write_lines, write_records, writer
 
 
 def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl", per_query: bool = False,
-                     summary: bool = True, baseline: str | None = None, request: MeasureRequest = NO_REQUEST) -> None:
+                     summary: bool = True, baseline: str | None = None, request: MeasureRequest = NO_REQUEST,
+                     zscores: ZScores | None = None) -> None:
     """Write ``evaluation`` to ``stream`` in format ``fmt`` (module docstring); ``request``: what ``-m``
-    asked for (the names each tool prints), by default the evaluation's measures."""
-    check_evaluation_format(fmt, per_query, summary, baseline)
+    asked for (the names each tool prints), by default the evaluation's measures; ``zscores``: a
+    z-score file (:func:`~prefeval.io.zscores.read_zscores`), whose z-scores the trec_eval layout
+    prints in place of the values (``-Z``)."""
+    check_evaluation_format(fmt, per_query, summary, baseline, zscores is not None)
     write_records(EVALUATION, evaluation, stream, fmt, per_query=per_query, summary=summary, baseline=baseline,
-                  request=request)
+                  request=request, zscores=zscores)
 
 
 def check_evaluation_format(fmt: str, per_query: bool = False, summary: bool = True,
-                            baseline: str | None = None) -> EvaluationNeeds:
+                            baseline: str | None = None, zscores: bool = False) -> EvaluationNeeds:
     """What format ``fmt`` needs of an evaluation, or a :class:`UsageError` when the options of
     :func:`write_evaluation` contradict each other; the command line calls it before reading any
     input, so that a contradiction costs no work."""
     needs = writer(EVALUATION, fmt).needs
+    if zscores and not needs.zscores:
+        raise UsageError(f"-Z: z-scores are printed in trec_eval's layout (--format trec_eval), not in {fmt}")
     if not needs.per_query and (per_query or not summary):
         raise UsageError(f"--format {fmt} shows the means of the summary: drop -q and -n, or use jsonl or tsv")
     if fmt not in TABLE_FORMATS and baseline is not None:

@@ -43,7 +43,7 @@ from prefeval.ranking.conventions import IR_MEASURES, REFERENCE, TREC_EVAL
 EVALUATION, ORDERINGS, SIGNIFICANCE, CHECK, CATALOGUE = "evaluation", "orderings", "significance", "check", "catalogue"
 SAMPLED, NULL = "sampled", "null"
 KIND_OPTIONS: dict[str, tuple[str, ...]] = {
-    EVALUATION: ("per_query", "summary", "baseline", "request"),
+    EVALUATION: ("per_query", "summary", "baseline", "request", "zscores"),
     ORDERINGS: (),
     SIGNIFICANCE: ("baseline",),
     CHECK: ("label", "styled"),
@@ -52,8 +52,9 @@ KIND_OPTIONS: dict[str, tuple[str, ...]] = {
     NULL: (),
 }
 """Every record kind, and the options its writers are given (each writer reads those it names):
-eval's per-query lines, summary lines, baseline and the request of ``-m`` (the names each tool
-prints: :class:`~prefeval.measures.request.MeasureRequest`); significance's baseline, which the
+eval's per-query lines, summary lines, baseline, the request of ``-m`` (the names each tool
+prints: :class:`~prefeval.measures.request.MeasureRequest`) and the z-score file of ``-Z``
+(:class:`~prefeval.io.zscores.ZScores`); significance's baseline, which the
 tables mark; and how check's report styles the labels of its errors and warnings (``label``, a
 function of ``error`` or ``warning``) and then its whole text for the stream it goes to
 (``styled``): :func:`~.check.write_check_report`."""
@@ -64,8 +65,8 @@ class EvaluationNeeds(NamedTuple):
     writing: the conventions it takes by default (its tool's); the measures it evaluates without
     ``-m`` (None: prefeval's default list; empty: ``-m`` is required, as ir_measures requires it);
     whether it shows pair lines (``compares``), several samples, the statistics of ``--summary``
-    beyond the summary, per-query lines, and the lines of trec_eval's layout that are not measures
-    (``runid``, ``relstring``)."""
+    beyond the summary, per-query lines, the lines of trec_eval's layout that are not measures
+    (``runid``, ``relstring``), and z-scores (``-Z``)."""
 
     conventions: str = REFERENCE
     default_measures: tuple[str, ...] | None = None
@@ -74,6 +75,7 @@ class EvaluationNeeds(NamedTuple):
     statistics: bool = True
     per_query: bool = True
     lines: bool = False
+    zscores: bool = False
 
 
 class Writer(NamedTuple):
@@ -142,9 +144,9 @@ FORMATS: dict[str, dict[str, Writer]] = {
     "markdown": _table_writers("markdown"),
     "latex": _table_writers("latex"),
     TREC_EVAL_FORMAT: {
-        EVALUATION: Writer("prefeval.report.trec_eval:write_trec_eval", ("per_query", "summary", "request"),
-                           "trec_eval's output, byte for byte",
-                           EvaluationNeeds(TREC_EVAL, ("official",), lines=True, **TOOL_LAYOUT)),
+        EVALUATION: Writer("prefeval.report.trec_eval:write_trec_eval",
+                           ("per_query", "summary", "request", "zscores"), "trec_eval's output, byte for byte",
+                           EvaluationNeeds(TREC_EVAL, ("official",), lines=True, zscores=True, **TOOL_LAYOUT)),
     },
     IR_MEASURES_FORMAT: {
         EVALUATION: Writer("prefeval.report.ir_measures:write_ir_measures", ("per_query", "summary", "request"),

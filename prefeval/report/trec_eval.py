@@ -13,6 +13,12 @@ after trec_eval's.
 
 Two lines are not measures: ``runid`` (the run's tag, on the summary) and ``relstring`` (per query, the
 judgments of the first ten documents, or of the first ``relstring.N``).
+
+With a z-score file (trec_eval's ``-Z``: :mod:`prefeval.io.zscores`), every measure's line shows its
+z-score and the summary of the z-scores (:mod:`prefeval.analyses.zscores`), as trec_eval prints them:
+``Z`` before the name (``printf("Z%-22s\t%s\t%6.4f\n", ...)``, so the name still takes 22 characters
+after it), every value with ``%6.4f``, counts and ``num_q`` included; ``runid`` and ``relstring`` as
+without it.
 """
 
 from __future__ import annotations
@@ -22,9 +28,10 @@ from typing import BinaryIO, NamedTuple
 
 import numpy as np
 
-from prefeval.engine.evaluation import Evaluation, Summary
+from prefeval.engine.evaluation import Block, Evaluation, Summary
 from prefeval.errors import UsageError
 from prefeval.io.keys import SUMMARY_QID
+from prefeval.io.zscores import ZScores
 from prefeval.measures.foreign import trec_eval
 from prefeval.measures.request import NO_REQUEST, MeasureRequest, covering, request_names
 from prefeval.ranking.ranktable import judgment_strings
@@ -66,32 +73,39 @@ def layout_lines(request: MeasureRequest, evaluation: Evaluation) -> list[Line]:
 
 
 def write_trec_eval(evaluation: Evaluation, stream: BinaryIO, per_query: bool = False, summary: bool = True,
-                    request: MeasureRequest = NO_REQUEST) -> None:
+                    request: MeasureRequest = NO_REQUEST, zscores: ZScores | None = None) -> None:
     """The writer of ``--format trec_eval`` (:mod:`prefeval.report.formats`)."""
-    write_lines(trec_eval_report(evaluation, request, per_query, summary), stream)
+    write_lines(trec_eval_report(evaluation, request, per_query, summary, zscores), stream)
 
 
 def trec_eval_report(evaluation: Evaluation, request: MeasureRequest, per_query: bool = False,
-                     summary: bool = True) -> Iterator[str]:
-    """What ``trec_eval [-q] [-n] -m ...`` prints for ``evaluation`` (module docstring); ``request``:
-    what ``-m`` asked for (by default, the evaluation's measures)."""
+                     summary: bool = True, zscores: ZScores | None = None) -> Iterator[str]:
+    """What ``trec_eval [-q] [-n] [-Z FILE] -m ...`` prints for ``evaluation`` (module docstring);
+    ``request``: what ``-m`` asked for (by default, the evaluation's measures); ``zscores``: the
+    z-score file of ``-Z``."""
     lines = layout_lines(covering(request, evaluation.measures), evaluation)
-    counts = {m.name for m in evaluation.metric_measures if m.counts}
+    blocks: list[Block] = []
+    summaries: list[Summary] = []
+    for result in evaluation.results():
+        (summaries if isinstance(result, Summary) else blocks).append(result)
+    if len(summaries) != 1:
+        raise UsageError("the trec_eval layout shows one sample: no --samples")
+    prefix, counts = "", {m.name for m in evaluation.metric_measures if m.counts}
+    if zscores is not None:
+        from prefeval.analyses.zscores import zscored
+
+        names = {line.measure: line.name for line in lines if line.measure is not None}
+        blocks, summaries[0] = zscored(evaluation, blocks, names, zscores, summaries[0].sample)
+        prefix, counts = "Z", set()
     values: dict[str, list[np.ndarray]] = {m.name: [] for m in evaluation.metric_measures}
     reported: list[np.ndarray] = []
     qids: list[str] = []
-    summaries: list[Summary] = []
-    for result in evaluation.results():
-        if isinstance(result, Summary):
-            summaries.append(result)
-            continue
-        for name, block_values in result.metrics.items():
+    for block in blocks:
+        for name, block_values in block.metrics.items():
             values[name].append(block_values)
-        reported.append(result.metric_reported if result.metric_reported is not None
-                        else np.ones((evaluation.num_runs, len(result.qids)), dtype=bool))
-        qids += result.qids
-    if len(summaries) != 1:
-        raise UsageError("the trec_eval layout shows one sample: no --samples")
+        reported.append(block.metric_reported if block.metric_reported is not None
+                        else np.ones((evaluation.num_runs, len(block.qids)), dtype=bool))
+        qids += block.qids
     per_query_values = {name: np.concatenate(parts, axis=1) for name, parts in values.items()}
     shown = np.concatenate(reported, axis=1) if reported else np.zeros((evaluation.num_runs, 0), dtype=bool)
     strings = _judgment_strings(evaluation, lines, qids) if per_query else {}
@@ -106,8 +120,8 @@ def trec_eval_report(evaluation: Evaluation, request: MeasureRequest, per_query:
                     if line.measure is None:
                         yield trec_eval_line(line.name, qid, f"'{strings[line.length][run][q]}'")
                     else:
-                        yield trec_eval_line(line.name, qid, _value(per_query_values[line.measure][run, q],
-                                                                    line.measure in counts))
+                        yield trec_eval_line(prefix + f"{line.name:<22}", qid,
+                                             _value(per_query_values[line.measure][run, q], line.measure in counts))
         if summary:
             for line in lines:
                 if not line.in_summary:
@@ -116,8 +130,8 @@ def trec_eval_report(evaluation: Evaluation, request: MeasureRequest, per_query:
                     tag = evaluation.run_tags[run]
                     yield trec_eval_line(line.name, SUMMARY_QID, tag if tag is not None else run_id)
                 else:
-                    yield trec_eval_line(line.name, SUMMARY_QID, _value(summaries[0].metrics[line.measure][run],
-                                                                        line.measure in counts))
+                    yield trec_eval_line(prefix + f"{line.name:<22}", SUMMARY_QID,
+                                         _value(summaries[0].metrics[line.measure][run], line.measure in counts))
 
 
 def _value(value: float, count: bool) -> str:

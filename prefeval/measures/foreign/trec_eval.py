@@ -1,6 +1,6 @@
 """trec_eval 10.0's measures: one table (:data:`ROWS`), read (:func:`read`) and written (:func:`spell`).
 
-A row is one of trec_eval's measures, in the order trec_eval lists them (its ``all_trec`` order, in
+A row is one of trec_eval's measures, in the order trec_eval lists them (``measures.c``, the order in
 which it prints them whatever the order of ``-m``), with the prefeval family it is, its parameter and
 what the name stands for:
 
@@ -8,7 +8,9 @@ what the name stands for:
   ``iprec@0.5,0.5`` (trec_eval 10 rounds a recall level to ``lround(r R)`` documents: prefeval's
   ``round_from`` 0.5), ``Rprec_mult.0.2`` is ``rp_mult@0.2``, ``set_F.0.5`` is ``f@0,weight=0.5`` (trec_eval's
   parameter is β², prefeval's ``weight``), ``utility.1,-1,0,0`` sets the coefficients; the parameter may also
-  follow an underscore as trec_eval prints it (``map_cut_10``, ``P_10``);
+  follow an underscore as trec_eval prints it (``map_cut_10``, ``P_10``); a cut-off is the integer its
+  number starts with, as trec_eval's ``atol`` reads it (``ndcg_cut.23.4`` is ``ndcg_cut_23``);
+* ``11pt_avg.0.2,0.5,0.8``: its recall levels, one list (:attr:`Row.joined`): ``iprec_avg@0.2;0.5;0.8,0.5``;
 * **a name without its parameter is trec_eval's default list** (:attr:`Row.defaults`), in every
   output format: ``P``, ``recall``, ``map_cut``, ``ndcg_cut`` and ``relative_P`` are measured at 5,
   10, 15, 20, 30, 100, 200, 500 and 1000; ``success`` at 1, 5 and 10; ``unj`` at 5, 10 and 20;
@@ -20,10 +22,15 @@ what the name stands for:
 
 ``rbp`` here is trec_eval's (p = 0.9, graded gains), prefeval's ``trec_rbp``; the name ``rbp``
 alone is prefeval's own RBP (γ = 0.5, binary; in the default measure list), and trec_eval's is named
-``rbp.p=0.9`` or through a nickname (``all_trec``). Two rows are lines of trec_eval's output that are
+``rbp.p=0.9``, through a nickname (``all_trec``), or on trec_eval's command line
+(:func:`read_as_written`). Two rows are lines of trec_eval's output that are
 not measures (:data:`LAYOUT`): ``runid`` (the run's tag, summary only) and ``relstring`` (the
 judgments of the first ten documents, per query only). ``gm_map``, ``gm_bpref`` and ``num_q`` are
-printed on the summary only, as trec_eval prints them.
+printed on the summary only, as trec_eval prints them. ``dcg``, ``ideal_dcg`` and ``yaap`` are
+trec_eval 10.0's too, but not in its ``all_trec`` (:attr:`Row.all_trec`).
+
+Names are read case-insensitively, and in their printed form too, wherever prefeval reads a name;
+:func:`read_as_written` reads one as trec_eval's own command line does (``prefeval trec_eval``).
 
 Each measure is printed under the name trec_eval prints (:func:`spell`): a list measure as ``P_5``
 (cut-offs as integers, recall levels and multiples with two decimals, ``%3.2f``), a measure given its
@@ -39,6 +46,7 @@ from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
 from prefeval.errors import UsageError
+from prefeval.io.numbers import is_number
 from prefeval.measures.foreign.rows import CUTOFF, Translation
 
 TOOL = "trec_eval"
@@ -76,7 +84,10 @@ class Row(NamedTuple):
     trec_eval prints the measure on per-query lines and on the summary. ``following``: the parameters
     that numbers after the first set, in order (utility's coefficients ``utility.1,-1,0,0``);
     ``unnamed``: parameters set by an option of trec_eval, not by the name (utility's collection size,
-    ``-N``)."""
+    ``-N``). ``joined``: the values after the dot, separated by commas, are one list, the parameter's
+    values separated by ``;`` (11pt_avg's recall levels: ``11pt_avg.0.2,0.5,0.8`` is
+    ``iprec_avg@0.2;0.5;0.8,0.5``). ``all_trec``: whether the nickname ``all_trec`` names it
+    (trec_eval 10.0's ``measures.c`` leaves out ``dcg``, ``ideal_dcg`` and ``yaap``)."""
 
     name: str
     family: str | None
@@ -89,11 +100,13 @@ class Row(NamedTuple):
     in_summary: bool = True
     following: tuple[str, ...] = ()
     unnamed: tuple[str, ...] = ()
+    joined: bool = False
+    all_trec: bool = True
 
     def shown(self) -> str:
         """How the name is written, with placeholders: ``map_cut[.k,...]``, ``ndcg[.L=G,...]``."""
         if self.parameter is not None:
-            return f"{self.name}[.{self.parameter}{',...' if self.defaults else ''}]"
+            return f"{self.name}[.{self.parameter}{',...' if self.defaults or self.joined else ''}]"
         if self.pairs:
             return f"{self.name}[.{','.join('L=G' if key == LEVELS else f'{key}=...' for key in self.pairs)}]"
         return self.name
@@ -108,7 +121,8 @@ class Row(NamedTuple):
         return self.name
 
 
-_EXAMPLES = {CUTOFF: "10", "recall": "0.5", "f": "0.2", "a": "1,-1,0,0", "beta": "0.5", "length": "20"}
+_EXAMPLES = {CUTOFF: "10", "recall": "0.5", "f": "0.2", "a": "1,-1,0,0", "beta": "0.5", "length": "20",
+             "levels": "0.2,0.5,0.8"}
 _GAINS = {LEVELS: "gains"}
 _SET = {CUTOFF: "0"}
 _TREC_EVAL_10_ROUNDING = {"round_from": "0.5"}
@@ -132,9 +146,11 @@ ROWS: tuple[Row, ...] = (
     Row("gm_bpref", "gm_bpref", per_query=False),
     Row("Rprec_mult", "rp_mult", "f", R_MULTIPLES, printed=_two_decimals),
     Row("utility", "utility", "a", following=("b", "c", "d"), unnamed=("N",)),
-    Row("11pt_avg", "iprec_avg", fixed={"levels": "11", **_TREC_EVAL_10_ROUNDING}),
+    Row("11pt_avg", "iprec_avg", "levels", fixed={"levels": "11", **_TREC_EVAL_10_ROUNDING}, joined=True),
     Row("binG", "binary_gain_shortfall"),
     Row("G", "gain_shortfall", pairs=_GAINS),
+    Row("dcg", "dcg", pairs=_GAINS, all_trec=False),
+    Row("ideal_dcg", "ideal_dcg", pairs=_GAINS, all_trec=False),
     Row("ndcg", "ndcg", pairs=_GAINS),
     Row("ndcg_rel", "ndcg_rel", pairs=_GAINS),
     Row("Rndcg", "rndcg", pairs=_GAINS),
@@ -148,6 +164,7 @@ ROWS: tuple[Row, ...] = (
     Row("set_map", "set_ap"),
     Row("set_F", "f", "weight", fixed=_SET),
     Row("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
+    Row("yaap", "yaap", all_trec=False),
     Row("rbp", "trec_rbp", pairs={"p": "p", **_GAINS}),
     Row("rbp_resid", "trec_rbp_resid", pairs={"p": "p"}),
     Row("unj", "unj", CUTOFF, (5, 10, 20)),
@@ -159,9 +176,9 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
                  "recip_rank", "iprec_at_recall", "P"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
-    "all_trec": tuple(row.name for row in ROWS),
+    "all_trec": tuple(row.name for row in ROWS if row.all_trec),
 }
-"""trec_eval's nicknames for lists of measures (``all_trec`` is every row)."""
+"""trec_eval's nicknames for lists of measures (``all_trec`` is every row it names: :attr:`Row.all_trec`)."""
 
 BY_NAME = {row.name.lower(): row for row in ROWS}
 """Every row by its name, lower-cased (prefeval reads names case-insensitively)."""
@@ -201,6 +218,30 @@ def read(text: str) -> list[Translation] | None:
     return [_with_parameter(row, given, text)]
 
 
+def read_as_written(text: str) -> list[Translation]:
+    """The measures (and lines) one ``-m`` value stands for as trec_eval itself reads it
+    (``trec_eval.c``'s ``mark_measure``): the text before the first dot is one of its measures or
+    nicknames spelled exactly (:func:`check_written`), the parameters come after the dot. A value is
+    thus one name: ``rbp`` is trec_eval's rbp (not prefeval's), and ``map,P.10`` is no name. A name
+    trec_eval reads but whose parameters it refuses is a :class:`UsageError` with the reason
+    (:func:`read`)."""
+    check_written(text)
+    return read(text)
+
+
+def check_written(text: str) -> None:
+    """A :class:`UsageError` ("illegal measure", trec_eval's words) unless ``text`` is one name of
+    trec_eval as written on its command line: a measure or nickname spelled exactly (trec_eval compares
+    names with ``strcmp``: ``MAP`` and ``P_10`` are not its names), parameters after a dot and only
+    for a measure ("improper measure in parameter" when none follow the dot)."""
+    name, dot, given = text.partition(".")
+    if not ((name in NICKNAMES and not dot) or name in PLACE):
+        raise UsageError(f"illegal measure {text!r}: no measure or nickname of trec_eval is spelled so "
+                         "(`prefeval measures` lists trec_eval's names)")
+    if dot and not given:
+        raise UsageError(f"illegal measure {text!r}: improper measure in parameter (parameters follow the dot)")
+
+
 def _split(text: str) -> tuple[Row | None, str | None] | None:
     """(the row, the parameters' text or None) of a trec_eval name; (None, the nickname) for a
     nickname; None for what is not a trec_eval name."""
@@ -235,6 +276,16 @@ def default_list(family: str, names: tuple[str, ...]) -> list[Translation] | Non
     return None
 
 
+_ATOL = re.compile(r"\s*([+-]?[0-9]+)")
+
+
+def _atol(text: str) -> int:
+    """A cut-off as trec_eval reads it, with C's ``atol``: the integer the text starts with (23 of
+    ``23.4``, 1 of ``1e2``), 0 when it starts with none (``.5``, which trec_eval then refuses)."""
+    match = _ATOL.match(text)
+    return int(match.group(1)) if match else 0
+
+
 def _bare(row: Row, value: float | None = None) -> Translation:
     """The measure of a row named without parameters (``value``: one of its defaults)."""
     if value is None:
@@ -249,9 +300,22 @@ def _with_parameter(row: Row, given: str, text: str) -> Translation:
     if row.family is None:  # relstring's length
         return Translation(None, {row.parameter: given}, f"{row.name}_{given}", row=row.name, given=(given,))
     texts = given.split(",")
+    if row.joined:
+        try:
+            joined = ";".join(repr(float(value)) for value in texts)  # each a value, never a count (11pt_avg.1)
+        except ValueError:
+            raise UsageError(f"{text}: trec_eval's {row.name} takes numbers") from None
+        return Translation(row.family, {**row.fixed, row.parameter: joined}, f"{row.name}_{given}", row=row.name,
+                           given=tuple(texts))
     if len(texts) > 1 + len(row.following):
         raise UsageError(f"{text}: trec_eval's {row.name} takes {1 + len(row.following)} parameter(s)")
     values = {**row.fixed, row.parameter: texts[0], **dict(zip(row.following, texts[1:]))}
+    if row.defaults and row.printed is _integer:  # a cut-off, read as trec_eval reads it
+        if not is_number(given.strip()):
+            raise UsageError(f"{text}: trec_eval's {row.name} takes numbers")
+        shown = values[row.parameter] = str(_atol(given))
+        return Translation(row.family, values, f"{row.name}_{shown}", listed=row.parameter, row=row.name,
+                           given=(given,))
     if row.defaults:
         try:
             shown = row.printed(float(given))
@@ -287,7 +351,7 @@ def _with_pairs(row: Row, pairs: str, text: str) -> Translation:
 def check_given(row_name: str, given: tuple[str, ...], text: str) -> None:
     """A :class:`UsageError` for the parameters ``given`` to one naming of a measure (``text``) that
     trec_eval refuses, with trec_eval's reason: a cut-off that is not a positive integer ("Negative
-    cutoff detected": trec_eval reads it with ``atol``, so ``P.0`` and ``P.x``), a value listed twice
+    cutoff detected": trec_eval reads it with ``atol``, so ``P.0`` and ``P.0.5``), a value listed twice
     ("duplicate cutoffs detected", ``map_cut.5,5``, ``iprec_at_recall.0.5,0.50``), utility without
     its four coefficients ("improper number of coefficients", ``utility.1,2``)."""
     row = BY_NAME[row_name.lower()]
@@ -295,10 +359,10 @@ def check_given(row_name: str, given: tuple[str, ...], text: str) -> None:
         return
     if row.defaults:
         try:
-            values = [float(value) for value in given]
+            values = [_atol(value) if row.printed is _integer else float(value) for value in given]
         except ValueError:
             values = [0.0]
-        if row.printed is _integer and min(int(value) for value in values) <= 0:
+        if row.printed is _integer and min(values) <= 0:
             raise UsageError(f"{text}: trec_eval refuses it: Negative cutoff detected (cut-offs are integers >= 1)")
         if len(set(values)) < len(values):
             raise UsageError(f"{text}: trec_eval refuses it: duplicate cutoffs detected")
@@ -308,16 +372,20 @@ def check_given(row_name: str, given: tuple[str, ...], text: str) -> None:
 
 
 def is_pairs(token: str) -> bool:
-    """Whether ``token`` is a trec_eval name with ``a=b`` pairs (``ndcg.1=3``), which the pairs after
-    a comma continue (``ndcg.1=3,2=9``)."""
-    name, dot, given = token.strip().partition(".")
-    row = BY_NAME.get(name.lower())
-    return bool(dot) and row is not None and bool(row.pairs) and bool(_PAIR_START.match(given))
+    """Whether ``token`` is a trec_eval name whose parameters are one list that the texts after a
+    comma continue: ``a=b`` pairs (``ndcg.1=3``, continued in ``ndcg.1=3,2=9``) or the values of a
+    :attr:`Row.joined` list (``11pt_avg.0.2``, continued in ``11pt_avg.0.2,0.5,0.8``)."""
+    split = _split(token.strip())
+    if split is None or split[0] is None or not split[1]:
+        return False
+    row, given = split
+    return (bool(row.pairs) and bool(_PAIR_START.match(given))) or row.joined
 
 
 def continues_pairs(token: str) -> bool:
-    """Whether ``token`` (after a comma) is one more ``a=b`` pair of a trec_eval name."""
-    return bool(_PAIR_START.match(token))
+    """Whether ``token`` (after a comma) may continue the list of a name of :func:`is_pairs`: one more
+    ``a=b`` pair, or a number."""
+    return bool(_PAIR_START.match(token)) or is_number(token.strip())
 
 
 class _Parametrised(Protocol):
@@ -367,8 +435,13 @@ def spell(measure: _Parametrised) -> str | None:
         value = values[row.parameter]
         if {**implied, row.parameter: value} != values:
             continue
+        written = next(param for param in params if param.name == row.parameter).written(value)
+        if row.joined:  # a list of values, as trec_eval takes it after the dot (11pt_avg_0.2,0.5,0.8)
+            if ";" in written or not isinstance(value, int):
+                return f"{row.name}_{written.replace(';', ',')}"
+            continue
         if not row.defaults:  # one parameter, as prefeval writes it (set_F_0.5)
-            return f"{row.name}_{next(param for param in params if param.name == row.parameter).written(value)}"
+            return f"{row.name}_{written}"
         if _listable(row, value):
             return f"{row.name}_{row.printed(value)}"
     return None
