@@ -1,5 +1,14 @@
 """Getting the bytes of an input: a path, a gzip file (detected by its magic bytes) or ``-`` for stdin,
-read whole (:func:`read_bytes`) or in blocks of whole lines (:func:`read_blocks`).
+read whole (:func:`read_bytes`) or in blocks of whole lines (:func:`read_blocks`); and telling a
+columnar input (Parquet or Arrow, by its magic bytes too, whatever its name) from text:
+:func:`columnar_format`, which :mod:`prefeval.io.columnar` reads.
+
+**Columnar inputs.** A Parquet file starts (and ends) with ``PAR1``, an Arrow IPC file (Feather
+version 2) with ``ARROW1``. A directory is a columnar input (a partitioned dataset, as Spark, Dask,
+pyarrow and polars write them) when its first file is one (:func:`dataset_files`: every file under
+it, hidden ones and those whose name starts with ``_`` or ``.`` left out, as those writers' marker
+files are, in natural order). Columnar data is read from a path, never as text: given as standard
+input or a pipe, or to a reader of text, it is an :class:`InputError` saying so.
 
 **Bounds.** Nothing bounds the size of an input: a recommender's run of ten million users is large
 and legitimate, and gzip data may expand a thousandfold. What is bounded is a line: at most
@@ -27,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import stat
 import sys
 import zlib
@@ -36,6 +46,10 @@ from typing import NoReturn
 from prefeval.errors import InputError, UsageError
 
 GZIP_MAGIC = b"\x1f\x8b"
+PARQUET, ARROW = "parquet", "arrow"
+COLUMNAR_MAGIC = {b"PAR1": PARQUET, b"ARROW1": ARROW}
+"""The first bytes of each columnar format, and its name."""
+_MAGIC_BYTES = max(map(len, COLUMNAR_MAGIC))
 UTF8_BOM = b"\xef\xbb\xbf"
 STDIN = "-"
 
@@ -76,9 +90,10 @@ def read_bytes(path: str, stop_at_nul: bool = True, check_head: Callable[[bytes]
             return _joined(_pieces(_held_chunks(sys.stdin.buffer, PIECE_BYTES), name, stop_at_nul), name, check_head)
         with open(path, "rb") as handle:
             if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                magic = handle.read(len(GZIP_MAGIC))
+                magic = handle.read(_MAGIC_BYTES)
                 handle.seek(0)
-                if magic != GZIP_MAGIC:
+                _refuse_columnar(magic, name, regular=True)
+                if not magic.startswith(GZIP_MAGIC):
                     return _whole_file(handle, name, check_head)
             return _joined(_pieces(_held_chunks(handle, PIECE_BYTES), name, stop_at_nul), name, check_head)
 
@@ -193,8 +208,9 @@ def _pieces(chunks: Iterable[bytes], name: str, stop_at_nul: bool, size: int = P
     head = b""
     for chunk in chunks:  # enough for the magic bytes (a pipe may hand over one byte at first)
         head += chunk
-        if len(head) >= len(GZIP_MAGIC):
+        if len(head) >= _MAGIC_BYTES:
             break
+    _refuse_columnar(head, name, regular=False)
     raw = itertools.chain([head] if head else [], chunks)
     read = line_start = 0  # the bytes handed out, where the line they end in starts
     for piece in _without_mark(_inflated(raw, name, size) if head.startswith(GZIP_MAGIC) else raw):
@@ -211,6 +227,20 @@ def _pieces(chunks: Iterable[bytes], name: str, stop_at_nul: bool, size: int = P
         yield piece
         if nul >= 0:
             return
+
+
+def _refuse_columnar(head: bytes, name: str, regular: bool) -> None:
+    """The :class:`InputError` of columnar data (``head``: its first bytes) met where text is read
+    (module docstring): a regular file is not text; anything else (standard input, a pipe) is read
+    as text, where columnar data would have to be given as a path."""
+    found = next((kind for magic, kind in COLUMNAR_MAGIC.items() if head.startswith(magic)), None)
+    if found is None:
+        return
+    label = {PARQUET: "Parquet", ARROW: "Arrow"}[found]
+    if regular:
+        raise InputError(name, f"is a {label} file, not lines of text")
+    raise InputError(name, f"holds {label} data, which is read from a path (a file, or a directory of files), "
+                           "not from standard input or a pipe")
 
 
 def _without_mark(pieces: Iterator[bytes]) -> Iterator[bytes]:
@@ -306,22 +336,104 @@ def _reading(name: str) -> Iterator[None]:
 
 
 def check_readable(path) -> None:
-    """Raise the :class:`InputError` that reading ``path`` would raise when it is missing, a directory,
-    or a regular file that cannot be opened, without reading it (nor opening what is not a regular
-    file: a FIFO would wait for its writer). Standard input, and what is not a path, pass."""
+    """Raise the :class:`InputError` that reading ``path`` would raise when it is missing, a directory
+    that is not a columnar input, or a regular file that cannot be opened, without reading it (nor
+    opening what is not a regular file: a FIFO would wait for its writer). Standard input, and what
+    is not a path, pass."""
     if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == STDIN:
         return
     with _reading(display_name(path)):
         mode = os.stat(path).st_mode
         if stat.S_ISDIR(mode):
-            raise IsADirectoryError(path)
-        if stat.S_ISREG(mode):
+            if _dataset_format(os.fspath(path)) is None:
+                raise IsADirectoryError(path)
+        elif stat.S_ISREG(mode):
             open(path, "rb").close()
 
 
 def is_regular_file(path) -> bool:
-    """Whether ``path`` names a regular file (which can be read more than once), not ``-`` or a pipe."""
-    return isinstance(path, (str, os.PathLike)) and os.fspath(path) != STDIN and os.path.isfile(path)
+    """Whether ``path`` names a regular file or a directory of columnar files (which can be read more
+    than once), not ``-`` or a pipe."""
+    if not isinstance(path, (str, os.PathLike)) or os.fspath(path) == STDIN:
+        return False
+    return os.path.isfile(path) or os.path.isdir(path) and columnar_format(path) is not None
+
+
+def columnar_format(path) -> str | None:
+    """:data:`PARQUET` or :data:`ARROW` when ``path`` is a columnar file, or a directory whose first
+    file is one (:func:`dataset_files`), by their magic bytes (module docstring); None for anything
+    else: a text file (gzip too), standard input, a pipe, a path that cannot be read (its reader
+    says why). A file is opened and its first bytes read: no cost that a text file would notice."""
+    if not isinstance(path, (str, os.PathLike)):
+        return None
+    path = os.fspath(path)
+    if path == STDIN:
+        return None
+    try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISDIR(mode):
+            return _dataset_format(path)
+        if not stat.S_ISREG(mode):
+            return None
+        with open(path, "rb") as handle:
+            head = handle.read(_MAGIC_BYTES)
+    except OSError:
+        return None
+    return next((kind for magic, kind in COLUMNAR_MAGIC.items() if head.startswith(magic)), None)
+
+
+def dataset_files(path: str) -> list[str]:
+    """Every file of the directory ``path`` and its subdirectories, depth first in natural order (in
+    each name, runs of digits compared as numbers: ``part.2`` before ``part.10``, as Dask and pyarrow
+    number their parts without zeros; the rest by code point), leaving out hidden files and
+    directories and those whose name starts with ``_`` (``_SUCCESS``, ``_metadata``, ``.crc`` files).
+    Symbolic links to directories are not followed."""
+    found = []
+    for folder, folders, files in os.walk(path, onerror=_raise):
+        folders[:] = [name for name in folders if not name.startswith(_HIDDEN)]
+        found.extend(os.path.join(folder, name) for name in files if not name.startswith(_HIDDEN))
+    return sorted(found, key=lambda file: [_natural_key(name) for name in os.path.relpath(file, path).split(os.sep)])
+
+
+_HIDDEN = (".", "_")
+_DIGITS = re.compile(r"(\d+)")
+
+
+def _raise(error: OSError) -> NoReturn:
+    raise error
+
+
+def _natural_key(name: str) -> tuple:
+    """The key of a file or directory name in natural order (:func:`dataset_files`): its runs of
+    text and of digits, alternately, the digits as numbers; the name itself last (``07`` and ``7``)."""
+    parts = _DIGITS.split(name)
+    return tuple(int(part) if index % 2 else part for index, part in enumerate(parts)), name
+
+
+def _dataset_format(path: str) -> str | None:
+    """The columnar format of the directory ``path``'s first file (:func:`dataset_files`); None when
+    it holds none, or its first file is not columnar. Only the first file is looked at, found
+    without listing the whole tree."""
+    first = _first_file(path)
+    return columnar_format(first) if first is not None else None
+
+
+def _first_file(path: str) -> str | None:
+    """The first file under ``path`` in the order of :func:`dataset_files`, walking down one
+    directory at a time (a mistaken path such as ``/`` is not listed whole)."""
+    try:
+        entries = sorted((entry for entry in os.scandir(path) if not entry.name.startswith(_HIDDEN)),
+                         key=lambda entry: _natural_key(entry.name))
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                found = _first_file(entry.path)
+                if found is not None:
+                    return found
+            elif entry.is_file():
+                return entry.path
+    except OSError:
+        return None
+    return None
 
 
 def first_line(path: str, limit: int = 1 << 16) -> bytes | None:
