@@ -61,10 +61,12 @@ from prefeval.io.codes import factorize, has_repeats
 from prefeval.io.fields import FieldLayout, TextColumn, pair_keys, split_fields
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.numbers import NAN_SPELLINGS, NUMBER, NUMBER_WITH_COMMA
-from prefeval.io.source import UTF8_BOM, display_name, read_bytes
+from prefeval.io.source import UTF8_BOM, columnar_format, display_name, read_bytes
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from prefeval.io.columnar import RowNumbers, TableRows
 
 MAX_GRADE = 2.0**53
 """The largest grade magnitude: beyond it grades are no longer exact integers, and sums of gains
@@ -213,6 +215,12 @@ class LineNumbers(NamedTuple):
         """The line numbers once ``rows`` are dropped (their lines skipped)."""
         return LineNumbers(np.union1d(self.skipped, self.of(rows)))
 
+    def error(self, source: str, message: str, row: int, earlier: int | None = None) -> InputError:
+        """The :class:`InputError` of ``message`` on the line of ``row`` (0-based rows of the columns),
+        naming the line of the ``earlier`` row it repeats, if any. Every kind of row numbers has
+        this method (a columnar input's, :class:`~prefeval.io.columnar.TableRows`, names rows)."""
+        return _line_error(self, source, message, row, earlier)
+
 
 class RowLines(NamedTuple):
     """The line of each row, kept explicitly (rows gathered from blocks of a file); the same
@@ -230,6 +238,18 @@ class RowLines(NamedTuple):
 
     def without(self, rows) -> RowLines:
         return RowLines(np.delete(self.numbers, rows))
+
+    def error(self, source: str, message: str, row: int, earlier: int | None = None) -> InputError:
+        return _line_error(self, source, message, row, earlier)
+
+
+def _line_error(lines: LineNumbers | RowLines, source: str, message: str, row: int,
+                earlier: int | None) -> InputError:
+    """:meth:`LineNumbers.error`: ``message (first on line N)`` on the line of ``row``."""
+    found = lines.of([row] if earlier is None else [row, earlier]).tolist()
+    if earlier is not None:
+        message += f" (first on line {found[1]})"
+    return InputError(source, message, found[0])
 
 
 class Qrels(NamedTuple):
@@ -303,7 +323,7 @@ class RunColumns(NamedTuple):
     qids: TextColumn
     docids: TextColumn
     scores: np.ndarray
-    lines: LineNumbers | RowLines | None = None
+    lines: LineNumbers | RowLines | TableRows | RowNumbers | None = None
     tag: str | None = None
     """The run tag of the file's first line (its sixth field, trec_eval's ``runid``), if it has one."""
 
@@ -318,11 +338,19 @@ class Scan(NamedTuple):
     first_problem: str | None = None
 
 
-def run_id_from_path(path: str) -> str:
-    """The run id of a run file: its base name without a leading ``input.`` and a trailing ``.gz``."""
+COLUMNAR_SUFFIXES = (".parquet", ".arrow", ".feather")
+"""The suffixes a columnar run's id is without (as a text run's is without ``.gz``)."""
+
+
+def run_id_from_path(path: str, columnar: bool = False) -> str:
+    """The run id of a run file: its base name without a leading ``input.`` and a trailing ``.gz``
+    (``columnar``: a file or directory of Parquet or Arrow, without one of :data:`COLUMNAR_SUFFIXES`
+    instead)."""
     name = os.path.basename(os.fspath(path).rstrip("/\\")) if path != "-" else "stdin"
-    if name.endswith(".gz"):
-        name = name[: -len(".gz")]
+    suffix = next((suffix for suffix in COLUMNAR_SUFFIXES if name.endswith(suffix)), None) if columnar else (
+        ".gz" if name.endswith(".gz") else None)
+    if suffix is not None:
+        name = name[: -len(suffix)]
     if name.startswith("input.") and len(name) > len("input."):
         name = name[len("input."):]
     return name
@@ -335,7 +363,12 @@ def read_qrels(
     keep_empty: bool = False,
 ) -> Qrels:
     """Read a qrels file (see :func:`qrels_from_columns` for ``binary_relevance``,
-    ``relevance_floor`` and ``keep_empty``)."""
+    ``relevance_floor`` and ``keep_empty``); a columnar one (Parquet, Arrow, a directory of them, or
+    a :class:`~prefeval.io.columns.TablePath`) by :mod:`prefeval.io.columnar`."""
+    if columnar_format(path) is not None:
+        from prefeval.io.columnar import read_table_qrels
+
+        return read_table_qrels(path, binary_relevance, relevance_floor, keep_empty)
     source = display_name(path)
     data = read_bytes(path, check_head=lambda head: read_fields(head, source, QRELS_FORMAT, first_line=1))
     qids, docids, grades = read_fields(data, source, QRELS_FORMAT)
@@ -436,7 +469,13 @@ def mapped_grades(grades: np.ndarray, binary_relevance: float | None = None,
 
 
 def read_run(path: str) -> RunColumns:
-    """Read a run file into its qid, docid and score columns (lines scored ``nan`` dropped)."""
+    """Read a run file into its qid, docid and score columns (lines scored ``nan`` dropped); a
+    columnar one (Parquet, Arrow, a directory of them, or a :class:`~prefeval.io.columns.TablePath`)
+    by :mod:`prefeval.io.columnar` (rows scored null or NaN dropped)."""
+    if columnar_format(path) is not None:
+        from prefeval.io.columnar import read_table_run
+
+        return read_table_run(path, run_id_from_path(path, columnar=True))
     source = display_name(path)
     data = read_bytes(path, check_head=lambda head: read_fields(head, source, RUN_FORMAT, first_line=1))
     qids, docids, scores = read_fields(data, source, RUN_FORMAT)

@@ -409,9 +409,8 @@ def _report_duplicate(run: RunColumns, judged: np.ndarray, queries, row_keys: np
     second = int(np.flatnonzero(first_rows[codes] != np.arange(len(codes)))[0])
     first = int(first_rows[codes[second]])
     qid, docid = qrels.qids[queries[second]], run.docids.texts([second])[0]
-    lines = [None, None] if run.lines is None else run.lines.of(np.flatnonzero(judged)[[first, second]]).tolist()
-    raise InputError(
-        run.source,
-        f"document {docid!r} appears twice for query {qid!r}" + (f" (first on line {lines[0]})" if lines[0] else ""),
-        lines[1],
-    )
+    message = f"document {docid!r} appears twice for query {qid!r}"
+    if run.lines is None:
+        raise InputError(run.source, message)
+    rows = np.flatnonzero(judged)
+    raise run.lines.error(run.source, message, int(rows[second]), int(rows[first]))
