@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from prefeval.io.codes import factorize, sorted_positions
 from prefeval.io.fields import TextColumn, by_stretch, text_keys
 from prefeval.io.inputs import named_runs
 from prefeval.io.keys import SUMMARY_QID
-from prefeval.io.source import display_name, read_blocks
+from prefeval.io.source import columnar_format, display_name, read_blocks
 from prefeval.io.trec import (
     QRELS_FORMAT,
     RUN_FORMAT,
@@ -67,6 +67,9 @@ from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, query_id_hint, rank_relevant
 from prefeval.runtime.parallel import Served
 
+if TYPE_CHECKING:
+    from prefeval.io.columnar import RowNumbers
+
 _SUMMARY_KEY = text_keys([SUMMARY_QID])[0]
 
 FOREIGN = -1
@@ -78,14 +81,48 @@ HINT_QIDS = 1000
 
 
 class OutOfOrder(Exception):
-    """A run whose queries are not in the order of the qrels (or not grouped): it cannot be streamed."""
-
-    def __init__(self, source: str, line: int, qid: str):
-        super().__init__(f"{source}:{line}: query {qid!r} comes after a query that follows it in the qrels")
-        self.source, self.line, self.qid = source, line, qid
+    """A run whose queries are not in the order of the qrels (or not grouped): it cannot be streamed.
+    Its message names the run and the line (or row) of the first query out of order."""
 
     def __reduce__(self):  # raised in a reader process, raised again here
-        return (type(self), (self.source, self.line, self.qid))
+        return (type(self), self.args)
+
+
+class Block(NamedTuple):
+    """A block of a file's rows, from text or from a columnar input (:func:`file_blocks`): the query
+    ids, the docids, the numbers (a run's ``nan`` scores included), where its rows are (``places()``,
+    made when asked for: :class:`~prefeval.io.trec.RowLines` of a text block,
+    :class:`~prefeval.io.columnar.RowNumbers` of a row group), and the file's tag (a run's first block)."""
+
+    qids: TextColumn
+    docids: TextColumn
+    values: np.ndarray
+    places: Callable[[], RowLines | RowNumbers]
+    tag: str | None
+
+
+def file_blocks(path, fmt: LineFormat) -> Iterator[Block]:
+    """The rows of the file ``path`` in blocks, the one place where the streamed reader reads a file:
+    text in blocks of lines (:func:`~prefeval.io.source.read_blocks`, split by
+    :func:`~prefeval.io.trec.read_fields`), a columnar input (:func:`~prefeval.io.source.columnar_format`:
+    Parquet, Arrow, a directory of them) a row group at a time
+    (:func:`~prefeval.io.columnar.table_blocks`). Either way a file is open only while it is read."""
+    if columnar_format(path) is not None:
+        from prefeval.io.columnar import table_blocks
+
+        for fields in table_blocks(path, fmt):
+            yield Block(fields.qids, fields.docids, fields.values, functools.partial(_itself, fields.rows), fields.tag)
+        return
+    source, first = display_name(path), True
+    for data, first_line in read_blocks(path):
+        qids, docids, values = read_fields(data, source, fmt, first_line)
+        tag = first_tag(data) if first and fmt is RUN_FORMAT else None
+        first = False
+        yield Block(qids, docids, values, functools.partial(RowLines.of_block, data, len(values), first_line), tag)
+
+
+def _itself(value):
+    return value
 
 
 class QueryIndex(NamedTuple):
@@ -127,16 +164,15 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
     texts: list[str] = []  # the ids of the first queries, for hints
     empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
     rows, last, count, max_grade = 0, None, 0, 0.0
-    for block, first_line in read_blocks(path):
-        qids, _, grades = read_fields(block, source, QRELS_FORMAT, first_line)
+    for block in file_blocks(path, QRELS_FORMAT):
+        qids, grades = block.qids, block.values
         if not len(qids):
             continue
         rows += len(qids)
         named_all = np.flatnonzero(qids.keys == _SUMMARY_KEY)
         if len(named_all):
-            line = RowLines.of_block(block, len(qids), first_line).of([named_all[0]])[0]
-            raise InputError(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line (the "
-                                     "means over queries) has; rename the query", int(line))
+            raise block.places().error(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line "
+                                               "(the means over queries) has; rename the query", int(named_all[0]))
         codes, firsts = factorize(qids.keys)
         if len(codes) > 1 and (np.diff(codes) < 0).any():
             return None
@@ -262,25 +298,29 @@ class _FileStream:
     foreign_hashes: list[np.ndarray] = field(default_factory=list)
     dropped_rows: int = 0
     tag: str | None = None
+    places: RowLines | RowNumbers | None = None
+    """Where the rows of the last block read are (a template: its numbers replaced by those of the rows
+    of a chunk, :meth:`_Readers.take`)."""
     _last_query: int = -1
 
     def __post_init__(self):
         self.source = display_name(self.path)
-        self._blocks = read_blocks(self.path)
+        self._blocks = file_blocks(self.path, self.fmt)
 
     def read(self) -> None:
         """Read the next block (the end of the file sets :attr:`frontier` to every query)."""
         try:
-            block, first_line = next(self._blocks)
+            block = next(self._blocks)
         except StopIteration:
             self.done, self.frontier = True, self.index.num_queries
             return
         if self.rows_read == 0 and self.tag is None and self.fmt is RUN_FORMAT:
-            self.tag = first_tag(block)
-        qids, docids, values = read_fields(block, self.source, self.fmt, first_line)
+            self.tag = block.tag
+        qids, docids, values = block.qids, block.docids, block.values
         if not len(values):
             return
-        lines = RowLines.of_block(block, len(values), first_line).numbers
+        self.places = block.places()
+        lines = self.places.numbers
         self.rows_read += len(values)
         if self.fmt.nan_allowed and np.isnan(values).any():
             kept = ~np.isnan(values)
@@ -298,7 +338,9 @@ class _FileStream:
         steps = np.diff(queries, prepend=self._last_query)
         if (steps < 0).any():
             row = int(np.flatnonzero(steps < 0)[0])
-            raise OutOfOrder(self.source, int(lines[row]), str(qids.texts([row])[0]))
+            qid = str(qids.texts([row])[0])
+            raise OutOfOrder(str(self.places._replace(numbers=lines).error(
+                self.source, f"query {qid!r} comes after a query that follows it in the qrels", row)))
         self.judged_queries += int((steps > 0).sum())
         self._last_query = int(queries[-1])
         self.frontier = self._last_query
@@ -373,8 +415,9 @@ class _Readers:
         for number, stream in zip(self.numbers, self.runs):
             rows = stream.take(stop)
             queries = rows.queries - start
+            places = stream.places._replace(numbers=rows.lines) if stream.places is not None else RowLines(rows.lines)
             columns = RunColumns(stream.source, self.collection.run_ids[number], rows.qids, rows.docids, rows.values,
-                                 RowLines(rows.lines), stream.tag)
+                                 places, stream.tag)
             ranked.append(rank_relevant(columns, lookup, relevance.topk, queries))
         return (qrels if with_qrels else None), ranked
 
@@ -401,7 +444,8 @@ class StreamedCollection:
         self.index = index
         self.qrels_path = qrels
         self.run_paths = list(runs)
-        self.run_ids = [name if name is not None else run_id_from_path(path) for name, path in zip(names, runs)]
+        self.run_ids = [name if name is not None else run_id_from_path(path, columnar_format(path) is not None)
+                        for name, path in zip(names, runs)]
         self.relevance = relevance
         self.others = others
         self.conventions = conventions
