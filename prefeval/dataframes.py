@@ -5,10 +5,15 @@
 >>> prefs = prefeval.compare("qrels.txt", ["runA", "runB"], ["rpp", "lexiprecision"])
 >>> orderings = list(prefeval.aggregate(prefs))
 
-``qrels`` and the runs may be file paths, pandas DataFrames (columns ``query_id``, ``doc_id`` and
-``relevance`` or ``score``, as ir_measures and ranx name them) or dicts ``{qid: {docid: value}}``;
-``runs`` is a list or a dict ``{run name: run}`` (:mod:`prefeval.io.inputs`). Measures may be named as
-prefeval, trec_eval or ir_measures name them (``ap``, ``map``, ``AP``).
+``qrels`` and the runs may be file paths (text, or Parquet and Arrow files and directories of them),
+pandas DataFrames or pyarrow Tables (their columns named as TREC tools, ir_measures, PyTerrier or
+recommender toolkits name them: ``query_id``/``qid``/``user_id``, ``doc_id``/``docno``/``item_id``,
+``relevance``/``label``/``rating`` or ``score``/``prediction``; :mod:`prefeval.io.columns`) or dicts
+``{qid: {docid: value}}``; ``runs`` is a list or a dict ``{run name: run}`` (:mod:`prefeval.io.inputs`).
+``qrels_columns`` and ``run_columns`` name the columns of the qrels' table and of every run's that is
+a table (``{"qid": "user", "docid": "item", "grade": "rating"}``, or ``"qid=user,docid=item,..."``),
+as ``--qrels-columns`` and ``--run-columns`` do. Measures may be named as prefeval, trec_eval or
+ir_measures name them (``ap``, ``map``, ``AP``).
 
 ``measures`` is one name or a list of names. Options are those of ``prefeval eval``, under its
 names (:meth:`prefeval.engine.evaluation.Evaluation.from_files`: ``measure_set``, ``binary_relevance``,
@@ -31,9 +36,12 @@ import pandas as pd
 
 from prefeval.engine.evaluation import Block, Evaluation, Summary
 from prefeval.errors import UsageError
+from prefeval.io.inputs import with_columns
 
+COLUMN_OPTIONS = ("qrels_columns", "run_columns")
+"""The options that name the columns of tables (:func:`prefeval.io.inputs.with_columns`)."""
 OPTIONS = tuple(name for name in inspect.signature(Evaluation.from_files).parameters
-                if name not in ("qrels", "runs", "measures", "progress"))
+                if name not in ("qrels", "runs", "measures", "progress")) + COLUMN_OPTIONS
 """The options :func:`evaluate` and :func:`compare` take, as ``prefeval eval`` names them."""
 
 
@@ -68,7 +76,8 @@ def _evaluation(qrels, runs, measures, options: dict) -> Evaluation:
     if unknown:
         raise UsageError(f"unknown option(s) {', '.join(unknown)}; the options are {', '.join(OPTIONS)}")
     if runs is None:
-        raise UsageError("runs are needed: a path, a DataFrame or dict of one run, or a list or dict of runs")
+        raise UsageError("runs are needed: a path, a DataFrame, Table or dict of one run, or a list or dict of runs")
+    qrels, runs = with_columns(qrels, runs, *(options.pop(name, None) for name in COLUMN_OPTIONS))
     return Evaluation.from_files(qrels, runs, measures, **options)
 
 

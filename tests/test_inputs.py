@@ -103,11 +103,12 @@ def test_runs_are_named_by_key_file_name_or_position(tmp_path):
 
 @pytest.mark.parametrize("qrels, runs, error, message", [
     (QRELS, {"q101": {"a": 1.0}}, UsageError, "runs look like a single run {qid: {docid: score}}"),
-    (QRELS, {"a": 3}, UsageError, "run 'a' is of type int, not a path, DataFrame or dict"),
+    (QRELS, {"a": 3}, UsageError, "run 'a' is of type int, not a path, DataFrame, Table or dict"),
     (QRELS, [], UsageError, "at least one run is needed"),
     ("-", ["-"], UsageError, "standard input (-) can stand for only one"),
-    (QRELS, {"r": pd.DataFrame({"qid": ["q101"], "docno": ["a"], "score": [1.0]})}, InputError,
-     "<run r>: no column 'doc_id' or 'docid'; found 'qid', 'docno', 'score'"),
+    (QRELS, {"r": pd.DataFrame({"qid": ["q101"], "document": ["a"], "score": [1.0]})}, InputError,
+     "<run r>: no document id column ('docno' or 'doc_id' or 'docid' or 'item_id' or 'item' or 'itemID' or "
+     "'itemId'); its columns: 'qid', 'document', 'score'. Name it with --run-columns docid=COLUMN"),
     (QRELS, {"r": pd.DataFrame({"qid": ["q101"], "doc_id": ["a"], "score": ["high"]})}, InputError,
      "<run r>: score 'high' (row 0) is not a number"),
     (QRELS, {"r": pd.DataFrame({"qid": [None], "doc_id": ["a"], "score": [1.0]})}, InputError,
@@ -126,7 +127,8 @@ def test_runs_are_named_by_key_file_name_or_position(tmp_path):
      "<qrels>: the grade of document 'b' in query 'q1' is out of range (1e+308)"),
     ({"all": {"a": 1}}, [RUNS[0]], InputError, "<qrels>: a query is named 'all'"),
     ({"q1": {"a": 0}}, [RUNS[0]], InputError, "<qrels>: no query has a relevant document"),
-    ([1, 2], [RUNS[0]], UsageError, "<qrels>: expected a path, a DataFrame or a dict, not a value of type list"),
+    ([1, 2], [RUNS[0]], UsageError,
+     "<qrels>: expected a path, a DataFrame, a pyarrow Table or a dict, not a value of type list"),
 ])
 def test_bad_inputs_are_named_errors(qrels, runs, error, message):
     with pytest.raises(error) as caught:

@@ -1,20 +1,24 @@
-"""Qrels and runs given as file paths, pandas DataFrames or dicts, for the Python API.
+"""Qrels and runs given as file paths, pandas DataFrames, pyarrow Tables or dicts, for the Python API.
 
-* **qrels**: a path (``-`` for stdin); a DataFrame with one row per judgment and columns
-  ``query_id``, ``doc_id``, ``relevance`` (ir_measures' names; ``q_id``/``qid``, ``docid`` and
-  ``grade``/``score`` are accepted too, ``score`` being ranx's name for the grade); or a dict
-  ``{qid: {docid: grade}}``.
-* **a run**: a path; a DataFrame with columns ``query_id``, ``doc_id``, ``score`` (or the same
-  alternatives); or a dict ``{qid: {docid: score}}``. Like a run file's ``nan`` lines, rows whose
-  score is NaN are skipped.
-* **runs**: a dict ``{run name: run}``, a list of runs, or one path or DataFrame. A run's name is its
-  dict key; in a list, a path gives its run id (file name without ``input.`` and ``.gz``), and a
-  DataFrame or dict is named ``run1``, ``run2``, ... by its position. A dict of runs is always
-  read as named runs: wrap a single ``{qid: {docid: score}}`` run as ``{"name": run}``.
+* **qrels**: a path (``-`` for stdin): a TREC qrels file, or a columnar one (Parquet, Arrow, a
+  directory of them: :mod:`prefeval.io.columnar`); a DataFrame or a pyarrow Table with one row per
+  judgment; or a dict ``{qid: {docid: grade}}``.
+* **a run**: a path (a run file, or a columnar one); a DataFrame or Table with one row per document
+  retrieved; or a dict ``{qid: {docid: score}}``. Like a run file's ``nan`` lines, rows whose score is
+  NaN (or null) are skipped.
+* **runs**: a dict ``{run name: run}``, a list of runs, or one path, DataFrame or Table. A run's name
+  is its dict key; in a list, a path gives its run id (file name without ``input.`` and ``.gz``, or a
+  columnar file's ``.parquet``, ``.arrow`` or ``.feather``), and a DataFrame, Table or dict is named
+  ``run1``, ``run2``, ... by its position. A dict of runs is always read as named runs: wrap a single
+  ``{qid: {docid: score}}`` run as ``{"name": run}``.
 
-Query and document ids are compared as text (``str(id)``: the integer 301 is the qid ``"301"``).
-Anything malformed is an :class:`~prefeval.errors.InputError` whose source is ``<qrels>`` or
-``<run NAME>``; more than one ``-`` is a :class:`~prefeval.errors.UsageError`.
+A table's columns (a DataFrame's, a Table's, a columnar file's) are found by their names, as TREC
+tools, ir_measures, PyTerrier and recommender toolkits name them (``query_id``, ``qid``, ``user_id``,
+``doc_id``, ``docno``, ``item``, ``relevance``, ``label``, ``rating``, ``score``, ``prediction``, ...:
+the table of :mod:`prefeval.io.columns`), or named by the caller (:func:`with_columns`). Query and
+document ids are compared as text (the integer 301 is the qid ``"301"``). Anything malformed is an
+:class:`~prefeval.errors.InputError` whose source is the file, ``<qrels>`` or ``<run NAME>``; more
+than one ``-`` is a :class:`~prefeval.errors.UsageError`.
 """
 
 from __future__ import annotations
@@ -29,20 +33,27 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 
 from prefeval.errors import InputError, UsageError, shown
+from prefeval.io.columns import QRELS, RUN, NamedTable, TablePath, parse_columns, resolve_columns
 from prefeval.io.fields import TextColumn
-from prefeval.io.trec import QRELS_FORMAT, Qrels, RunColumns, qrels_from_columns, read_qrels, read_run
+from prefeval.io.source import STDIN, columnar_format
+from prefeval.io.trec import (
+    QRELS_FORMAT,
+    RUN_FORMAT,
+    Qrels,
+    RunColumns,
+    qrels_from_columns,
+    read_qrels,
+    read_run,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 PathLike = str | os.PathLike
-Judgments = Union[PathLike, "pd.DataFrame", Mapping]
-"""A qrels or a run: a path, a DataFrame, or a dict of dicts."""
+Judgments = Union[PathLike, "pd.DataFrame", "pa.Table", Mapping]
+"""A qrels or a run: a path, a DataFrame, a pyarrow Table, or a dict of dicts."""
 
-QUERY_COLUMNS = ("query_id", "q_id", "qid")
-DOCUMENT_COLUMNS = ("doc_id", "docid")
-GRADE_COLUMNS = ("relevance", "grade", "score")
-SCORE_COLUMNS = ("score",)
 QRELS_SOURCE = "<qrels>"
 
 
@@ -51,8 +62,14 @@ def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevanc
     """Read or convert qrels (see the module docstring) into :class:`~prefeval.io.trec.Qrels`;
     ``keep_empty`` keeps the queries without a relevant document (trec_eval's convention)."""
     if _is_path(qrels):
-        return read_qrels(os.fspath(qrels), binary_relevance, relevance_floor, keep_empty)
-    qids, docids, grades = _columns(qrels, QRELS_SOURCE, GRADE_COLUMNS, "grade")
+        return read_qrels(qrels, binary_relevance, relevance_floor, keep_empty)
+    if _is_table(qrels):
+        from prefeval.io.columnar import qrels_of, table_fields
+
+        table, columns = _named(qrels)
+        return qrels_of(table_fields(table, QRELS_SOURCE, QRELS_FORMAT, columns), QRELS_SOURCE, binary_relevance,
+                        relevance_floor, keep_empty)
+    qids, docids, grades = _columns(qrels, QRELS_SOURCE, QRELS)
     refused = np.flatnonzero(QRELS_FORMAT.refused(grades))
     if len(refused):
         row = refused[0]
@@ -63,9 +80,65 @@ def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevanc
                               binary_relevance, relevance_floor, keep_empty=keep_empty)
 
 
+def with_columns(qrels: Judgments, runs, qrels_columns=None, run_columns=None):
+    """``qrels`` and ``runs`` (as :func:`load_qrels` and :func:`named_runs` take them) with their
+    columns named: ``qrels_columns`` and ``run_columns`` are ``role=column,...`` texts or dicts
+    ``{role: column}`` (:func:`~prefeval.io.columns.parse_columns`), the roles ``qid``, ``docid``,
+    ``grade`` (qrels) and ``score``, ``tag`` (runs); the columns of the roles not named are found by
+    their aliases. A path becomes a :class:`~prefeval.io.columns.TablePath`, a DataFrame or Table a
+    :class:`~prefeval.io.columns.NamedTable`.
+
+    Columns named for an input that has none is a :class:`UsageError`: qrels that are text or a dict,
+    runs none of which is a table (the names apply to each run that is one). A path is looked at for
+    its magic bytes only (:func:`~prefeval.io.source.columnar_format`); one that cannot be read at
+    all is left for its reader to report."""
+    qrels_named, runs_named = parse_columns(qrels_columns, QRELS), parse_columns(run_columns, RUN)
+    if qrels_named:
+        if not _takes_columns(qrels):
+            raise UsageError(f"--qrels-columns (qrels_columns=) names the columns of a table (Parquet, Arrow, a "
+                             f"DataFrame): the qrels are {_what(qrels)}")
+        qrels = _with(qrels, qrels_named)
+    if runs_named:
+        named = named_runs(runs)
+        if not any(_takes_columns(run) for _, run in named):
+            raise UsageError("--run-columns (run_columns=) names the columns of a table (Parquet, Arrow, a "
+                             f"DataFrame): no run is one (the first is {_what(named[0][1])})")
+        wrapped = [_with(run, runs_named) if _takes_columns(run) else run for _, run in named]
+        if isinstance(runs, Mapping):
+            runs = dict(zip((name for name, _ in named), wrapped))
+        elif _is_path(runs) or _is_frame(runs) or _is_table(runs):
+            runs = wrapped[0]
+        else:
+            runs = wrapped
+    return qrels, runs
+
+
+def _takes_columns(value) -> bool:
+    """Whether ``value`` has named columns: a columnar path, a DataFrame, a Table."""
+    if _is_path(value):
+        return columnar_format(value) is not None
+    return _is_frame(value) or _is_table(value)
+
+
+def _with(value, columns: dict[str, str]):
+    """``value`` (:func:`_takes_columns`) with ``columns`` named."""
+    if isinstance(value, (TablePath, NamedTable)):
+        return value._replace(columns={**value.columns, **columns})
+    if _is_path(value):
+        return TablePath(os.fspath(value), columns)
+    return NamedTable(value, columns)
+
+
+def _what(value) -> str:
+    """What an input is, as a message says it."""
+    if _is_path(value):
+        return "standard input, read as text" if os.fspath(value) == STDIN else f"{os.fspath(value)!r}, a text file"
+    return f"a {type(value).__name__}"
+
+
 def named_runs(runs) -> list[tuple[str | None, Judgments]]:
     """(name, run) for each run, in order; the name is None when it comes from a file name."""
-    if _is_path(runs) or _is_frame(runs):
+    if _is_path(runs) or _is_frame(runs) or _is_table(runs):
         runs = [runs]
     if isinstance(runs, Mapping):
         if _looks_like_one_run(runs):
@@ -75,10 +148,10 @@ def named_runs(runs) -> list[tuple[str | None, Judgments]]:
             )
         named = [(str(name), run) for name, run in runs.items()]
         for name, run in named:
-            if not (_is_path(run) or _is_frame(run) or isinstance(run, Mapping)):
+            if not (_is_path(run) or _is_frame(run) or _is_table(run) or isinstance(run, Mapping)):
                 raise UsageError(
-                    f"run {name!r} is of type {type(run).__name__}, not a path, DataFrame or dict; to pass one run "
-                    f"as {{qid: {{docid: score}}}}, name it: {{'name': run}}"
+                    f"run {name!r} is of type {type(run).__name__}, not a path, DataFrame, Table or dict; to pass "
+                    f"one run as {{qid: {{docid: score}}}}, name it: {{'name': run}}"
                 )
     else:
         named = [(None if _is_path(run) else f"run{number}", run) for number, run in enumerate(runs, start=1)]
@@ -90,12 +163,17 @@ def named_runs(runs) -> list[tuple[str | None, Judgments]]:
 def load_run(run: Judgments, name: str | None = None) -> RunColumns:
     """One run as :class:`~prefeval.io.trec.RunColumns`; ``name`` overrides a file's run id."""
     if _is_path(run):
-        columns = read_run(os.fspath(run))
+        columns = read_run(run)
         if name is None or name == columns.run_id:
             return columns
         return columns._replace(run_id=name)
     source = f"<run {name}>"
-    qids, docids, scores = _columns(run, source, SCORE_COLUMNS, "score")
+    if _is_table(run):
+        from prefeval.io.columnar import run_columns, table_fields
+
+        table, columns = _named(run)
+        return run_columns(table_fields(table, source, RUN_FORMAT, columns), source, str(name))
+    qids, docids, scores = _columns(run, source, RUN)
     scored = ~np.isnan(scores)
     if not scored.all():
         qids, docids, scores = qids[scored], docids[scored], scores[scored]
@@ -116,37 +194,48 @@ def _is_path(value) -> bool:
 
 
 def _is_frame(value) -> bool:
-    """Whether ``value`` is a pandas DataFrame. pandas is not imported for the question (its import
-    takes longer than evaluating a run): no DataFrame exists before something else imported it."""
+    """Whether ``value`` is a pandas DataFrame (or one with named columns). pandas is not imported for
+    the question (its import takes longer than evaluating a run): no DataFrame exists before
+    something else imported it."""
+    if isinstance(value, NamedTable):
+        value = value.table
     pandas = sys.modules.get("pandas")
     return pandas is not None and isinstance(value, pandas.DataFrame)
 
 
-def _columns(value, source: str, number_columns: tuple[str, ...],
-             number_name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _is_table(value) -> bool:
+    """Whether ``value`` is a pyarrow Table or RecordBatch (or one with named columns), read as a
+    columnar file is (:func:`prefeval.io.columnar.table_fields`). pyarrow is not imported for the
+    question: no Table exists before something imported it."""
+    if isinstance(value, NamedTable):
+        value = value.table
+    pyarrow = sys.modules.get("pyarrow")
+    return pyarrow is not None and isinstance(value, (pyarrow.Table, pyarrow.RecordBatch))
+
+
+def _named(value) -> tuple[object, dict[str, str]]:
+    """A table and the columns named for it (none, unless it is a :class:`NamedTable`)."""
+    return (value.table, dict(value.columns)) if isinstance(value, NamedTable) else (value, {})
+
+
+def _columns(value, source: str, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(qids, docids as text, numbers as float64) of a DataFrame or a dict of dicts."""
     if _is_frame(value):
-        qids, docids, numbers = _frame_columns(value, source, number_columns, number_name)
+        qids, docids, numbers = _frame_columns(*_named(value), source, kind)
     elif isinstance(value, Mapping):
-        qids, docids, numbers = _dict_columns(value, source, number_name)
+        qids, docids, numbers = _dict_columns(value, source, "grade" if kind == QRELS else "score")
     else:
-        raise UsageError(f"{source}: expected a path, a DataFrame or a dict, not a value of type "
+        raise UsageError(f"{source}: expected a path, a DataFrame, a pyarrow Table or a dict, not a value of type "
                          f"{type(value).__name__}")
     if len(numbers) == 0:
         raise InputError(source, "no judgments" if source == QRELS_SOURCE else "no scored documents")
     return _as_text(qids), _as_text(docids), numbers
 
 
-def _frame_columns(frame: pd.DataFrame, source: str, number_columns: tuple[str, ...], number_name: str):
-    names = []
-    for wanted in (QUERY_COLUMNS, DOCUMENT_COLUMNS, number_columns):
-        found = next((name for name in wanted if name in frame.columns), None)
-        if found is None:
-            raise InputError(
-                source, f"no column {' or '.join(map(repr, wanted))}; found {', '.join(map(repr, frame.columns))}"
-            )
-        names.append(found)
-    query, document, number = (frame[name] for name in names)
+def _frame_columns(frame: pd.DataFrame, columns: dict[str, str], source: str, kind: str):
+    names = resolve_columns(frame.columns, kind, columns, source)
+    number_name = "grade" if kind == QRELS else "score"
+    query, document, number = (frame[names[role]] for role in ("qid", "docid", number_name))
     for column in (query, document):
         if column.isna().any():
             row = column.index[column.isna().to_numpy()][0]
