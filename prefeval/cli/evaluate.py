@@ -47,9 +47,18 @@ Examples:
   prefeval eval -R qrels.txt -m ap,ndcg@10,rpp --format markdown --baseline runA runA runB runC
   prefeval eval -q -R qrels.txt --ties expected --seed 1 runA runB | prefeval aggregate -P -
   prefeval eval --format trec_eval -q -c -m all_trec -R qrels.txt run.gz
+  prefeval eval -q -R test.parquet --qrels-columns grade=rating recs/ als.parquet
 """)
 @click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
-              help="Relevance judgments (TREC qrels; gzip or - for stdin).")
+              help="Relevance judgments (TREC qrels; gzip or - for stdin; or Parquet or Arrow: a file or a directory "
+                   "of files).")
+@click.option("--qrels-columns", "--qrels_columns", "qrels_columns", metavar="ROLE=COLUMN,...",
+              help="The columns of a Parquet or Arrow qrels, for the roles qid, docid, grade (e.g. "
+                   "qid=user,docid=item,grade=rating); a role not named is found by its usual names (qid, query_id, "
+                   "user_id, docno, doc_id, item_id, rel, relevance, label, rating, ...).")
+@click.option("--run-columns", "--run_columns", "run_columns", metavar="ROLE=COLUMN,...",
+              help="The columns of every Parquet or Arrow run, for the roles qid, docid, score, tag (e.g. "
+                   "qid=user,docid=item,score=prediction); a role not named is found by its usual names.")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help=MEASURES_HELP)
 @click.option("--measure-names", "--measure_names", "measure_names", type=click.Choice(MEASURE_NAMES), default="all",
               show_default=True,
@@ -124,7 +133,8 @@ Examples:
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
-                 conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores):
+                 conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores,
+                 qrels_columns, run_columns):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -132,6 +142,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
     or ir_measures' (each with its tool's conventions: --conventions)."""
     from prefeval.engine import write_files_evaluation
     from prefeval.engine.evaluation import Evaluation
+    from prefeval.io.inputs import with_columns
     from prefeval.io.zscores import read_zscores
     from prefeval.measures.ties import check_policy
     from prefeval.report.evaluation import write_evaluation
@@ -153,6 +164,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             check_stdin_used_once([qrels, *runs, zscores])
             zscores = read_zscores(zscores)
         progress = Progress.for_terminal(quiet)
+        qrels, runs = with_columns(qrels, runs, qrels_columns, run_columns)
         engine = check_engine(engine, scheduler, streaming_obstacle(qrels, runs, samples, query_fraction,
                                                                     label_fraction, rules), input_size(qrels, runs))
 
