@@ -89,11 +89,11 @@ def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], nam
         values = getattr(result, kind)
         if isinstance(result, Block) and per_query:
             count = len(result.qids)
-            columns = {label: np.repeat(entities, count) for label, entities in labels.items()}
-            columns["qid"] = np.tile(np.array(result.qids, dtype=object), len(next(iter(labels.values()))))
+            columns = {label: _texts(np.repeat(entities, count)) for label, entities in labels.items()}
+            columns["qid"] = _texts(np.tile(np.array(result.qids, dtype=object), len(next(iter(labels.values())))))
         elif isinstance(result, Summary) and not per_query:
-            columns = dict(labels)
-            columns["qid"] = np.full(len(next(iter(labels.values()))), "all", dtype=object)
+            columns = {label: _texts(entities) for label, entities in labels.items()}
+            columns["qid"] = _texts(np.full(len(next(iter(labels.values()))), "all", dtype=object))
         else:
             continue
         columns.update({name: values[name].reshape(-1) for name in names})
@@ -110,3 +110,13 @@ def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], nam
         parts.append(frame)
     empty = pd.DataFrame(columns=["sample", *labels, "qid", *names])
     return pd.concat(parts, ignore_index=True) if parts else empty
+
+
+def _texts(values: np.ndarray) -> pd.Series:
+    """Ids (run ids, query ids) as pandas infers text (under pandas 3 its ``str`` dtype), or as Python
+    objects when one holds a byte that is not UTF-8 (a surrogate escape), which that dtype cannot
+    hold once pyarrow is installed and stores it."""
+    try:
+        return pd.Series(values)
+    except UnicodeEncodeError:
+        return pd.Series(values, dtype=object)

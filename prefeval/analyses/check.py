@@ -167,6 +167,7 @@ def _check_qrels(path: str) -> JudgedQrels:
     _report_malformed(read, QRELS_FORMAT, errors)
     if len(grades) == 0:
         errors.append(f"no qrels lines ({QRELS_FORMAT.layout})")
+    qids, docids = _objects(qids), _objects(docids)
     pairs = pd.MultiIndex.from_arrays([qids, docids])
     best = pd.Series(grades).groupby([qids, docids], sort=False).max()
     query_codes, unique_qids = pd.factorize(qids)
@@ -196,7 +197,14 @@ def _check_qrels(path: str) -> JudgedQrels:
                                                        grades))
         except InputError as error:  # a query named "all"
             errors.append(error.message)
-    return JudgedQrels(record, pd.Index(unique_qids), pd.Index(unique_qids[has_relevant]), pairs.unique(), lookup)
+    return JudgedQrels(record, _objects(unique_qids), _objects(unique_qids[has_relevant]), pairs.unique(), lookup)
+
+
+def _objects(texts) -> pd.Index:
+    """Ids as an index of Python strings: pandas 3 would infer its ``str`` dtype, which with pyarrow
+    installed is stored as Arrow strings, which cannot hold an id whose bytes are not UTF-8 (a
+    surrogate escape)."""
+    return pd.Index(texts, dtype=object)
 
 
 def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:
@@ -335,12 +343,11 @@ def _ties(query_codes, ranking: RowRanks, depth, warnings: list[str]) -> dict:
 def _unjudged_at_top(qids, docids, rank, qrels: JudgedQrels) -> float | None:
     if qrels.judged_pairs is None:
         return None
-    top = (rank <= TOP) & pd.Index(qids).isin(qrels.qids)
+    top = (rank <= TOP) & _objects(qids).isin(qrels.qids)
     if not top.any():
         return None
-    judged = pd.MultiIndex.from_arrays([qids[top], docids[top]]).isin(qrels.judged_pairs)
-    frame = pd.DataFrame({"query": qids[top], "unjudged": ~judged})
-    return float(frame.groupby("query", sort=False)["unjudged"].mean().mean())
+    judged = pd.MultiIndex.from_arrays([_objects(qids[top]), _objects(docids[top])]).isin(qrels.judged_pairs)
+    return float(pd.Series(~judged).groupby(_objects(qids[top]), sort=False).mean().mean())
 
 
 def _warn_shallow_runs(records: list[dict]) -> None:
