@@ -10,6 +10,12 @@ For every scenario it times, as whole processes and over ``--repeat`` runs (the 
   ``--jobs 1``), with its peak memory;
 * ``prefeval aggregate`` on that output, with its peak memory.
 
+The same collection as Parquet (``--scenario recsys-1m-parquet``, ``recsys-10m-parquet``): ``eval -q``
+of the text files, of the Parquet files (one per run) and of the partitioned directories (a Parquet
+file per 250,000 users), streamed (``--engine stream``), taking turns, with their peak memory; it
+checks that all three write the same bytes, and gives the median of the turns' ratios of Parquet to
+text.
+
 Recommender scale (``--scenario recsys-1m``, ``recsys-10m``: 2 runs × 1M or 10M users × 10 items,
 ``benchmarks/recommender.py``) is timed against its own floor, a plain pandas read of the same files
 (``benchmarks/pandas_floor.py``): ``eval -q`` with the default engine (streamed), and with
@@ -47,7 +53,7 @@ from dataclasses import dataclass
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from recommender import write_recommender  # noqa: E402
+from recommender import PARQUET, PARTITIONED, write_recommender  # noqa: E402
 from synthetic import Collection, write_collection  # noqa: E402
 
 CACHE = os.path.join(HERE, "cache")
@@ -102,6 +108,54 @@ def large_scenarios(names: list[str]) -> list[Scenario]:
             qrels, runs = write_recommender(CACHE, users)
             found.append(Scenario(name, qrels, runs, users * 22))
     return found
+
+
+COLUMNAR = {"recsys-1m-parquet": 1_000_000, "recsys-10m-parquet": 10_000_000}
+"""The recommender-scale scenarios read as text and as Parquet (users)."""
+
+
+def run_columnar(name: str, users: int, repeat: int) -> dict:
+    """``eval -q --engine stream`` of the text, Parquet and partitioned forms of a recommender
+    collection, taking turns (one run of each for 10M users)."""
+    forms = {"text": write_recommender(CACHE, users), "parquet": write_recommender(CACHE, users, form=PARQUET),
+             "partitioned": write_recommender(CACHE, users, form=PARTITIONED)}
+    repeat = 1 if users >= 10_000_000 else repeat
+    outputs = {form: os.path.join(CACHE, f"{name}.{form}.jsonl") for form in forms}
+    commands = {form: [sys.executable, "-m", "prefeval", "eval", "-q", "--engine", "stream", "-R", qrels, *runs,
+                       "-o", outputs[form]] for form, (qrels, runs) in forms.items()}
+    runs = in_turns(commands, repeat, memory=True, warm_up=False)
+    same = all(_same_bytes(outputs["text"], outputs[form]) for form in ("parquet", "partitioned"))
+    for path in outputs.values():
+        os.unlink(path)
+    sizes = {form: sum(_size(path) for path in [qrels, *paths]) for form, (qrels, paths) in forms.items()}
+    return {"name": name, "users": users, "repeat": repeat, "same": same, "sizes": sizes,
+            "timings": {form: median_timing(timings) for form, timings in runs.items()},
+            "ratios": {form: turn_ratio(runs[form], runs["text"]) for form in ("parquet", "partitioned")}}
+
+
+def _size(path: str) -> int:
+    """The bytes of a file, or of every file under a directory."""
+    if not os.path.isdir(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(folder, file)) for folder, _, files in os.walk(path) for file in files)
+
+
+def columnar_report(results: list[dict]) -> str:
+    lines = [
+        "",
+        "The recommender collection as text and as Parquet, `eval -q --engine stream` (median of the runs shown, "
+        "the commands taking turns; ratio: median of the turns' ratios to text; peak memory summed over the process "
+        "tree, PSS / RSS):",
+        "",
+        "| scenario | runs | form | on disk | `eval -q` | ÷ text | memory | same bytes |",
+        "|---|---:|---|---:|---:|---:|---:|---|",
+    ]
+    for r in results:
+        for form, timing in r["timings"].items():
+            ratio = f"{r['ratios'][form]:.2f}" if form in r["ratios"] else ""
+            lines.append(f"| {r['name']} | {r['repeat']} | {form} | {r['sizes'][form] / 2**20:,.0f} MiB "
+                         f"| {timing.wall:.1f} s | {ratio} | {_memory(timing)} | {'yes' if r['same'] else 'NO'} |")
+    return "\n".join(lines) + "\n"
 
 
 def run_large(scenario: Scenario, repeat: int) -> dict:
@@ -375,8 +429,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--scenario", action="append", default=[],
-                        help="robust03, runs-10, runs-25, runs-50, runs-100, recsys; recsys-1m and recsys-10m "
-                             "only when named")
+                        help="robust03, runs-10, runs-25, runs-50, runs-100, recsys; recsys-1m, recsys-10m, "
+                             "recsys-1m-parquet and recsys-10m-parquet only when named")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--ties", choices=["expected", "range"],
                         help="Also time eval -q --ties TIES against eval -q, taking turns.")
@@ -386,7 +440,7 @@ def main() -> None:
     compiled(os.path.join(HERE, "..", "prefeval"), *([os.path.join(args.against, "prefeval")] if args.against else []))
     if args.against:
         paired = []
-        small = [name for name in args.scenario if name not in LARGE]
+        small = [name for name in args.scenario if name not in LARGE and name not in COLUMNAR]
         for scenario in [*large_scenarios(args.scenario), *(scenarios(small) if small or not args.scenario else [])]:
             paired.append(run_against(scenario, args.repeat, args.against))
             print(against_report(paired[-1:], args.repeat, args.against).splitlines()[-1], file=sys.stderr, flush=True)
@@ -397,12 +451,17 @@ def main() -> None:
         return
     command = "python benchmarks/run.py" + "".join(f" --scenario {s}" for s in args.scenario) + (
         f" --repeat {args.repeat}" if args.repeat != 5 else "") + (f" --ties {args.ties}" if args.ties else "")
-    results, tied, large = [], [], []
+    results, tied, large, columnar = [], [], [], []
+    for name in args.scenario:
+        if name in COLUMNAR:
+            print(f"{name}: text, Parquet and partitioned", file=sys.stderr, flush=True)
+            columnar.append(run_columnar(name, COLUMNAR[name], args.repeat))
+            print(columnar_report(columnar[-1:]), file=sys.stderr, flush=True)
     for scenario in large_scenarios(args.scenario):
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
         large.append(run_large(scenario, args.repeat))
         print(large_report(large[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
-    small = [name for name in args.scenario if name not in LARGE]
+    small = [name for name in args.scenario if name not in LARGE and name not in COLUMNAR]
     for scenario in scenarios(small) if small or not args.scenario else []:
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
         results.append(run_scenario(scenario, args.repeat))
@@ -413,6 +472,8 @@ def main() -> None:
     text = report(results, args.repeat, command) if results else f"Command: `{command}`.\n"
     if large:
         text += large_report(large)
+    if columnar:
+        text += columnar_report(columnar)
     if tied:
         text += ties_report(tied, args.repeat, args.ties)
     with open(args.output, "w") as handle:
