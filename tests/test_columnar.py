@@ -299,6 +299,10 @@ def test_row_groups_list_their_rows_and_query_ranges(tmp_path):
     assert [(g.rows, g.qids) for g in row_groups(str(tmp_path / "run.arrow"))] == [(4, None), (3, None)]
     with pytest.raises(InputError, match="has no row group 5"):
         read_table(path, RUN_FORMAT, [5])
+    broken = write_parquet(table.set_column(1, "docno", pa.array(["1", "2", "3", "4", None, "6", "7"])),
+                           tmp_path / "broken.parquet", 3)
+    with pytest.raises(InputError, match=r"broken.parquet: row 4 \(row group 1\): column 'docno' has no document id"):
+        read_table(broken, RUN_FORMAT, [2, 1, 0])
 
 
 def test_blocks_of_a_large_row_group_hold_at_most_block_rows(tmp_path):

@@ -121,10 +121,9 @@ class _Places(NamedTuple):
 
     def of_row(self, row: int) -> str:
         """Where the input's row ``row`` (counted over the whole input) is, as an error says it."""
-        if not self.layout:
+        group = next((group for group in self.layout if group.first_row <= row < group.first_row + group.rows), None)
+        if group is None:
             return f"row {row:,}"
-        starts = [group.first_row for group in self.layout]
-        group = self.layout[max(int(np.searchsorted(starts, row, side="right")) - 1, 0)]
         in_file = row - group.first_row + group.file_row
         if group.file is None:  # a table given in memory
             return f"row {in_file:,}"
@@ -225,7 +224,7 @@ def table_blocks(path, fmt: LineFormat) -> Iterator[TableFields]:
     places = _Places(table.source, tuple(group for _, groups in layout for group in groups), table.single)
     for file, groups in layout:
         for group in groups:
-            read = table._read(file, [group])
+            read = table.arrow(file, [group])
             dictionaries: dict[tuple, tuple] = {}  # the pieces of a row group share its dictionaries
             for start in range(0, max(group.rows, 1), BLOCK_ROWS):
                 piece = read.slice(start, BLOCK_ROWS)
@@ -421,13 +420,13 @@ class _Input:
             groups_read.extend(groups)
             if parts is None:
                 parts = _Parts(self.pa, self.fmt, self.names, _Places(self.source, (), self.single))
-            parts.add(self._read(file, groups), groups)
+            parts.add(self.arrow(file, groups), groups)
         places = _Places(self.source, tuple(groups_read), self.single)
         if parts is None:
             parts = _Parts(self.pa, self.fmt, self.names, places)
         return parts.fields()._replace(rows=TableRows(places, _NO_ROWS))
 
-    def _read(self, file: str, groups: list[RowGroup]):
+    def arrow(self, file: str, groups: list[RowGroup]):
         """The role columns of the row groups ``groups`` of ``file``, as a pyarrow Table (text read as
         dictionaries, as Parquet stores it)."""
         pa, info = self.pa, self.info(file)
