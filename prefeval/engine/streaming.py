@@ -92,7 +92,8 @@ class Block(NamedTuple):
     """A block of a file's rows, from text or from a columnar input (:func:`file_blocks`): the query
     ids, the docids, the numbers (a run's ``nan`` scores included), where its rows are (``places()``,
     made when asked for: :class:`~prefeval.io.trec.RowLines` of a text block,
-    :class:`~prefeval.io.columnar.RowNumbers` of a row group), and the file's tag (a run's first block)."""
+    :class:`~prefeval.io.columnar.RowNumbers` of a row group), and the tag of a run's first line that has
+    one (:func:`~prefeval.io.trec.first_tag`: in the blocks up to the first with rows)."""
 
     qids: TextColumn
     docids: TextColumn
@@ -113,11 +114,11 @@ def file_blocks(path, fmt: LineFormat) -> Iterator[Block]:
         for fields in table_blocks(path, fmt):
             yield Block(fields.qids, fields.docids, fields.values, functools.partial(_itself, fields.rows), fields.tag)
         return
-    source, first = display_name(path), True
+    source, rows = display_name(path), 0
     for data, first_line in read_blocks(path):
         qids, docids, values = read_fields(data, source, fmt, first_line)
-        tag = first_tag(data) if first and fmt is RUN_FORMAT else None
-        first = False
+        tag = first_tag(data) if fmt is RUN_FORMAT and not rows else None  # until a block has rows
+        rows += len(values)
         yield Block(qids, docids, values, functools.partial(RowLines.of_block, data, len(values), first_line), tag)
 
 
