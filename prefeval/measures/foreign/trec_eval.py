@@ -76,7 +76,9 @@ class Row(NamedTuple):
     trec_eval prints the measure on per-query lines and on the summary. ``following``: the parameters
     that numbers after the first set, in order (utility's coefficients ``utility.1,-1,0,0``);
     ``unnamed``: parameters set by an option of trec_eval, not by the name (utility's collection size,
-    ``-N``)."""
+    ``-N``). ``all_trec``: whether the nickname ``all_trec`` names it (trec_eval 10.0's ``measures.c``
+    leaves out the measures of preference judgments and of judgment groups, which read other
+    judgments than a qrels: ``all_prefs``, ``prefs`` and ``qrels_jg`` name them)."""
 
     name: str
     family: str | None
@@ -89,6 +91,7 @@ class Row(NamedTuple):
     in_summary: bool = True
     following: tuple[str, ...] = ()
     unnamed: tuple[str, ...] = ()
+    all_trec: bool = True
 
     def shown(self) -> str:
         """How the name is written, with placeholders: ``map_cut[.k,...]``, ``ndcg[.L=G,...]``."""
@@ -148,6 +151,23 @@ ROWS: tuple[Row, ...] = (
     Row("set_map", "set_ap"),
     Row("set_F", "f", "weight", fixed=_SET),
     Row("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
+    Row("prefs_num_prefs_poss", "prefs_num_prefs_poss", all_trec=False),
+    Row("prefs_num_prefs_ful", "prefs_num_prefs_ful", all_trec=False),
+    Row("prefs_num_prefs_ful_ret", "prefs_num_prefs_ful_ret", all_trec=False),
+    Row("prefs_simp", "prefs_simp", all_trec=False),
+    Row("prefs_pair", "prefs_pair", all_trec=False),
+    Row("prefs_avgjg", "prefs_avgjg", all_trec=False),
+    Row("prefs_avgjg_Rnonrel", "prefs_avgjg_rnonrel", all_trec=False),
+    Row("prefs_simp_ret", "prefs_simp_ret", all_trec=False),
+    Row("prefs_pair_ret", "prefs_pair_ret", all_trec=False),
+    Row("prefs_avgjg_ret", "prefs_avgjg_ret", all_trec=False),
+    Row("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_rnonrel_ret", all_trec=False),
+    Row("prefs_simp_imp", "prefs_simp_imp", all_trec=False),
+    Row("prefs_pair_imp", "prefs_pair_imp", all_trec=False),
+    Row("prefs_avgjg_imp", "prefs_avgjg_imp", all_trec=False),
+    Row("map_avgjg", "ap_avgjg", all_trec=False),
+    Row("P_avgjg", "p_avgjg", CUTOFF, TREC_CUTOFFS, all_trec=False),
+    Row("Rprec_mult_avgjg", "rp_mult_avgjg", "f", R_MULTIPLES, printed=_two_decimals, all_trec=False),
     Row("rbp", "trec_rbp", pairs={"p": "p", **_GAINS}),
     Row("rbp_resid", "trec_rbp_resid", pairs={"p": "p"}),
     Row("unj", "unj", CUTOFF, (5, 10, 20)),
@@ -159,9 +179,14 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
                  "recip_rank", "iprec_at_recall", "P"),
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
-    "all_trec": tuple(row.name for row in ROWS),
+    "all_trec": tuple(row.name for row in ROWS if row.all_trec),
+    "all_prefs": ("runid", "num_q", *(row.name for row in ROWS if row.name.startswith("prefs_"))),
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
-"""trec_eval's nicknames for lists of measures (``all_trec`` is every row)."""
+"""trec_eval's nicknames for lists of measures (``all_trec`` is every row it names:
+:attr:`Row.all_trec`; the others as trec_eval 10.0's ``measures.c`` lists them)."""
 
 BY_NAME = {row.name.lower(): row for row in ROWS}
 """Every row by its name, lower-cased (prefeval reads names case-insensitively)."""
