@@ -17,8 +17,9 @@ judge's opinion. A judgment group is one judge's information need at one time:
 * **disagreement** between groups is allowed (judges disagree): each group keeps its own preferences.
 
 A value is a number >= 0 (trec_eval's "non-negative double"; it reads a negative one without a
-check, and its measures then disagree on whether such a document is non-relevant: prefeval refuses
-it, naming the line).
+check, and its measures then disagree on whether such a document is non-relevant, and
+``prefs_avgjg_Rnonrel`` may read past the end of its arrays: prefeval refuses it, naming the line, so
+that a qrels' -1 and -2 (unjudged) must be left out of a qrels_prefs).
 
 **qrels_prefs** (``get_qrels_prefs.c``): an ordinary qrels, ``qid jg docid value``, read as prefs
 whose judgment group is the second field (``iter``, mostly ``0``: one group per query) and whose
@@ -241,8 +242,9 @@ def preferences_qrels(lines: PreferenceLines) -> Qrels:
     if len(negative):
         row = int(negative[0])
         raise InputError(source, f"value {lines.values[row]:g} is negative: a preference value is >= 0 (0: the judge "
-                                 "finds the document not relevant), as trec_eval's prefs format defines it",
-                         lines.line_of(row))
+                                 "finds the document not relevant), as trec_eval's prefs format defines it (trec_eval "
+                                 "reads a negative one unchecked, its prefs_avgjg_Rnonrel then reads past its arrays); "
+                                 "leave out such lines (a qrels' -1 or -2, unjudged)", lines.line_of(row))
     qrels = qrels_from_columns(source, lines.qids, lines.docids, np.ones(len(lines.values)), line_of=lines.line_of,
                                keep_empty=True)
     query = KeyIndex(text_keys(qrels.qids)).positions(lines.qids.keys)

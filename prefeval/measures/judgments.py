@@ -29,18 +29,19 @@ import functools
 import os
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from prefeval.errors import UsageError
 from prefeval.io.judgments import GRADES, GROUPS, PREFERENCES, QRELS, JudgmentsPath, kind
-from prefeval.io.source import STDIN
 from prefeval.measures.base import Measure, Metric
 from prefeval.ranking.options import RelevanceOptions
-from prefeval.ranking.positions import Positions
-from prefeval.ranking.ranktable import RankTable
 from prefeval.runtime.notes import note
+
+if TYPE_CHECKING:  # only named in annotations: importing them would slow `prefeval measures`
+    from prefeval.ranking.positions import Positions
+    from prefeval.ranking.ranktable import RankTable
 
 ANY_JUDGMENTS = ("num_q",)
 """The families that read no judgment (a count of queries): valid with every kind."""
@@ -126,6 +127,8 @@ def loading_options(rel_format: str, qrels, runs, relevance: RelevanceOptions,
     :mod:`prefeval.ranking.preferences`) and without ``-J`` (they rank the judged documents only
     already, as trec_eval, which ignores it for them); a note says that ``-l`` does not apply to
     them (trec_eval ignores it too). The judgments must be a file (or ``-``), read in memory."""
+    from prefeval.io.source import STDIN
+
     found = kind(rel_format)
     if not isinstance(qrels, (str, os.PathLike)):
         raise UsageError(f"--rel-format {found.name}: the judgments are read from a file (or -), not from a value "

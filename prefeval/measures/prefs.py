@@ -30,6 +30,7 @@ preferences between two retrieved documents (for collections that change under t
 from __future__ import annotations
 
 from abc import abstractmethod
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -37,7 +38,9 @@ from prefeval.io.judgments import PREFERENCES
 from prefeval.measures.aggregators import SUM
 from prefeval.measures.base import register
 from prefeval.measures.judgments import JudgedRuns, JudgmentMetric
-from prefeval.ranking.preferences import PreferenceCounts
+
+if TYPE_CHECKING:  # the counts are made where the runs are ranked (prefeval.ranking.preferences)
+    from prefeval.ranking.preferences import PreferenceCounts
 
 HERE_OR_THERE = "Carterette, Bennett, Chickering and Dumais, ECIR 2008, doi:10.1007/978-3-540-78646-7_5"
 
