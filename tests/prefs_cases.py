@@ -69,6 +69,7 @@ CASES = (
     Case("qrels_jg", "qrels_jg", ("-q", "-m", "qrels_jg"), "qrels_jg.txt", "run_a"),
     Case("qrels_jg.level", "qrels_jg", ("-q", "-l", "2", "-m", "qrels_jg"), "qrels_jg.txt", "run_a"),
     Case("qrels_jg.complete", "qrels_jg", ("-q", "-c", "-M", "4", "-m", "qrels_jg"), "qrels_jg.txt", "run_b"),
+    Case("qrels_jg.judged", "qrels_jg", ("-q", "-J", "-c", "-m", "qrels_jg"), "qrels_jg.txt", "run_b"),
     Case("qrels_jg.params", "qrels_jg",
          ("-q", "-m", "map_avgjg", "-m", "P_avgjg.1,3", "-m", "Rprec_mult_avgjg.0.5,1.5"), "qrels_jg.txt", "run_a"),
 )

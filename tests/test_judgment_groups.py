@@ -88,6 +88,17 @@ def test_a_group_that_finds_nothing_relevant_counts(tmp_path):
     assert list(frame["rp_mult_avgjg@1.0"]) == [0.5, 0.5]
 
 
+def test_judged_only_ranks_each_groups_documents_among_those_it_judged(tmp_path):
+    """-J: group A judged b (0) and a (1), B only a; the run x (unjudged), b, a puts a second among
+    A's judged documents (AP 1/2) and first among B's (AP 1): map_avgjg 0.75 (0.5 without -J: a is
+    third)."""
+    qrels = write_text(tmp_path / "jg", ["1 A a 1", "1 A b 0", "1 B a 1"])
+    run = write_text(tmp_path / "run", ["1 Q0 x 1 3 t", "1 Q0 b 2 2 t", "1 Q0 a 3 1 t"])
+    judged_only = prefeval.evaluate(qrels, [run], ["map_avgjg"], rel_format="qrels_jg", judged_only=True)
+    plain = prefeval.evaluate(qrels, [run], ["map_avgjg"], rel_format="qrels_jg")
+    assert judged_only["ap_avgjg"].iloc[0] == 0.75 and plain["ap_avgjg"].iloc[0] == pytest.approx(1 / 3)
+
+
 def test_grades_are_mapped_per_group_by_b_and_f(tmp_path):
     qrels = write_text(tmp_path / "jg", ["1 A a 1", "1 A b 2", "1 B a 2", "1 B b 1"])
     run = write_text(tmp_path / "run", ["1 Q0 a 1 2 t", "1 Q0 b 2 1 t"])
@@ -122,7 +133,6 @@ def test_a_malformed_qrels_jg_is_one_line_naming_file_and_line(lines, line, frag
 @pytest.mark.parametrize(("arguments", "fragments"), [
     (["-m", "map"], ["ap reads one grade per document", "map_avgjg"]),
     (["-m", "prefs_simp"], ["prefs_simp reads preferences"]),
-    (["-m", "map_avgjg", "-J"], ["-J ranks the documents a qrels judges"]),
     (["-m", "ap_avgjg@10,judged_only=1"], ["judged_only"]),
     (["--format", "ir_measures", "-m", "map_avgjg"], ["ir_measures has no measures of judgment groups"]),
     ([], ["name its measures with -m", "qrels_jg"]),

@@ -51,13 +51,18 @@ class JudgmentGroups(NamedTuple):
     (trec_eval's order), ``group_names`` their ids. *Members*: per group (``member_offsets``), its
     documents of grade > 0 in that group, ``member_doc`` (an index into the qrels' documents) and
     ``member_grade``. A group may have no member (it judged no document relevant); it counts among
-    its query's groups all the same."""
+    its query's groups all the same. *Judged*: per group (``judged_offsets``), every document it
+    judged (grade >= 0: relevant or not; a negative grade is in the pool, not judged), what ``-J``
+    ranks among: ``judged_doc`` indexes the qrels' documents, then (from ``len(docids)`` on) their
+    other documents."""
 
     group_offsets: np.ndarray
     group_names: np.ndarray
     member_offsets: np.ndarray
     member_doc: np.ndarray
     member_grade: np.ndarray
+    judged_offsets: np.ndarray
+    judged_doc: np.ndarray
 
     kind = "judgment groups"
 
@@ -95,12 +100,18 @@ def judgment_groups_qrels(source: str, qids: TextColumn, groups: TextColumn, doc
     member = np.flatnonzero((rank[group_code] >= 0) & (mapped > 0))
     member = member[np.lexsort((doc[member], rank[group_code[member]]))]
     member_group = rank[group_code[member]]
+    other = KeyIndex(pair_keys(qrels.query_of_other, qrels.other_docids.keys)).positions(pair_keys(query, docids.keys))
+    either = np.where(doc >= 0, doc, len(qrels.docids) + other)
+    judged = np.flatnonzero((rank[group_code] >= 0) & (mapped >= 0))
+    judged = judged[np.lexsort((either[judged], rank[group_code[judged]]))]
     return qrels._replace(judgments=JudgmentGroups(
         group_offsets=_offsets(np.bincount(query[group_row[order]], minlength=qrels.num_queries)),
         group_names=groups.texts(group_row[order]),
         member_offsets=_offsets(np.bincount(member_group, minlength=len(order))),
         member_doc=doc[member],
         member_grade=mapped[member],
+        judged_offsets=_offsets(np.bincount(rank[group_code[judged]], minlength=len(order))),
+        judged_doc=either[judged],
     ))
 
 

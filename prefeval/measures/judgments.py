@@ -78,8 +78,7 @@ def check_judgments(rel_format: str, measures: Sequence[Measure], *, ties: str =
     lists read grades), a measure that does not read them, a tie policy
     other than ``docid``, ``--label_fraction``, trec_eval's ``relstring`` line (the grades of the
     documents retrieved), a foreign tool's layout (``tool``) whose measures do not read them, ``-b``
-    and ``-f`` with preference judgments (which have no grades to map), ``-J`` with judgment groups
-    (each group judges its own documents)."""
+    and ``-f`` with preference judgments (which have no grades to map)."""
     found = kind(rel_format)
     what = f"--rel-format {found.name} ({found.holds})"
     if not named and found.holds != GRADES:
@@ -96,8 +95,6 @@ def check_judgments(rel_format: str, measures: Sequence[Measure], *, ties: str =
     if relevance is not None and found.holds == PREFERENCES and (
             relevance.binary_relevance is not None or relevance.relevance_floor is not None):
         raise UsageError(f"-b and -f map grades; {what} only orders documents: leave them out")
-    if relevance is not None and found.holds == GROUPS and relevance.judged_only:
-        raise UsageError(f"-J ranks the documents a qrels judges; with {what} each group judges its own: leave it out")
 
 
 def check_read(holds: str, measures: Sequence[Measure], *, ties: str = "docid", label_fraction: float = 1.0,

@@ -21,11 +21,14 @@ anything else is an error naming the group and two documents, see
 
 The runs' ranks are the RankTable's (score descending, equal scores by docid descending); judgments
 of preferences are read without a rank cut-off (:mod:`prefeval.ranking.preferences`), so the cut
-at ``--topk`` is made here: a rank beyond K is not retrieved, and a run retrieves min(n, K).
+at ``--topk`` is made here: a rank beyond K is not retrieved, and a run retrieves min(n, K). With
+``-J``, a judgment group's documents are ranked among the documents that group judged, as trec_eval's
+``-J`` ranks them (:func:`_judged_only`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -60,6 +63,8 @@ def group_average(measure: Metric, table: RankTable, queries: np.ndarray, releva
         grades = [judgments.member_grade[span] for span in spans]
         topk = None
     segments = _segment_table(table, query_of, docs, grades, topk)
+    if relevance.judged_only and not isinstance(judgments, Preferences):
+        segments = _judged_only(segments, table, group_of, docs)
     level = None if measure.reads_grades else (measure.relevance_level or relevance.relevance_level)
     selection = Selection.everything(segments).at_relevance_level(segments, level)
     values = measure.compute(binary_positions(segments, selection, sequential=sequential))
@@ -100,6 +105,28 @@ def _segment_table(table: RankTable, query_of: np.ndarray, docs: list[np.ndarray
         num_retrieved = np.minimum(num_retrieved, topk)
     return RankTable(qrels=qrels, run_ids=table.run_ids, ranks=ranks, num_retrieved=num_retrieved,
                      in_run=table.in_run[:, query_of])
+
+
+def _judged_only(segments: RankTable, table: RankTable, groups: np.ndarray, docs: list[np.ndarray]) -> RankTable:
+    """``segments`` with each group's documents ranked among the documents that group judged (grade
+    >= 0), as trec_eval's ``-J`` ranks them for judgment groups (``form_res_rels_jg.c``): a relevant
+    document's rank is 1 + the number of the group's judged documents the run ranks above it, and a
+    run retrieves the group's judged documents it retrieved. Needs the table's other documents."""
+    judgments = table.qrels.judgments
+    every = np.concatenate((table.ranks, table.other_ranks), axis=1)
+    ranks = segments.ranks.copy()
+    num_retrieved = np.zeros_like(segments.num_retrieved)
+    start = 0
+    for column, (group, members) in enumerate(zip(groups.tolist(), docs)):
+        judged = every[:, judgments.judged_doc[judgments.judged_offsets[group]:judgments.judged_offsets[group + 1]]]
+        judged_ranks = np.sort(judged, axis=1)  # inf (not retrieved) last
+        own = ranks[:, start:start + len(members)]
+        above = np.stack([np.searchsorted(row, values, side="left") for row, values in zip(judged_ranks, own)]) \
+            if len(own) else own
+        ranks[:, start:start + len(members)] = np.where(np.isfinite(own), above + 1.0, np.inf)
+        num_retrieved[:, column] = np.isfinite(judged).sum(axis=1)
+        start += len(members)
+    return dataclasses.replace(segments, ranks=ranks, num_retrieved=num_retrieved, tie_start=None, tie_size=None)
 
 
 def _preference_grades(table: RankTable, groups: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
