@@ -6,6 +6,7 @@ preferences, every output format, and the errors."""
 
 from __future__ import annotations
 
+import gzip
 import math
 import os
 import subprocess
@@ -108,6 +109,24 @@ def test_random_collections_against_the_binary(data, tmp_path):
                             *("--topk" if option == "-M" else option for option in options), "-R", "judgments.txt",
                             "run.txt"], tmp_path)
     assert ours == theirs.stdout
+
+
+@needs_binary
+def test_robust03_read_as_preferences_against_the_binary(tmp_path):
+    """robust03's qrels read as preferences (8.7 million of them, a group per query, grades 0 to 2)
+    and two of its runs (decompressed, as trec_eval reads plain files), per query."""
+    from conftest import robust03_or_skip
+
+    robust03 = robust03_or_skip()
+    for name in sorted(os.listdir(robust03 / "runs"))[:2]:
+        run = tmp_path / name.removesuffix(".gz")
+        run.write_bytes(gzip.decompress((robust03 / "runs" / name).read_bytes()))
+        qrels = str(robust03 / "qrels.txt")
+        theirs = subprocess.run([TREC_EVAL, "-R", "qrels_prefs", "-q", "-m", "all_prefs", qrels, str(run)],
+                                capture_output=True)
+        ours = run_cli("eval", "--quiet", "--format", "trec_eval", "--rel-format", "qrels_prefs", "-q", "-m",
+                       "all_prefs", "-R", qrels, str(run))
+        assert ours.stdout_bytes == theirs.stdout, name
 
 
 # --- the measures against a count by hand -----------------------------------------------------------

@@ -265,12 +265,12 @@ def preferences_qrels(lines: PreferenceLines) -> Qrels:
     winner, loser, pair_group = _stated(lines.values, doc, group, subgroup_code)
     winner, loser, pair_group = _closed(lines, qrels, query, doc, group, single, winner, loser, pair_group)
     member_offsets, member_doc, member_relevant = members
-    member_index = KeyIndex(member_doc.astype(np.int64) + np.repeat(np.arange(len(group_row)),
-                                                                    np.diff(member_offsets)) * num_docs)
-    loser_member = member_index.positions(loser + pair_group * num_docs)
+    member_keys = np.repeat(np.arange(len(group_row)), np.diff(member_offsets)) * num_docs + member_doc
+    loser_member = np.searchsorted(member_keys, pair_group * num_docs + loser)  # members sorted by group, doc
     query_of_group = np.empty(len(group_row), dtype=np.int64)
     query_of_group[group_rank] = query[group_row]
-    counts = _pair_counts(winner, loser, qrels.query_of_document, qrels.num_queries, num_docs)
+    counts = _pair_counts(winner, loser, pair_group, query_of_group, qrels.query_of_document, qrels.num_queries,
+                          num_docs)
     return qrels._replace(judgments=Preferences(
         group_offsets=_offsets(np.bincount(query_of_group, minlength=qrels.num_queries)),
         group_names=_in_rank_order(lines.groups.texts(group_row), group_rank),
@@ -363,8 +363,9 @@ def _members(lines: PreferenceLines, qrels: Qrels, query, doc, group, subgroup_c
 
 def _stated(values: np.ndarray, doc: np.ndarray, group: np.ndarray, subgroup: np.ndarray):
     """The preferences each sub-group states: (winner, loser, group) for every two of its documents
-    of different values, the larger value winning."""
-    order = np.lexsort((-values, subgroup))
+    of different values, the larger value winning; group after group (``group`` numbers the groups
+    in their sorted order)."""
+    order = np.lexsort((-values, subgroup, group))  # so that the preferences come group after group
     values, doc, group, subgroup = values[order], doc[order], group[order], subgroup[order]
     count = len(values)
     new_run = np.ones(count, dtype=bool)
@@ -384,21 +385,22 @@ def _stated(values: np.ndarray, doc: np.ndarray, group: np.ndarray, subgroup: np
 
 
 def _closed(lines: PreferenceLines, qrels: Qrels, query, doc, group, single: np.ndarray, winner, loser, pair_group):
-    """Every group's preferences closed transitively, sorted by group then (winner, loser), each
-    once (a document is once in a sub-group, and a closure lists a pair once): a group of one
-    sub-group is closed already; a group of several is closed by boolean matrix products, and two
-    documents each preferred to the other are an error."""
+    """Every group's preferences closed transitively, group after group, each once (a document is
+    once in a sub-group, and a closure lists a pair once): a group of one sub-group is closed already;
+    a group of several is closed by boolean matrix products, and two documents each preferred to the
+    other are an error."""
     several = np.flatnonzero(~single)
-    if len(several):
-        kept = single[pair_group]
-        parts = [(winner[kept], loser[kept], pair_group[kept])]
-        for found in several:
-            stated = pair_group == found
-            parts.append(_closure(lines, qrels, query, doc, group, int(found), winner[stated], loser[stated]))
-        winner, loser, pair_group = (np.concatenate(part) for part in zip(*parts))
-    order = np.lexsort((loser, winner, pair_group))
-    winner, loser, pair_group = winner[order], loser[order], pair_group[order]
-    return winner, loser, pair_group
+    if not len(several):
+        return winner, loser, pair_group
+    offsets = _offsets(np.bincount(pair_group, minlength=len(single)))
+    parts, done = [], 0
+    for found in several.tolist():
+        start, stop = int(offsets[found]), int(offsets[found + 1])
+        parts.append((winner[done:start], loser[done:start], pair_group[done:start]))
+        parts.append(_closure(lines, qrels, query, doc, group, found, winner[start:stop], loser[start:stop]))
+        done = stop
+    parts.append((winner[done:], loser[done:], pair_group[done:]))
+    return tuple(np.concatenate(part) for part in zip(*parts))
 
 
 def _closure(lines: PreferenceLines, qrels: Qrels, query, doc, group, found: int, winner, loser):
@@ -426,15 +428,37 @@ def _closure(lines: PreferenceLines, qrels: Qrels, query, doc, group, found: int
     return docs[rows], docs[columns], np.full(len(rows), found, dtype=np.int64)
 
 
-def _pair_counts(winner, loser, query_of_document: np.ndarray, num_queries: int, num_docs: int):
+def _pair_counts(winner, loser, pair_group, group_query: np.ndarray, query_of_document: np.ndarray,
+                 num_queries: int, num_docs: int):
     """trec_eval's counts array: (offsets per query, first, second, forward, backward) of every
-    unordered pair of documents some group orders (:class:`Preferences`)."""
+    unordered pair of documents some group orders (:class:`Preferences`), query after query. A query
+    of one group orders each pair once, one way: only the pairs of queries of several groups are
+    counted by sorting."""
     first, second = np.minimum(winner, loser), np.maximum(winner, loser)
-    keys = first.astype(np.int64) * max(num_docs, 1) + second
-    keys, inverse = np.unique(keys, return_inverse=True)
-    forward = np.bincount(inverse, weights=(winner == first), minlength=len(keys)).astype(np.int64)
-    backward = np.bincount(inverse, weights=(winner != first), minlength=len(keys)).astype(np.int64)
-    first, second = keys // max(num_docs, 1), keys % max(num_docs, 1)
+    forward = (winner == first).astype(np.int64)
+    several = np.bincount(group_query, minlength=num_queries) > 1
+    shared = several[query_of_document[first]] if len(first) else np.zeros(0, dtype=bool)
+    if shared.any():
+        keys, inverse = np.unique(first[shared].astype(np.int64) * max(num_docs, 1) + second[shared],
+                                  return_inverse=True)
+        ahead = np.bincount(inverse, weights=forward[shared], minlength=len(keys)).astype(np.int64)
+        behind = np.bincount(inverse, minlength=len(keys)) - ahead
+        alone = ~shared
+        counted = (keys // max(num_docs, 1), keys % max(num_docs, 1), ahead, behind)
+        kept = (first[alone], second[alone], forward[alone], 1 - forward[alone])
+        # both parts list their pairs query after query: merged, they stay so
+        at_kept = np.arange(len(kept[0])) + np.searchsorted(query_of_document[counted[0]],
+                                                            query_of_document[kept[0]], side="left")
+        at_counted = np.arange(len(counted[0])) + np.searchsorted(query_of_document[kept[0]],
+                                                                  query_of_document[counted[0]], side="right")
+        merged = []
+        for part_kept, part_counted in zip(kept, counted):
+            out = np.empty(len(part_kept) + len(part_counted), dtype=np.int64)
+            out[at_kept], out[at_counted] = part_kept, part_counted
+            merged.append(out)
+        first, second, forward, backward = merged
+    else:
+        backward = 1 - forward
     offsets = _offsets(np.bincount(query_of_document[first], minlength=num_queries))
     return offsets, first, second, forward, backward
 

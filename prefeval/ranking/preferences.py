@@ -196,11 +196,16 @@ def _pair_sums(first, second, forward, backward, position: np.ndarray, retrieved
     rows = np.arange(num_runs)[:, None]
     got_ahead, got_behind = retrieved[rows, ahead], retrieved[rows, behind]
     kind = np.where(got_behind, 0, np.where(got_ahead, 1, 2))  # both retrieved, one, none
+    pairs_ret = (kind == 0).sum(axis=-1)
+    pairs_imp = (kind < 2).sum(axis=-1)
+    if not ((forward > 0) & (backward > 0)).any():  # every share 0 or 1: sums of counts, in any order
+        agrees = share > 0
+        return ((agrees & (kind == 0)).sum(axis=-1).astype(np.float64),
+                (agrees & (kind < 2)).sum(axis=-1).astype(np.float64),
+                pairs_ret.astype(np.float64), pairs_imp.astype(np.float64), np.full(num_runs, float(len(first))))
     order = np.lexsort((position[rows, behind], position[rows, ahead], kind), axis=-1)
     terms = np.take_along_axis(np.where(kind < 2, share, 0.0), order, axis=-1)
     running = np.cumsum(terms, axis=-1)  # one term after the other, as trec_eval adds them
-    pairs_ret = (kind == 0).sum(axis=-1)
-    pairs_imp = (kind < 2).sum(axis=-1)
     sum_ret = np.where(pairs_ret > 0, running[rows[:, 0], np.maximum(pairs_ret - 1, 0)], 0.0)
     return sum_ret, running[:, -1], pairs_ret.astype(np.float64), pairs_imp.astype(np.float64), \
         np.full(num_runs, float(len(first)))
