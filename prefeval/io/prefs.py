@@ -256,14 +256,14 @@ def preferences_qrels(lines: PreferenceLines) -> Qrels:
     else:
         subgroup_code, _ = factorize(pair_keys(group_code, lines.subgroups.keys))
     num_docs = len(qrels.docids)
-    _check_twice_in_subgroup(lines, qrels, query, doc, group_code, subgroup_code, num_docs)
+    _check_twice_in_subgroup(lines, doc, subgroup_code, num_docs)
     group_rank = _group_ranks(lines, query, group_row)  # each group's place, all queries together
     group = group_rank[group_code]
-    members = _members(lines, qrels, query, doc, group, subgroup_code, num_docs)
+    members = _members(lines, doc, group, num_docs)
     single = np.bincount(group_rank[group_code[np.unique(subgroup_code, return_index=True)[1]]],
                          minlength=len(group_row)) == 1
     winner, loser, pair_group = _stated(lines.values, doc, group, subgroup_code)
-    winner, loser, pair_group = _closed(lines, qrels, query, doc, group, single, winner, loser, pair_group)
+    winner, loser, pair_group = _closed(lines, qrels, doc, group, single, winner, loser, pair_group)
     member_offsets, member_doc, member_relevant = members
     member_keys = np.repeat(np.arange(len(group_row)), np.diff(member_offsets)) * num_docs + member_doc
     loser_member = np.searchsorted(member_keys, pair_group * num_docs + loser)  # members sorted by group, doc
@@ -304,7 +304,7 @@ def _offsets(counts: np.ndarray) -> np.ndarray:
     return offsets
 
 
-def _check_twice_in_subgroup(lines: PreferenceLines, qrels: Qrels, query, doc, group_code, subgroup_code,
+def _check_twice_in_subgroup(lines: PreferenceLines, doc: np.ndarray, subgroup_code: np.ndarray,
                              num_docs: int) -> None:
     """A document on two lines of one sub-group is an error naming both lines."""
     keys = subgroup_code.astype(np.int64) * num_docs + doc
@@ -335,7 +335,7 @@ def _group_ranks(lines: PreferenceLines, query: np.ndarray, group_row: np.ndarra
     return rank
 
 
-def _members(lines: PreferenceLines, qrels: Qrels, query, doc, group, subgroup_code, num_docs: int):
+def _members(lines: PreferenceLines, doc: np.ndarray, group: np.ndarray, num_docs: int):
     """(offsets, doc, relevant) of every document of every group, once, group after group in
     document order; a document of value 0 in one sub-group and above 0 in another is an error."""
     keys = group.astype(np.int64) * num_docs + doc
@@ -384,7 +384,7 @@ def _stated(values: np.ndarray, doc: np.ndarray, group: np.ndarray, subgroup: np
     return doc[winners], doc[losers], group[winners]
 
 
-def _closed(lines: PreferenceLines, qrels: Qrels, query, doc, group, single: np.ndarray, winner, loser, pair_group):
+def _closed(lines: PreferenceLines, qrels: Qrels, doc, group, single: np.ndarray, winner, loser, pair_group):
     """Every group's preferences closed transitively, group after group, each once (a document is
     once in a sub-group, and a closure lists a pair once): a group of one sub-group is closed already;
     a group of several is closed by boolean matrix products, and two documents each preferred to the
@@ -397,13 +397,13 @@ def _closed(lines: PreferenceLines, qrels: Qrels, query, doc, group, single: np.
     for found in several.tolist():
         start, stop = int(offsets[found]), int(offsets[found + 1])
         parts.append((winner[done:start], loser[done:start], pair_group[done:start]))
-        parts.append(_closure(lines, qrels, query, doc, group, found, winner[start:stop], loser[start:stop]))
+        parts.append(_closure(lines, qrels, doc, group, found, winner[start:stop], loser[start:stop]))
         done = stop
     parts.append((winner[done:], loser[done:], pair_group[done:]))
     return tuple(np.concatenate(part) for part in zip(*parts))
 
 
-def _closure(lines: PreferenceLines, qrels: Qrels, query, doc, group, found: int, winner, loser):
+def _closure(lines: PreferenceLines, qrels: Qrels, doc, group, found: int, winner, loser):
     """The transitive closure of one group's stated preferences (module docstring)."""
     docs = np.unique(np.concatenate((winner, loser)))
     size = len(docs)
