@@ -13,9 +13,12 @@ from prefeval.cli.common import (
 )
 from prefeval.engine import AUTO, ENGINE_NAMES, check_engine, engines_help, input_size, streaming_obstacle
 from prefeval.errors import UsageError
+from prefeval.io.judgments import KINDS, QRELS, judgments_obstacle, kinds_help
 from prefeval.io.source import check_stdin_used_once
 from prefeval.measures import MEASURE_SETS, read_request, select_measures
 from prefeval.measures.base import families, family_syntax
+from prefeval.measures.foreign import TOOLS
+from prefeval.measures.judgments import check_judgments
 from prefeval.measures.order import OWN_FAMILIES
 from prefeval.measures.summaries import STATISTICS
 from prefeval.measures.ties import DEFAULT_DRAWS, DOCID, TIE_POLICIES
@@ -47,9 +50,14 @@ Examples:
   prefeval eval -R qrels.txt -m ap,ndcg@10,rpp --format markdown --baseline runA runA runB runC
   prefeval eval -q -R qrels.txt --ties expected --seed 1 runA runB | prefeval aggregate -P -
   prefeval eval --format trec_eval -q -c -m all_trec -R qrels.txt run.gz
+  prefeval eval --format trec_eval -q -m all_prefs --rel-format prefs -R prefs.txt run.gz
+  prefeval eval -q -m prefs_simp,prefs_pair,compat --rel-format pairs -R pairs.txt runA runB
 """)
 @click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
-              help="Relevance judgments (TREC qrels; gzip or - for stdin).")
+              help="Relevance judgments (TREC qrels, or of the kind --rel-format says; gzip or - for stdin).")
+@click.option("--rel-format", "--rel_format", "rel_format", type=click.Choice(list(KINDS)), default=QRELS,
+              show_default=True, help="The kind of judgments QRELS holds (trec_eval's -R): " + kinds_help()
+              + ". Each kind is read by its measures only (see `prefeval measures`).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help=MEASURES_HELP)
 @click.option("--measure-names", "--measure_names", "measure_names", type=click.Choice(MEASURE_NAMES), default="all",
               show_default=True,
@@ -124,7 +132,8 @@ Examples:
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
-                 conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores):
+                 conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores,
+                 rel_format):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -149,12 +158,15 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         chosen = select_measures(request, measure_set)
         check_measures_shown(fmt, request, chosen)
         check_policy(ties, draws)  # before the engine's choice, which looks at the inputs
+        check_judgments(rel_format, chosen, ties=ties, label_fraction=label_fraction, named=bool(measures),
+                        layout_lines=[item.line for item in request.lines], tool=fmt if fmt in TOOLS else None)
         if zscores is not None:
             check_stdin_used_once([qrels, *runs, zscores])
             zscores = read_zscores(zscores)
         progress = Progress.for_terminal(quiet)
-        engine = check_engine(engine, scheduler, streaming_obstacle(qrels, runs, samples, query_fraction,
-                                                                    label_fraction, rules), input_size(qrels, runs))
+        obstacle = judgments_obstacle(rel_format) or streaming_obstacle(qrels, runs, samples, query_fraction,
+                                                                         label_fraction, rules)
+        engine = check_engine(engine, scheduler, obstacle, input_size(qrels, runs))
 
         def make(reader: str, executor) -> Evaluation:
             return Evaluation.from_files(
@@ -164,7 +176,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                 label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=progress,
                 summary=summary_statistics, ties=ties, draws=draws, conventions=rules, judged_only=judged_only,
                 compare=needs.compares, others=any(item.line is not None for item in request.lines),
-                reader=reader, executor=executor,
+                reader=reader, executor=executor, rel_format=rel_format,
             )
 
         def write(evaluation: Evaluation, stream) -> None:

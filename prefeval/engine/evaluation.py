@@ -36,7 +36,9 @@ from prefeval.engine.executors import LOCAL, Executor
 from prefeval.engine.results import Block, FixedOrderSum, RunningSummary, SequentialSum, Summary
 from prefeval.engine.whole import WholeCollection
 from prefeval.errors import UsageError
+from prefeval.io.judgments import QRELS
 from prefeval.measures import Measure, Metric, Preference, select_measures
+from prefeval.measures.judgments import JudgedRuns, check_judgments, check_read, judged_values, loading_options
 from prefeval.measures.summaries import MEAN, check_statistics
 from prefeval.measures.ties import (
     DEFAULT_DRAWS,
@@ -147,7 +149,10 @@ class Evaluation:
         if wants_others and self._table is not None and self._table.other_ranks is None:
             raise UsageError("these measures read the judged documents that are not relevant: load the table "
                              "with others=True (Evaluation.from_files does)")
-        if self.relevance.judged_only and self._table is not None:
+        if self._table is not None and self._table.qrels.judgments is not None:
+            check_read(self._table.qrels.judgments.kind, self.measures, ties=self.ties,
+                       label_fraction=self.subsampling.label_fraction)
+        elif self.relevance.judged_only and self._table is not None:
             self._table = self._table.judged_only()
         check_policy(self.ties, self.draws)
         check_measures(self.ties, self.measures)
@@ -189,6 +194,7 @@ class Evaluation:
         others: bool = False,
         reader: str = "memory",
         executor: Executor = LOCAL,
+        rel_format: str = QRELS,
     ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
         eval`` under the same names (its option groups are bundled here, once).
@@ -204,6 +210,11 @@ class Evaluation:
         ``reader``: a name of :data:`~prefeval.engine.READERS`: ``memory`` (the whole
         collection), or ``stream`` (the files chunk by chunk as they are evaluated, unless the qrels
         are not grouped by query: then in memory); ``executor``: where the chunks are evaluated.
+
+        ``rel_format``: the kind of the judgments in ``qrels`` (:data:`prefeval.io.judgments.KINDS`:
+        ``qrels``, ``prefs``, ``qrels_prefs``, ``pairs``, ``qrels_jg``); a kind other than ``qrels``
+        is read from a path, in memory, and read by its measures only
+        (:mod:`prefeval.measures.judgments`).
         """
         chosen = resolve_measures(measures, measure_set)
         rules = make_conventions(conventions, complete=complete, empty_queries=empty_queries,
@@ -216,8 +227,13 @@ class Evaluation:
         check_policy(ties, draws)
         check_measures(ties, chosen)
         check_judged(ties, relevance)
+        check_judgments(rel_format, chosen, ties=ties, label_fraction=label_fraction, relevance=relevance,
+                        named=bool(measures) or measure_set != "none")
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
-        collection = reader_class(reader).open(qrels, runs, relevance, rules, others, jobs, progress)
+        loading = relevance
+        if rel_format != QRELS:
+            qrels, loading = loading_options(rel_format, qrels, runs, relevance, reader)
+        collection = reader_class(reader).open(qrels, runs, loading, rules, others, jobs, progress)
         if collection is None:  # the qrels could not be streamed
             collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress)
         return cls(collection, chosen, subsampling, relevance, jobs, progress, statistics, ties, draws, rules,
@@ -376,6 +392,9 @@ class SampleEvaluation:
         self.every_grade = self.positions(reads_grades=True)
         self.qids = [table.qids[q] for q in selection.queries]
         self.table_queries = selection.queries
+        # judgments of another kind than grades: their measures read the runs ranked against them
+        self.judged = JudgedRuns(table, selection.queries, evaluation.relevance, evaluation.conventions.sequential) \
+            if table.qrels.judgments is not None else None
         tied = evaluation.ties != DOCID
         self.preference_positions: dict[bool, tuple[Positions | None, np.ndarray | None]] = {}
         for levels in (False, True):
@@ -386,6 +405,9 @@ class SampleEvaluation:
                     levels, tied)
         values, extras = {}, {}
         for measure in evaluation.metric_measures:
+            if self.judged is not None:
+                values[measure.name] = judged_values(measure, self.judged, lambda m=measure: self.positions_for(m))
+                continue
             computed = _metrics_under_ties(evaluation, [measure], self.positions_for(measure))
             values.update(computed[0])
             extras.update(computed[1])
@@ -494,7 +516,7 @@ class SampleEvaluation:
             pair_extras.update(extras)
         metric_extras = {key: values[:, start:stop] for key, values in self.metric_extras.items()}
         for measure in evaluation.pair_measures:
-            if isinstance(measure, Metric) and evaluation.ties == DOCID and self.zeroed is None:
+            if isinstance(measure, Metric) and evaluation.ties == DOCID and self.zeroed is None and self.judged is None:
                 # divided once (P@10 of 7 hits against 1 is 0.6, where 0.7 − 0.1 is 0.6000000000000001)
                 positions = self.positions_for(measure).query_block(start, stop)
                 preferences[measure.name] = measure.differences(positions, self.first, self.second)

@@ -30,6 +30,7 @@ import numpy as np
 
 from prefeval.errors import InputError, UsageError, shown
 from prefeval.io.fields import TextColumn
+from prefeval.io.judgments import JudgmentsPath, read_judgments
 from prefeval.io.trec import QRELS_FORMAT, Qrels, RunColumns, qrels_from_columns, read_qrels, read_run
 
 if TYPE_CHECKING:
@@ -49,7 +50,10 @@ QRELS_SOURCE = "<qrels>"
 def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevance_floor: float | None = None,
                keep_empty: bool = False) -> Qrels:
     """Read or convert qrels (see the module docstring) into :class:`~prefeval.io.trec.Qrels`;
-    ``keep_empty`` keeps the queries without a relevant document (trec_eval's convention)."""
+    ``keep_empty`` keeps the queries without a relevant document (trec_eval's convention). Judgments
+    of another kind (a :class:`~prefeval.io.judgments.JudgmentsPath`) are read by their kind's reader."""
+    if isinstance(qrels, JudgmentsPath):
+        return read_judgments(qrels, binary_relevance, relevance_floor, keep_empty)
     if _is_path(qrels):
         return read_qrels(os.fspath(qrels), binary_relevance, relevance_floor, keep_empty)
     qids, docids, grades = _columns(qrels, QRELS_SOURCE, GRADE_COLUMNS, "grade")

@@ -264,6 +264,12 @@ class Qrels(NamedTuple):
     other_grades: np.ndarray | None = None
     top_grade: float | None = None
     """The largest grade of the whole qrels when these are a part of them (a streamed chunk)."""
+    judgments: object | None = None
+    """The judgments of another kind than a grade per document, when the qrels were read from such a
+    file (``--rel-format``, :mod:`prefeval.io.judgments`): preference judgments
+    (:class:`~prefeval.io.prefs.Preferences`) or judgment groups
+    (:class:`~prefeval.io.judgment_groups.JudgmentGroups`), which number the documents as these qrels
+    do; these qrels then hold the documents the runs are ranked against. None for a plain qrels."""
 
     @property
     def max_grade(self) -> float:

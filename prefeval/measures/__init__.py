@@ -16,8 +16,10 @@ from prefeval.measures import (  # noqa: F401  (registers the measures)
     gains,
     interpolated,
     judged,
+    judgment_groups,
     precision_recall,
     preferences,
+    prefs,
     set_based,
 )
 from prefeval.measures.base import (

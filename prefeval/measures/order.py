@@ -24,6 +24,12 @@ FAMILY_ORDER: tuple[str, ...] = (
     "iprec", "iprec_avg", "prauc", "recall_at_precision", "rp_mult", "relative_p", "set_ap", "utility",
     "bpref", "gm_bpref", "infap", "unj", "judged", "compat", "accuracy",
     "ndcg_rel", "rndcg", "gain_shortfall", "binary_gain_shortfall", "ideal_dcg", "trec_rbp", "trec_rbp_resid", "err",
+    # measures of other judgments than grades: preference judgments (trec_eval's prefs_*, in its
+    # order), then judgment groups (its _avgjg)
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+    "prefs_avgjg", "prefs_avgjg_rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+    "prefs_avgjg_rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+    "ap_avgjg", "p_avgjg", "rp_mult_avgjg",
 )
 
 OWN_FAMILIES: tuple[str, ...] = FAMILY_ORDER[:FAMILY_ORDER.index("num_q")]

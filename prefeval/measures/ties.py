@@ -72,6 +72,7 @@ from prefeval.measures.base import AdditiveMetric, Measure, Metric, Preference
 from prefeval.measures.gain_discount import PFound
 from prefeval.measures.gains import GAINS, GainShortfall, NDCGOverRelevant, gain_map
 from prefeval.measures.judged import Accuracy
+from prefeval.measures.judgments import JudgmentMetric
 from prefeval.measures.preferences import (
     Comparison,
     LexiPrecision,
@@ -124,6 +125,9 @@ def check_policy(ties: str, draws: int) -> None:
 def check_measures(ties: str, measures: Sequence[Measure]) -> None:
     """A :class:`UsageError` for a measure that ``ties`` cannot handle."""
     for measure in measures:
+        if ties != DOCID and isinstance(measure, JudgmentMetric):
+            raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads {measure.judgments}: "
+                             "documents of equal scores are ordered as trec_eval orders them; use --ties docid")
         if ties != DOCID and (measure.reads_judged or measure.judged_only):
             raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads the judged documents "
                              "that are not relevant; use --ties docid")
