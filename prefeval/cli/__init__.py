@@ -54,7 +54,7 @@ COMMANDS = {
     "null": ("prefeval.cli.null:null_command", "Compare metrics with their values under random rankings."),
     "check": ("prefeval.cli.check:check_command", "Report what is wrong, or worth knowing, about QRELS and RUNs."),
     "measures": ("prefeval.cli.measures:measures_command",
-                 "List every measure, with its trec_eval and ir_measures names."),
+                 "List every measure, with its trec_eval, ir_measures and ndeval names."),
 }
 """Every command: where it is defined, and its summary for ``prefeval --help`` (the first sentence of
 its docstring, kept here so that listing the commands imports none of them; a test checks that the

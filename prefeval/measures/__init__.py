@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from prefeval.errors import UsageError
 from prefeval.measures import (  # noqa: F401  (registers the measures)
     counts,
+    diversity,
     gain_discount,
     gains,
     interpolated,

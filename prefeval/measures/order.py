@@ -24,6 +24,8 @@ FAMILY_ORDER: tuple[str, ...] = (
     "iprec", "iprec_avg", "prauc", "recall_at_precision", "rp_mult", "relative_p", "set_ap", "utility",
     "bpref", "gm_bpref", "infap", "unj", "judged", "compat", "accuracy",
     "ndcg_rel", "rndcg", "gain_shortfall", "binary_gain_shortfall", "trec_rbp", "trec_rbp_resid", "err",
+    # the intent-aware measures of ndeval (judgments per subtopic), in the order of its columns
+    "err_ia", "nerr_ia", "alpha_dcg", "alpha_ndcg", "nrbp", "nnrbp", "ap_ia", "p_ia", "strec",
 )
 
 OWN_FAMILIES: tuple[str, ...] = FAMILY_ORDER[:FAMILY_ORDER.index("num_q")]

@@ -124,6 +124,9 @@ def check_policy(ties: str, draws: int) -> None:
 def check_measures(ties: str, measures: Sequence[Measure]) -> None:
     """A :class:`UsageError` for a measure that ``ties`` cannot handle."""
     for measure in measures:
+        if ties != DOCID and measure.reads_intents:
+            raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads the judgments per subtopic; "
+                             "use --ties docid")
         if ties != DOCID and (measure.reads_judged or measure.judged_only):
             raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads the judged documents "
                              "that are not relevant; use --ties docid")
@@ -612,7 +615,7 @@ def preferences_under(ties: str, measures: Sequence[Preference], positions: Posi
         results = expected_preferences(measures, positions, first, second, draws, generator)
         extras = {error_key(name): result.variance for name, result in results.items() if result.variance is not None}
         return {m.name: results[m.name].values for m in measures}, extras
-    comparison = Comparison(positions, positions.ranks[first], positions.ranks[second])
+    comparison = Comparison(positions, positions.ranks[first], positions.ranks[second], first, second)
     values = {m.name: m.compare(comparison) for m in measures}
     extras = {}
     if ties == RANGE:
