@@ -61,7 +61,13 @@ def command_lines(directory: Path) -> dict[str, tuple[list[str], str]]:
         "null": (["null", "-R", QRELS, "--draws", "50", "--seed", "1", RUN], ".jsonl"),
         "check": (["check", "-R", QRELS, RUN], ".jsonl"),
         "measures": (["measures"], ".txt"),
+        "ndeval": (["ndeval", str(NDEVAL_DATA / "edge.qrels"), str(NDEVAL_DATA / "edge.run")], ".csv"),
     }
+
+
+NDEVAL_DATA = Path(__file__).parent / "data" / "ndeval"
+WITHOUT_OUTPUT_FILE = {"ndeval"}
+"""The commands without ``-o``: ndeval's command line writes to stdout, as ndeval does."""
 
 
 def inputs_of(args: list[str]) -> list[str]:

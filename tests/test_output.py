@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import pytest
 from click.testing import CliRunner
 from conftest import QRELS, json_lines, run_cli
-from contract import OTHER_RUN, RUN, assert_one_line_error, command_lines, files_in, inputs_of
+from contract import OTHER_RUN, RUN, WITHOUT_OUTPUT_FILE, assert_one_line_error, command_lines, files_in, inputs_of
 
 from prefeval.cli import COMMANDS, main
 from prefeval.errors import UsageError
@@ -36,7 +36,7 @@ def test_every_command_is_covered(commands):
     assert sorted(commands) == sorted(COMMANDS)
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - WITHOUT_OUTPUT_FILE))
 def test_a_missing_directory_is_refused_before_any_input_is_read(tmp_path, commands, command):
     args, suffix = commands[command]
     missing_input = [arg if arg not in inputs_of(args) else str(tmp_path / "absent-input") for arg in args]
@@ -47,7 +47,7 @@ def test_a_missing_directory_is_refused_before_any_input_is_read(tmp_path, comma
     assert files_in(tmp_path) == []
 
 
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - WITHOUT_OUTPUT_FILE))
 def test_a_directory_is_refused_in_one_line(tmp_path, commands, command):
     args, _ = commands[command]
     assert_one_line_error(run_cli(*args, "-o", tmp_path), 2, f"{tmp_path}: is a directory, not a file")
@@ -75,7 +75,7 @@ def test_a_read_only_directory_or_file_is_refused(tmp_path):
     assert read_only.read_text() == "kept\n"
 
 
-@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"plot"}))  # plot wants an image suffix
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"plot"} - WITHOUT_OUTPUT_FILE))  # plot: an image
 def test_dev_null_is_written_through(tmp_path, commands, command):
     args, _ = commands[command]
     before = os.stat("/dev/null")
@@ -138,7 +138,7 @@ def test_a_replaced_file_keeps_its_permissions(tmp_path):
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
 
 
-@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"measures"}))
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - {"measures"} - WITHOUT_OUTPUT_FILE))
 @pytest.mark.parametrize("order", ["output first", "output last"])
 def test_an_input_is_never_the_output(tmp_path, commands, command, order):
     args, suffix = commands[command]
@@ -312,7 +312,7 @@ def test_dev_full_is_named(tmp_path):
 
 
 @needs_dev_full
-@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("command", sorted(set(COMMANDS) - WITHOUT_OUTPUT_FILE))
 def test_a_full_device_is_named_by_every_command(tmp_path, commands, command):
     """Every command's refused write names its output, as ``-o`` gave it (here a link to the device,
     with the suffix the command wants)."""
