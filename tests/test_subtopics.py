@@ -7,10 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import QRELS, write_text
+from conftest import QRELS, RUNS, json_lines, run_cli, write_text
+from contract import assert_one_line_error
 
+import prefeval
 from prefeval.io.inputs import load_qrels
 from prefeval.io.trec import read_qrels
+from prefeval.runtime.notes import Note
 
 DIVERSITY = [
     "7 1 a 1", "7 2 a 2", "7 10 b 1", "7 2 c 0", "7 1 d -2",
@@ -93,3 +96,80 @@ def test_a_dataframe_with_an_iteration_column_keeps_its_subtopics():
 def test_query_of_judgment_follows_the_offsets(tmp_path):
     qrels = read_qrels(write_text(tmp_path / "qrels", DIVERSITY), keep_empty=True)
     np.testing.assert_array_equal(qrels.subtopics.query_of_judgment, [0, 0, 0, 1])
+
+
+# --- never read silently: the note, and trec_eval's stop ---------------------------------------------
+
+SUBTOPIC_QRELS = ["1 1 a 2", "1 2 a 1", "1 2 b 1", "1 3 c 0", "2 1 d 1", "2 1 e 0"]
+"""Query 1 judged on subtopics 1 to 3 (a twice), query 2 on one."""
+SUBTOPIC_RUN = ["1 Q0 b 1 3 r", "1 Q0 a 2 2 r", "2 Q0 d 1 1 r"]
+
+
+@pytest.fixture
+def subtopic_files(tmp_path):
+    return (write_text(tmp_path / "qrels", SUBTOPIC_QRELS), write_text(tmp_path / "run", SUBTOPIC_RUN),
+            write_text(tmp_path / "run2", ["1 Q0 a 1 3 r", "2 Q0 e 1 1 r"]))
+
+
+@pytest.mark.parametrize("command", [
+    ["eval", "-m", "ap,ndcg"], ["eval", "--format", "tsv"], ["eval", "--format", "ir_measures", "-m", "AP"],
+    ["eval", "--format", "table"], ["eval", "--engine", "stream", "-m", "ap"], ["sampled", "--num-items", "500"],
+    ["null", "--draws", "20", "--seed", "1"]])
+def test_every_command_that_reads_a_subtopic_qrels_says_so(subtopic_files, command):
+    qrels, run, run2 = subtopic_files
+    result = run_cli(*command, "-R", qrels, run, run2)
+    assert result.exit_code == 0, result.stderr
+    assert "1 of 2 queries judged on several subtopics (the iter column)" in result.stderr
+    assert "read each document's largest grade over its subtopics" in result.stderr
+
+
+def test_the_note_says_which_view_each_measure_reads(subtopic_files):
+    qrels, run, run2 = subtopic_files
+    result = run_cli("eval", "-m", "ap,alpha_ndcg@5,rpp,strec@2", "-R", qrels, run, run2)
+    assert result.exit_code == 0
+    assert ("ap, rpp read each document's largest grade over its subtopics; alpha_ndcg@5, strec@2 read the judgments "
+            "per subtopic") in result.stderr
+
+
+def test_the_classic_measures_read_the_largest_grade_as_before(subtopic_files, tmp_path):
+    qrels, run, run2 = subtopic_files
+    ad_hoc = write_text(tmp_path / "ad_hoc", ["1 0 a 2", "1 0 b 1", "1 0 c 0", "2 0 d 1", "2 0 e 0"])
+    measures = ["ap", "ndcg", "p@2", "rpp", "lexirecall"]
+    with pytest.warns(Note, match="judged on several subtopics"):
+        ours = prefeval.evaluate(qrels, [run, run2], measures, jobs=1)
+    pd.testing.assert_frame_equal(ours, prefeval.evaluate(ad_hoc, [run, run2], measures, jobs=1))
+
+
+def test_trec_eval_s_layout_stops_on_a_document_judged_twice(subtopic_files, tmp_path):
+    qrels, run, _ = subtopic_files
+    message = assert_one_line_error(run_cli("eval", "--format", "trec_eval", "-R", qrels, run), 1)
+    assert message == (f"{qrels}:2: document 'a' is judged twice for query '1' (first on line 1): trec_eval stops "
+                       "on it (duplicate docs), and so do its conventions (a qrels of subtopics: the other formats "
+                       "read it)")
+    twice = write_text(tmp_path / "twice", ["1 0 a 1", "1 0 b 0", "1 0 a 1"])
+    assert_one_line_error(run_cli("eval", "--format", "trec_eval", "-R", twice, run), 1, f"{twice}:3: document 'a' is "
+                          "judged twice for query '1' (first on line 1): trec_eval stops on it (duplicate docs)")
+    assert run_cli("eval", "--format", "trec_eval", "--conventions", "reference", "-R", qrels, run).exit_code == 0
+    assert run_cli("eval", "-m", "ap", "-R", twice, run).exit_code == 0
+
+
+def test_an_intent_aware_measure_on_ad_hoc_qrels_reads_each_query_as_one_intent():
+    result = run_cli("eval", "-m", "alpha_ndcg@10", "-R", QRELS, RUNS[0])
+    assert result.exit_code == 0
+    assert "no query is judged on several subtopics (one iter value each): alpha_ndcg@10 read each query as one " \
+           "intent" in result.stderr
+
+
+def test_a_subtopic_qrels_is_read_in_memory_and_streams_the_same(subtopic_files):
+    qrels, run, run2 = subtopic_files
+    streamed = run_cli("eval", "-q", "--engine", "stream", "-m", "ap,alpha_ndcg@5", "-R", qrels, run, run2)
+    whole = run_cli("eval", "-q", "--engine", "memory", "-m", "ap,alpha_ndcg@5", "-R", qrels, run, run2)
+    assert streamed.exit_code == whole.exit_code == 0
+    assert streamed.stdout == whole.stdout
+
+
+def test_check_warns_of_subtopics(subtopic_files):
+    qrels, run, _ = subtopic_files
+    records = json_lines(run_cli("check", "-R", qrels, run).stdout)
+    assert any("1 query is judged on several subtopics" in warning for warning in records[0]["warnings"])
+    assert not json_lines(run_cli("check", "-R", QRELS, run).stdout)[0]["warnings"][1:]

@@ -55,6 +55,7 @@ from prefeval.measures.ties import (
 from prefeval.ranking.conventions import REFERENCE, REFERENCE_CONVENTIONS, ZERO, Conventions
 from prefeval.ranking.conventions import conventions as make_conventions
 from prefeval.ranking.intents import with_intents
+from prefeval.ranking.loading import note_views
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
@@ -158,6 +159,10 @@ class Evaluation:
         if self.subsampling.draws_at_random:
             self.seed = resolve_seed(self.subsampling.seed)
         self.progress = self.progress or Progress.silent()
+        if self._table is not None:
+            note_views(self._table.qrels.source, self._table.qrels.subtopics, self.measures)
+        elif self.needs_intents:  # a streamed collection: its qrels have no subtopics (it reads them in memory)
+            note_views(getattr(self.reader, "qrels_source", "the qrels"), None, self.measures)
 
     @classmethod
     def from_files(

@@ -398,7 +398,7 @@ def expected_preferences(measures: Sequence[Preference], positions: Positions, f
     linear = [m for m in measures if isinstance(m, RecallPairedPreference)]
     if linear:
         signs = expected_signs(positions, first, second)
-        comparison = _ExpectedSigns(positions, positions.ranks[first], positions.ranks[second], signs)
+        comparison = _ExpectedSigns(positions, positions.ranks[first], positions.ranks[second], expected=signs)
         results.update({m.name: PairValues(m.compare(comparison)) for m in linear})
     others = [m for m in measures if not isinstance(m, RecallPairedPreference)]
     if others:

@@ -30,6 +30,10 @@ ir_measures    keep             zero                qrels                pairwis
   whole qrels, whatever the relevance level: what trec_eval prints with ``-c`` (its ``m_num_rel.c``
   goes back to the qrels for the summary), set by :meth:`Conventions.complete` on the trec_eval
   profile.
+* ``judged_once``: a document judged on two lines of a query (a qrels of subtopics, which judges a
+  document once per subtopic) is an error, as trec_eval stops on it (``duplicate docs``): the trec_eval
+  profile's, so that its layout never reads such a qrels; the others read each document's largest
+  grade, and the subtopics for the measures that read them (:mod:`prefeval.io.subtopics`).
 
 ``-c`` (trec_eval's "complete") is a modifier of a profile: :meth:`Conventions.complete`.
 """
@@ -65,6 +69,7 @@ class Conventions(NamedTuple):
     query_order: str = QRELS_ORDER
     arithmetic: str = PAIRWISE
     qrels_num_rel: bool = False
+    judged_once: bool = False
 
     @property
     def keep_empty(self) -> bool:
@@ -105,7 +110,7 @@ REFERENCE_CONVENTIONS = Conventions(REFERENCE)
 
 PROFILES: dict[str, Conventions] = {
     REFERENCE: REFERENCE_CONVENTIONS,
-    TREC_EVAL: Conventions(TREC_EVAL, KEEP, SKIP, TREC_EVAL_ORDER, SEQUENTIAL),
+    TREC_EVAL: Conventions(TREC_EVAL, KEEP, SKIP, TREC_EVAL_ORDER, SEQUENTIAL, judged_once=True),
     IR_MEASURES: Conventions(IR_MEASURES, KEEP, ZERO),
 }
 """The named profiles (module docstring), by name."""
