@@ -15,6 +15,7 @@ from prefeval.measures import (  # noqa: F401  (registers the measures)
     diversity,
     gain_discount,
     gains,
+    intent_preferences,
     interpolated,
     judged,
     precision_recall,

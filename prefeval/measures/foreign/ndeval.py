@@ -9,7 +9,8 @@ Its names carry no α or β: the command line sets them for every column (``-alp
 default 0.5), so that a name reads as the measure at ndeval's defaults, and a measure is written
 with ndeval's name only there (and at a cut-off of its columns: ndeval computes no other). The
 names are read as written (``alpha-nDCG@20``), then case-insensitively; a cut-off may be any
-positive integer (pyndeval's names, ``P-IA@3``), though ndeval prints only 5, 10 and 20.
+positive integer (pyndeval's names, ``P-IA@3``), though ndeval prints only 5, 10 and 20, and a name
+without one is at 20 (``alpha-nDCG`` is ``alpha-nDCG@20``).
 """
 
 from __future__ import annotations
@@ -76,14 +77,15 @@ def row_of(text: str) -> Row | None:
 
 
 def read(text: str) -> Translation | None:
-    """The prefeval measure an ndeval name stands for (at ndeval's α and β); None if ``text`` is not
-    one (a name that takes a cut-off without one, or one that takes none with one, is not)."""
+    """The prefeval measure an ndeval name stands for (at ndeval's α and β; a name of a measure at k
+    without its cut-off is at ndeval's deepest, 20); None if ``text`` is not one (a cut-off on a name
+    that takes none, or of 0, is not)."""
     text = text.strip()
     row = row_of(text)
     if row is None:
         return None
     cutoff = _NAME.match(text).group("cutoff")
-    if (cutoff is None) != (row.cutoff is None) or (cutoff is not None and int(cutoff) < 1):
+    if (cutoff is not None and row.cutoff is None) or (cutoff is not None and int(cutoff) < 1):
         return None
     return Translation(row.family, {CUTOFF: str(int(cutoff))} if cutoff is not None else {}, row=row.name)
 
