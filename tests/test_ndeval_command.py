@@ -43,7 +43,7 @@ def test_prints_what_ndeval_prints(name, monkeypatch):
     result = run_cli("ndeval", *CASES[name])
     assert result.exit_code == 0, result.stderr
     assert result.stdout_bytes == (DATA / "expected" / f"{name}.csv").read_bytes()
-    assert result.stderr == ""
+    assert all(line.startswith("prefeval: note: ") for line in result.stderr.splitlines())
 
 
 def assert_same_but_nan(ours: bytes, theirs: bytes) -> int:
@@ -108,6 +108,13 @@ def test_the_command_line_is_read_as_ndeval_reads_it():
             read_command_line(refused)
     assert read_command_line(["-version", "q", "r"]).startswith("prefeval ndeval: ndeval version 4.5")
     assert read_command_line(["-help", "q", "r"]).startswith("Usage: prefeval ndeval")
+
+
+def test_the_subtopics_are_noted_as_everywhere():
+    result = ndeval_here(["web2012.qrels", "ql.run"])
+    assert result.stderr.decode() == ("prefeval: note: web2012.qrels: 4 of 4 queries judged on several subtopics (the "
+                                      "iter column): err_ia@5, err_ia@10, err_ia@20, nerr_ia@5, nerr_ia@10 and 16 "
+                                      "more read the judgments per subtopic\n")
 
 
 def test_version_and_help_go_to_stdout():

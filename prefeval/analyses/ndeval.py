@@ -34,6 +34,7 @@ from prefeval.io.ndeval import NdevalQrels, NdevalRun, read_ndeval_qrels, read_n
 from prefeval.measures import parse_measures
 from prefeval.measures.foreign import ndeval
 from prefeval.ranking.intents import intent_positions
+from prefeval.ranking.loading import note_views
 from prefeval.ranking.positions import Selection, binary_positions
 from prefeval.ranking.ranktable import RankTable, RelevantLookup, rank_relevant
 
@@ -101,19 +102,20 @@ def topic_values(judgments: NdevalQrels, runs: list[NdevalRun], alpha: float = n
     run lacks)."""
     qrels = judgments.qrels
     lookup = RelevantLookup(qrels)
-    known = set(qrels.qids)
     ranked = []
     for number, run in enumerate(runs):
         columns = run.columns
-        kept = np.isin(columns.qids.texts(), list(known))
+        queries = lookup.query_numbers(columns.qids)
+        kept = queries >= 0  # the topics the qrels lack are listed at 0, without a note
         columns = columns._replace(run_id=f"run{number}", qids=columns.qids[kept], docids=columns.docids[kept],
                                    scores=columns.scores[kept])
-        ranked.append(rank_relevant(columns, lookup))
+        ranked.append(rank_relevant(columns, lookup, queries=queries[kept]))
     table = RankTable.from_ranked(qrels, ranked)
     selection = Selection.everything(table)
     positions = binary_positions(table, selection)
     positions = positions._replace(intents=intent_positions(table, selection))
     measures = parse_measures(ndeval.column_measures(alpha, beta))
+    note_views(qrels.source, qrels.subtopics, measures)
     return np.stack([measure.compute(positions) for measure in measures], axis=-1)
 
 

@@ -120,9 +120,9 @@ def column_measures(alpha: float = ALPHA, beta: float = BETA) -> list[str]:
     for column, family in COLUMNS:
         cutoff = column.partition("@")[2]
         if family in ("nrbp", "nnrbp"):
-            names.append(f"{family}@{alpha!r},{beta!r}")
+            names.append(family + (f"@{alpha!r},{beta!r}" if (alpha, beta) != (ALPHA, BETA) else ""))
         elif family in ("ap_ia", "p_ia", "strec"):
             names.append(f"{family}@{cutoff}" if cutoff else family)
         else:
-            names.append(f"{family}@{cutoff},{alpha!r}")
+            names.append(f"{family}@{cutoff}" + (f",{alpha!r}" if alpha != ALPHA else ""))
     return names
