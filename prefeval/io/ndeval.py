@@ -80,7 +80,7 @@ def read_ndeval_qrels(path: str) -> NdevalQrels:
     if not data:
         raise InputError(source, "the qrels file is empty")
     fields = _fields(data, source, _QRELS_FIELDS, "qrels", FieldLayout((0, 1, 2, 3), 3, _QRELS_FIELDS, None, False))
-    topic_texts, subtopic_texts, docids, judgment_texts = fields.columns
+    topic_texts, subtopic_texts, docids, judgment_texts = fields.columns[:4]
     topics = _naturals(topic_texts, fields, source, "qrels")
     subtopics = _naturals(subtopic_texts, fields, source, "qrels")
     judgments = _naturals(judgment_texts, fields, source, "qrels")
@@ -110,13 +110,16 @@ def read_ndeval_run(path: str, traditional: bool = False, depth: int | None = No
     data = read_bytes(ndeval_path(path))
     if not data:
         raise InputError(source, "the run file is empty")
-    fields = _fields(data, source, _RUN_FIELDS, "run", FieldLayout((0, 2, 3, 4, 5), 3, _RUN_FIELDS, None, False))
-    topic_texts, docids, rank_texts, score_texts, run_ids = fields.columns
+    fields = _fields(data, source, _RUN_FIELDS, "run", FieldLayout((0, 2, 3), 4, _RUN_FIELDS, None, False), (4,))
+    topic_texts, docids, rank_texts = fields.columns[:3]
     topics = _topics(topic_texts, fields, source)
     ranks = _naturals(rank_texts, fields, source, "run")
-    run_id = run_ids[0]
+    run_id = data[:data.find(b"\n") if b"\n" in data else len(data)].split()[5].decode("utf-8", "surrogateescape")
     if traditional:
-        scores = _scores(score_texts, fields, source)
+        scores = fields.numbers if fields.numbers is not None else _scores(fields.columns[3], fields, source)
+        if np.isnan(scores).any():
+            line = int(fields.line_of([np.flatnonzero(np.isnan(scores))[0]])[0])
+            raise InputError(source, "a score of NaN, which -traditional cannot order", line)
         order = _by_score(topics, scores, docids)
     else:
         order = np.lexsort((ranks, topics))
@@ -148,25 +151,32 @@ def read_ndeval_run(path: str, traditional: bool = False, depth: int | None = No
 
 
 class _Fields(NamedTuple):
-    """The text fields of a file's lines (in the order asked for) and where each row's line is."""
+    """The text fields of a file's lines (in the order asked for, then any asked for as text only
+    where the fast path does not read them), the number field as the fast path reads it (None where
+    it did not), and where each row's line is."""
 
     columns: list[TextColumn]
     lines: np.ndarray | None
     """The line of each row (None: row i is line i + 1)."""
+    numbers: np.ndarray | None = None
 
     def line_of(self, rows) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
         return rows + 1 if self.lines is None else self.lines[rows]
 
 
-def _fields(data: bytes, source: str, count: int, kind: str, layout: FieldLayout) -> _Fields:
+def _fields(data: bytes, source: str, count: int, kind: str, layout: FieldLayout, more: tuple[int, ...] = ()
+            ) -> _Fields:
     """The fields ``layout.texts`` of every line, each line holding at least ``count`` fields (a line
-    with fewer is ndeval's syntax error)."""
+    with fewer is ndeval's syntax error), and its number field: read fast when the file has the common
+    shape and that field is a decimal number on every line (:func:`~prefeval.io.fields.split_fields`);
+    otherwise line by line, the fields ``more`` (the number field) kept as text too."""
     if b"\x00" not in data:
         split = split_fields(data, layout)
         if split is not None:
-            return _Fields(list(split[:-1]), None)
-    texts: list[list[bytes]] = [[] for _ in layout.texts]
+            return _Fields(list(split[:-1]), None, split[-1])
+    wanted = layout.texts + more
+    texts: list[list[bytes]] = [[] for _ in wanted]
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
@@ -177,7 +187,7 @@ def _fields(data: bytes, source: str, count: int, kind: str, layout: FieldLayout
         if len(words) < count:
             raise InputError(source, f"syntax error in {kind} file: {count} fields expected, found {len(words)}",
                              number)
-        for column, field in zip(texts, layout.texts):
+        for column, field in zip(texts, wanted):
             column.append(words[field])
     return _Fields([TextColumn.of_texts([text.decode("utf-8", "surrogateescape") for text in column])
                     for column in texts], np.arange(1, len(lines) + 1))
@@ -193,9 +203,18 @@ def _matrix(column: TextColumn) -> tuple[np.ndarray, np.ndarray]:
 
 def _natural_values(column: TextColumn) -> np.ndarray:
     """Each field read as ndeval's ``naturalNumber`` reads it: its value, or -1 (not ASCII digits, empty,
-    or beyond :data:`LARGE_ENOUGH` before a digit)."""
+    or beyond :data:`LARGE_ENOUGH` before a digit); each distinct field read once."""
     if not len(column):
         return np.zeros(0, dtype=np.int64)
+    distinct, codes = np.unique(column.keys, return_inverse=True)
+    if len(distinct) < len(column):
+        first = np.zeros(len(distinct), dtype=np.int64)
+        first[codes.ravel()[::-1]] = np.arange(len(column))[::-1]
+        return _natural_values_of(column[first])[codes.ravel()]
+    return _natural_values_of(column)
+
+
+def _natural_values_of(column: TextColumn) -> np.ndarray:
     matrix, lengths = _matrix(column)
     values = np.zeros(len(matrix), dtype=np.int64)
     bad = lengths == 0
@@ -254,9 +273,21 @@ def _scores(column: TextColumn, fields: _Fields, source: str) -> np.ndarray:
 
 
 def _by_score(topics: np.ndarray, scores: np.ndarray, docids: TextColumn) -> np.ndarray:
-    """The rows by topic, score descending, then docno descending (ndeval's ``-traditional``)."""
-    _, docid_rank = np.unique(docids.byte_strings(np.arange(len(docids))), return_inverse=True)
-    return np.lexsort((-docid_rank.ravel(), -scores, topics))
+    """The rows by topic, score descending, then docno descending (ndeval's ``-traditional``); the
+    docnos compared only within the groups of rows that tie on topic and score."""
+    order = np.lexsort((-scores, topics))
+    sorted_topics, sorted_scores = topics[order], scores[order]
+    tied = (sorted_topics[1:] == sorted_topics[:-1]) & (sorted_scores[1:] == sorted_scores[:-1])
+    if not tied.any():
+        return order
+    member = np.zeros(len(order), dtype=bool)
+    member[:-1] |= tied
+    member[1:] |= tied
+    places = np.flatnonzero(member)
+    group = np.cumsum(np.concatenate(([True], ~tied[places[:-1]])))
+    _, docid_rank = np.unique(docids.byte_strings(order[places]), return_inverse=True)
+    order[places] = order[places][np.lexsort((-docid_rank.ravel(), group))]
+    return order
 
 
 def _canonical(numbers: np.ndarray, codes: np.ndarray) -> TextColumn:
