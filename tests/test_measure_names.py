@@ -150,7 +150,7 @@ def test_a_number_after_a_space_does_not_continue_a_measure():
 @pytest.mark.parametrize("text, suggestion", [
     ("ndgc@10", "did you mean ndcg@10?"),
     ("nDGC@10", "did you mean ndcg@10?"),
-    ("lexiprecison", "did you mean lexiprecision or rrlexiprecision?"),
+    ("lexiprecison", "did you mean lexiprecision, rrlexiprecision or lexiprecision_ia?"),
     ("map_cutt.10", "did you mean map_cut.10?"),
     ("recip_rnk", "did you mean recip_rank?"),
     ("preicison@5", None),
