@@ -54,9 +54,10 @@ COMMANDS = {
     "null": ("prefeval.cli.null:null_command", "Compare metrics with their values under random rankings."),
     "check": ("prefeval.cli.check:check_command", "Report what is wrong, or worth knowing, about QRELS and RUNs."),
     "measures": ("prefeval.cli.measures:measures_command",
-                 "List every measure, with its trec_eval and ir_measures names."),
+                 "List every measure, with its trec_eval, ir_measures and ndeval names."),
     "trec_eval": ("prefeval.cli.trec_eval:trec_eval_command",
                   "Evaluate a run as trec_eval does, on trec_eval's command line."),
+    "ndeval": ("prefeval.cli.ndeval:ndeval_command", "Evaluate a run as ndeval does, on ndeval's command line."),
 }
 """Every command: where it is defined, and its summary for ``prefeval --help`` (the first sentence of
 its docstring, kept here so that listing the commands imports none of them; a test checks that the

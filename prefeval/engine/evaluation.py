@@ -56,6 +56,8 @@ from prefeval.measures.ties import (
 )
 from prefeval.ranking.conventions import LISTED, REFERENCE, REFERENCE_CONVENTIONS, ZERO, Conventions
 from prefeval.ranking.conventions import conventions as make_conventions
+from prefeval.ranking.intents import with_intents
+from prefeval.ranking.loading import note_views
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
@@ -162,6 +164,10 @@ class Evaluation:
         if self.subsampling.draws_at_random:
             self.seed = resolve_seed(self.subsampling.seed)
         self.progress = self.progress or Progress.silent()
+        if self._table is not None:
+            note_views(self._table.qrels.source, self._table.qrels.subtopics, self.measures)
+        elif self.needs_intents:  # a streamed collection: its qrels have no subtopics (it reads them in memory)
+            note_views(getattr(self.reader, "qrels_source", "the qrels"), None, self.measures)
 
     @classmethod
     def from_files(
@@ -263,6 +269,11 @@ class Evaluation:
     def needs_others(self) -> bool:
         """True when some measure reads the judged documents that are not relevant."""
         return any(m.reads_judged or m.judged_only for m in self.measures)
+
+    @property
+    def needs_intents(self) -> bool:
+        """True when some measure reads the judgments per subtopic (:mod:`prefeval.ranking.intents`)."""
+        return any(m.reads_intents for m in self.measures)
 
     def judged_table(self) -> RankTable:
         """The whole table with the documents that are not judged removed (``-J``, ``judged_only=1``),
@@ -400,9 +411,10 @@ class SampleEvaluation:
         for levels in (False, True):
             if any(m.per_grade_level == levels for m in evaluation.preference_measures):
                 level = None if levels else evaluation.relevance.relevance_level
+                intents = level if not levels and evaluation.needs_intents else False
                 self.preference_positions[levels] = _with_relevant(
                     table, selection.at_relevance_level(table, level), self.every_grade if levels else self.binary,
-                    levels, tied)
+                    levels, tied, intents)
         values, extras = {}, {}
         for measure in evaluation.metric_measures:
             if self.judged is not None:
@@ -455,6 +467,8 @@ class SampleEvaluation:
             if reads_grades and evaluation.relevance.relevance_level is not None:
                 at_level = self.positions(False, None, judged_only)
                 positions = positions._replace(num_at_level=at_level.length)
+            if evaluation.needs_intents and not reads_grades:
+                positions = with_intents(positions, table, self.selection.at_relevance_level(table, level), level)
             self._positions[key] = positions
         return self._positions[key]
 
@@ -542,10 +556,12 @@ class SampleEvaluation:
 
 
 def _with_relevant(table: RankTable, selection: Selection, positions: Positions, levels: bool,
-                   tied: bool) -> tuple[Positions | None, np.ndarray | None]:
+                   tied: bool, intents: float | None | bool = False) -> tuple[Positions | None, np.ndarray | None]:
     """The positions a preference is computed on: those of the queries with a relevant document
     (preferences need m >= 1), and the columns of those queries among all (None: every query). No
-    positions (None) when no query has one: every value is a tie."""
+    positions (None) when no query has one: every value is a tie. ``intents`` (a relevance level, or
+    None for grade > 0; False: none): the positions carry the queries' intents
+    (:func:`~prefeval.ranking.intents.with_intents`)."""
     has_relevant = np.bincount(table.qrels.query_of_document[selection.documents],
                                minlength=table.num_queries)[selection.queries] > 0
     if has_relevant.all():
@@ -554,7 +570,10 @@ def _with_relevant(table: RankTable, selection: Selection, positions: Positions,
     if not len(columns):
         return None, columns
     kept = Selection(selection.queries[columns], selection.documents)
-    return (graded_positions if levels else binary_positions)(table, kept, tied), columns
+    kept_positions = (graded_positions if levels else binary_positions)(table, kept, tied)
+    if intents is not False:
+        kept_positions = with_intents(kept_positions, table, kept, intents)
+    return kept_positions, columns
 
 
 def _scattered(values: np.ndarray, columns: np.ndarray, width: int) -> np.ndarray:

@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from prefeval.errors import UsageError
 from prefeval.measures import (  # noqa: F401  (registers the measures)
     counts,
+    diversity,
     gain_discount,
     gains,
+    intent_preferences,
     interpolated,
     judged,
     judgment_groups,

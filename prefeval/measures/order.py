@@ -3,7 +3,8 @@ an error), written out rather than left to the order in which modules happen to 
 
 It is the order of MEASURES.md: the six preferences in the order of the default measure list, then
 the families of the metrics of that list, then the other metrics (the wider literature), then those
-that make prefeval a drop-in for trec_eval and ir_measures. It holds
+that make prefeval a drop-in for trec_eval and ir_measures, then those that read the judgments per
+subtopic (the intent-aware metrics of ndeval, and the preferences over intents). It holds
 family names only, so that :mod:`prefeval.measures.base` can read it without importing a measure.
 Every registered family must be named here exactly once (``tests/test_common.py`` checks it); one
 that is not is listed last.
@@ -30,6 +31,10 @@ FAMILY_ORDER: tuple[str, ...] = (
     "prefs_avgjg", "prefs_avgjg_rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
     "prefs_avgjg_rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
     "ap_avgjg", "p_avgjg", "rp_mult_avgjg",
+    # the intent-aware measures of ndeval (judgments per subtopic), in the order of its columns
+    "err_ia", "nerr_ia", "alpha_dcg", "alpha_ndcg", "nrbp", "nnrbp", "ap_ia", "p_ia", "strec",
+    # the preferences over intents: the six per subtopic, then the worst-off intent
+    "rpp_ia", "invrpp_ia", "dcgrpp_ia", "lexirecall_ia", "lexiprecision_ia", "rrlexiprecision_ia", "worst_intent",
 )
 
 OWN_FAMILIES: tuple[str, ...] = FAMILY_ORDER[:FAMILY_ORDER.index("num_q")]
