@@ -133,6 +133,8 @@ def main(ctx: click.Context) -> None:
     \b
     prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval aggregate -P -
     prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval significance -P - --seed 1
+    prefeval trec_eval -q -m all_trec QRELS RUN      (trec_eval's command line and output)
+    prefeval ndeval QRELS RUN                        (ndeval's command line and output)
     """
     if ctx.invoked_subcommand is None:  # ``prefeval`` alone: the help, as asked for
         click.echo(ctx.get_help())
