@@ -276,3 +276,12 @@ def test_the_top_level_help_names_the_foreign_command_lines():
 def test_no_qrels_hint_when_the_first_run_is_a_run():
     message = assert_one_line_error(run_cli("eval", RUNS[0], RUNS[1]), 2, "missing option '-R' / '--qrels'")
     assert "looks like qrels" not in message
+
+
+@pytest.mark.parametrize("command", ["eval", "aggregate", "check", "measures", "null", "plot", "sampled",
+                                     "significance"])
+def test_every_command_tells_its_version(command):
+    import prefeval
+
+    result = run_cli(command, "--version")
+    assert (result.exit_code, result.stdout) == (0, f"prefeval, version {prefeval.__version__}\n")
