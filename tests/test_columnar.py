@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -235,6 +236,42 @@ def test_the_notes_name_the_columnar_files_as_the_text_ones(collection):
     assert text.stderr.replace(collection["text"][0], "QRELS") == columnar.stderr.replace(collection["parquet"][0],
                                                                                            "QRELS")
     assert "run beta: 1 of 4 queries missing" in columnar.stderr
+
+
+def test_subtopic_qrels_as_columns_keep_their_subtopics(tmp_path):
+    """The iter column (``iteration``, ``iter``, ``subtopic_id`` or named ``iter=``) of a diversity
+    qrels is read from a table as from text: the intent-aware measures and the note agree, on every
+    engine."""
+    data = Path(__file__).parent / "data" / "ndeval"
+    qrels, run = str(data / "web2012.qrels"), str(data / "ql.run")
+    table = qrels_table(qrels)
+    as_integers = table.set_column(1, "subtopic_id", pa.array([int(s) for s in table.column(1).to_pylist()]))
+    forms = {
+        "iteration": (write_parquet(table, tmp_path / "iteration.parquet", 500), ()),
+        "subtopic_id": (write_parquet(as_integers, tmp_path / "integers.parquet", 500), ()),
+        "named": (write_parquet(table.rename_columns(["qid", "aspect", "docno", "rel"]), tmp_path / "named.parquet",
+                                500), ("--qrels-columns", "iter=aspect")),
+    }
+    measures = ("-m", "alpha_ndcg@20", "-m", "err_ia@20", "-m", "ap")
+    for engine in ("memory", "stream"):
+        text = run_cli("eval", "-q", "--engine", engine, *measures, "-R", qrels, run)
+        assert text.exit_code == 0 and b'"alpha_ndcg@20":0.' in text.stdout_bytes
+        for name, (path, options) in forms.items():
+            columnar = run_cli("eval", "-q", "--engine", engine, *measures, *options, "-R", path, run)
+            assert (columnar.exit_code, columnar.stdout_bytes) == (0, text.stdout_bytes), name
+            assert columnar.stderr.replace(path, "QRELS") == text.stderr.replace(qrels, "QRELS"), name
+    ad_hoc = run_cli("eval", "-q", *measures, "-R", write_parquet(table.drop_columns("iteration"),
+                                                                  tmp_path / "ad_hoc.parquet", 500), run)
+    assert ad_hoc.exit_code == 0 and ad_hoc.stdout_bytes != text.stdout_bytes  # each query one intent
+    assert "read each query as one intent" in ad_hoc.stderr
+
+
+def test_the_judgments_of_other_kinds_take_no_column_names(collection):
+    qrels, runs = collection["parquet"]
+    assert_one_line_error(run_cli("eval", "--rel-format", "prefs", "-m", "prefs_simp", "--qrels-columns",
+                                  "grade=rel", "-R", qrels, *runs), 2,
+                          "--qrels-columns (qrels_columns=) names the columns of a table of qrels",
+                          "--rel-format prefs are read from text")
 
 
 # what the readers give
@@ -491,6 +528,42 @@ def test_the_text_path_never_imports_pyarrow(collection):
     assert "pyarrow" in every_module_loaded_by("eval", "-q", "-R", qrels, *runs)
 
 
+def page_blocks(test_name: str) -> list[tuple[str, str]]:
+    """(info string, text) of each fenced block of docs/columnar.md that the page says ``test_name`` runs."""
+    page = (Path(__file__).parent.parent / "docs" / "columnar.md").read_text(encoding="utf-8")
+    found = re.findall(rf"<!-- run by tests/test_columnar.py::{test_name} -->\n```(\w+)\n(.*?)^```", page, re.M | re.S)
+    assert found, f"docs/columnar.md names no block run by {test_name}"
+    return found
+
+
+def test_the_pages_commands_and_api_example_run(tmp_path):
+    """docs/columnar.md's commands and its Python example, on the bundled collection written as LensKit
+    writes its files, give what the same collection gives as text."""
+    text = tmp_path / "text"
+    text.mkdir()
+    for name, run in zip(("als", "bpr", "recs"), RUNS):
+        (text / name).write_bytes(Path(run).read_bytes())
+    lenskit = ("user", "item", "rating")
+    write_parquet(qrels_table(QRELS, lenskit), tmp_path / "test.parquet", 100)
+    write_parquet(qrels_table(QRELS, ("user", "item", "stars")), tmp_path / "ratings.parquet", 100)
+    write_parquet(run_table(RUNS[0], ("user", "item", "score")), tmp_path / "als.parquet", 100)
+    write_parquet(run_table(RUNS[1], ("user", "item", "score")), tmp_path / "bpr.parquet", 100)
+    write_partitioned(run_table(RUNS[2], ("user", "item", "score")), tmp_path / "recs", 3)
+    environment = {**os.environ, "PATH": os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]}
+    (_, commands), (_, example) = page_blocks("test_the_pages_commands_and_api_example_run")
+    outputs = []
+    for command in commands.splitlines():
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=environment, capture_output=True)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    first = run_cli("eval", "-q", "-R", QRELS, text / "als", text / "bpr")
+    assert (tmp_path / "prefs.jsonl").read_bytes() == first.stdout_bytes and outputs[0] == b""
+    second = run_cli("eval", "-m", "ndcg@10", "-m", "rr", "-R", QRELS, text / "als", text / "recs")
+    assert outputs[1] == second.stdout_bytes
+    done = subprocess.run([sys.executable, "-c", example], cwd=tmp_path, env=environment, capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+
 # streaming
 
 
@@ -554,7 +627,11 @@ def test_the_api_reports_bad_tables_by_row():
 # a property: any collection, as text and as Parquet, evaluates alike
 
 
-_ID_BYTES = st.binary(min_size=1, max_size=4).filter(lambda b: not (set(b) & {0, 9, 10, 11, 12, 13, 32, 35}))
+_MAGIC = (b"\x1f\x8b", b"PAR1", b"\xef\xbb\xbf")
+_ID_BYTES = st.binary(min_size=1, max_size=4).filter(
+    lambda b: not (set(b) & {0, 9, 10, 11, 12, 13, 32, 35}) and not b.startswith(_MAGIC))
+"""Ids a text file can hold, and that do not make the text file's first bytes gzip's or Parquet's magic or
+a byte order mark (which the text reader skips)."""
 
 
 @given(st.data())

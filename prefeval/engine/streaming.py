@@ -6,9 +6,10 @@ Two passes over the qrels, one over each run:
 1. :func:`index_qrels` reads the qrels in blocks and keeps, per query, the 64-bit key of its id
    (:func:`~prefeval.io.fields.byte_keys`) and its number among the kept queries (those with a
    relevant document, or all with ``keep_empty``): 12 bytes a query. It checks that the qrels are
-   **grouped by query** (the lines of a query one after the other); when they are not it returns
-   None, and the collection is read in memory instead (:mod:`prefeval.ranking.loading`), before
-   anything is written.
+   **grouped by query** (the lines of a query one after the other) and **judge no query on several
+   subtopics** (:mod:`prefeval.io.subtopics`: such qrels, a few thousand lines, are read whole, with
+   their subtopics and the note on them); when they do not it returns None, and the collection is
+   read in memory instead (:mod:`prefeval.ranking.loading`), before anything is written.
 2. :class:`StreamedCollection` then reads the qrels again and every run in step, block by block
    (:func:`~prefeval.io.source.read_blocks`), gives each line the number of its query, and hands
    over a chunk of queries as soon as every file has been read past it: each chunk is ranked as
@@ -49,6 +50,7 @@ from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.source import columnar_format, display_name, read_blocks
 from prefeval.io.trec import (
     QRELS_FORMAT,
+    QRELS_ITER_FORMAT,
     RUN_FORMAT,
     LineFormat,
     Qrels,
@@ -61,7 +63,7 @@ from prefeval.io.trec import (
     run_id_from_path,
 )
 from prefeval.ranking.conventions import Conventions
-from prefeval.ranking.loading import SHOWN, below_level, note_below_level, note_dropped, note_run
+from prefeval.ranking.loading import SHOWN, below_level, check_judged_once, note_below_level, note_dropped, note_run
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, query_id_hint, rank_relevant
@@ -93,13 +95,15 @@ class Block(NamedTuple):
     ids, the docids, the numbers (a run's ``nan`` scores included), where its rows are (``places()``,
     made when asked for: :class:`~prefeval.io.trec.RowLines` of a text block,
     :class:`~prefeval.io.columnar.RowNumbers` of a row group), and the tag of a run's first line that has
-    one (:func:`~prefeval.io.trec.first_tag`: in the blocks up to the first with rows)."""
+    one (:func:`~prefeval.io.trec.first_tag`: in the blocks up to the first with rows); the iter column of
+    qrels read with it (``QRELS_ITER_FORMAT``; None when a table has no such column)."""
 
     qids: TextColumn
     docids: TextColumn
     values: np.ndarray
     places: Callable[[], RowLines | RowNumbers]
     tag: str | None
+    iters: TextColumn | None = None
 
 
 def file_blocks(path, fmt: LineFormat) -> Iterator[Block]:
@@ -112,14 +116,16 @@ def file_blocks(path, fmt: LineFormat) -> Iterator[Block]:
         from prefeval.io.columnar import table_blocks
 
         for fields in table_blocks(path, fmt):
-            yield Block(fields.qids, fields.docids, fields.values, functools.partial(_itself, fields.rows), fields.tag)
+            yield Block(fields.qids, fields.docids, fields.values, functools.partial(_itself, fields.rows), fields.tag,
+                        fields.iters)
         return
     source, rows = display_name(path), 0
     for data, first_line in read_blocks(path):
-        qids, docids, values = read_fields(data, source, fmt, first_line)
+        qids, docids, *iters, values = read_fields(data, source, fmt, first_line)
         tag = first_tag(data) if fmt is RUN_FORMAT and not rows else None  # until a block has rows
         rows += len(values)
-        yield Block(qids, docids, values, functools.partial(RowLines.of_block, data, len(values), first_line), tag)
+        yield Block(qids, docids, values, functools.partial(RowLines.of_block, data, len(values), first_line), tag,
+                    *iters)
 
 
 def _itself(value):
@@ -156,19 +162,24 @@ class QueryIndex(NamedTuple):
 def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
                 keep_empty: bool = False) -> QueryIndex | None:
     """The :class:`QueryIndex` of the qrels file ``path``, every line checked as the in-memory reader
-    checks it; None when the qrels are not grouped by query. Raises the in-memory reader's errors: no
-    line, a query named ``all``, no query with a relevant document (unless ``keep_empty`` keeps the
-    queries without one)."""
+    checks it; None when the qrels are not grouped by query, or judge a query on several subtopics
+    (two iter values). Raises the in-memory reader's errors: no line, a query named ``all``, no query
+    with a relevant document (unless ``keep_empty`` keeps the queries without one)."""
     source = display_name(path)
     hashes = _Growing(np.uint64)  # the keys of the queries, in order
     relevant = _Growing(bool)  # whether each has a relevant document
     texts: list[str] = []  # the ids of the first queries, for hints
     empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
     rows, last, count, max_grade = 0, None, 0, 0.0
-    for block in file_blocks(path, QRELS_FORMAT):
-        qids, grades = block.qids, block.values
+    last_line = None  # the (query, iter) keys of the previous block's last line
+    for block in file_blocks(path, QRELS_ITER_FORMAT):
+        qids, iters, grades = block.qids, block.iters, block.values
         if not len(qids):
             continue
+        if iters is not None:
+            if _several_iters(qids.keys, iters.keys, last_line):
+                return None
+            last_line = (qids.keys[-1], iters.keys[-1])
         rows += len(qids)
         named_all = np.flatnonzero(qids.keys == _SUMMARY_KEY)
         if len(named_all):
@@ -219,6 +230,15 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
         first_qids=[texts[i] for i in np.flatnonzero(kept[:len(texts)])],
         max_grade=max_grade,
     )
+
+
+def _several_iters(qids: np.ndarray, iters: np.ndarray, before: tuple | None) -> bool:
+    """Whether two lines of one query, next to each other (in this block, or the previous block's last
+    line ``before`` and this one's first), hold two iter values: a query judged on several subtopics
+    (in qrels grouped by query, one of its lines follows another of another value)."""
+    if before is not None and before[0] == qids[0] and before[1] != iters[0]:
+        return True
+    return bool(((qids[1:] == qids[:-1]) & (iters[1:] != iters[:-1])).any())
 
 
 class _Growing:
@@ -410,7 +430,10 @@ class _Readers:
         judgments = self.qrels.take(stop)
         qrels = qrels_from_columns(self.collection.index.source, judgments.qids, judgments.docids, judgments.values,
                                    relevance.binary_relevance, relevance.relevance_floor,
+                                   line_of=lambda row: int(judgments.lines[row]),
                                    keep_empty=True)._replace(top_grade=self.collection.index.max_grade)
+        if self.collection.conventions.judged_once:
+            check_judged_once(qrels)
         lookup = RelevantLookup(qrels, self.collection.others)
         ranked = []
         for number, stream in zip(self.numbers, self.runs):
@@ -481,6 +504,11 @@ class StreamedCollection:
     @property
     def num_queries(self) -> int:
         return self.index.num_queries
+
+    @property
+    def qrels_source(self) -> str:
+        """The qrels' name, as notes give it."""
+        return self.index.source
 
     def tables(self) -> Iterator[tuple[int, RankTable]]:
         """(the number of its first query, the RankTable) of every chunk, in query order; then the

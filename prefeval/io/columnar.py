@@ -3,8 +3,9 @@ them (partitioned datasets), and pyarrow Tables, read into the very columns the 
 (:class:`~prefeval.io.trec.RunColumns`, :class:`~prefeval.io.trec.Qrels`, and for the streamed
 reader :class:`TableFields`, the counterpart of :func:`~prefeval.io.trec.read_fields`).
 
-**Which columns.** The query id, the document id and the grade (qrels) or score (run), and a run's
-optional tag, are found by name (:mod:`prefeval.io.columns`: the names of TREC tools, ir_measures,
+**Which columns.** The query id, the document id and the grade (qrels) or score (run), a run's
+optional tag and qrels' optional iter column (the subtopic of a diversity qrels, read as ids are), are
+found by name (:mod:`prefeval.io.columns`: the names of TREC tools, ir_measures,
 PyTerrier and recommender toolkits, or the names the user gives). Other columns are not read.
 
 **Ids** of any Arrow type that holds text or integers (``string``, ``large_string``,
@@ -102,13 +103,15 @@ class RowGroup(NamedTuple):
 class TableFields(NamedTuple):
     """The rows of a table as the text readers give a file's (:func:`~prefeval.io.trec.read_fields`):
     the query ids, the document ids, the numbers (a run's null scores as NaN), where each row is
-    (:class:`TableRows`), and a run's tag (its first row's, None without a tag column)."""
+    (:class:`TableRows`), a run's tag (its first row's, None without a tag column), and qrels' iter
+    column (None without one)."""
 
     qids: TextColumn
     docids: TextColumn
     values: np.ndarray
     rows: TableRows | RowNumbers
     tag: str | None = None
+    iters: TextColumn | None = None
 
 
 class _Places(NamedTuple):
@@ -269,7 +272,7 @@ def qrels_of(fields: TableFields, source: str, binary_relevance: float | None = 
         raise fields.rows.error(source, f"a query is named {SUMMARY_QID!r}, the id that every summary line (the "
                                         "means over queries) has; rename the query", int(named_all[0]))
     return qrels_from_columns(source, fields.qids, fields.docids, fields.values, binary_relevance, relevance_floor,
-                              keep_empty=keep_empty)
+                              keep_empty=keep_empty, iters=fields.iters)
 
 
 def table_fields(table, source: str, fmt: LineFormat, columns: Mapping[str, str] | None = None) -> TableFields:
@@ -451,7 +454,7 @@ class _Input:
 
 
 _NO_ROWS = np.empty(0, dtype=np.int64)
-_TEXT_ROLES = ("qid", "docid", "tag")
+_TEXT_ROLES = ("qid", "docid", "tag", "iter")
 """The roles whose text columns are read as dictionaries, as Parquet stores text: their ids are keyed
 once per distinct id of a row group (:class:`_TextParts`)."""
 
@@ -496,6 +499,7 @@ class _Parts:
         self.pa, self.fmt, self.names, self.places = pa, fmt, names, places
         dictionaries = {} if dictionaries is None else dictionaries
         self.qids, self.docids = _TextParts(dictionaries), _TextParts(dictionaries)
+        self.iters = _TextParts(dictionaries) if "iter" in names else None
         self.values: list[np.ndarray] = []
         self.tag: str | None = None
         self.rows = 0
@@ -505,8 +509,9 @@ class _Parts:
         pa, names = self.pa, self.names
         places = self.places._replace(layout=tuple(groups))
         rows = _RowMap(groups, skip)
-        for parts, role in ((self.qids, "qid"), (self.docids, "docid")):
-            _ids(pa, parts, table.column(names[role]), names[role], role, places, rows)
+        for parts, role in ((self.qids, "qid"), (self.docids, "docid"), (self.iters, "iter")):
+            if parts is not None:
+                _ids(pa, parts, table.column(names[role]), names[role], role, places, rows)
         value = self.fmt.number_field[0]
         self.values.append(_numbers(pa, table.column(names[value]), names[value], self.fmt, places, rows))
         if "tag" in names and not self.rows and table.num_rows:
@@ -518,7 +523,8 @@ class _Parts:
     def fields(self) -> TableFields:
         values = np.concatenate(self.values) if len(self.values) != 1 else self.values[0]
         return TableFields(self.qids.column(), self.docids.column(), values if len(self.values) else np.empty(0),
-                           TableRows(self.places, _NO_ROWS), self.tag)
+                           TableRows(self.places, _NO_ROWS), self.tag,
+                           self.iters.column() if self.iters is not None else None)
 
 
 def _id_kind(pa, kind) -> str | None:

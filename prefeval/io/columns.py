@@ -2,17 +2,18 @@
 Arrow files, pandas DataFrames, pyarrow Tables) use for their query ids, document ids, grades and
 scores, in one table (:data:`ALIASES`), and the names a user gives instead.
 
-A **role** is what a column holds: ``qid`` and ``docid`` (both kinds), ``grade`` (qrels), ``score``
-and ``tag`` (runs; the tag, trec_eval's run id, is optional). A table's column for a role is the
+A **role** is what a column holds: ``qid`` and ``docid`` (both kinds), ``grade`` and ``iter`` (qrels;
+the iter column, the subtopic of a diversity qrels, is optional: :mod:`prefeval.io.subtopics`),
+``score`` and ``tag`` (runs; the tag, trec_eval's run id, is optional). A table's column for a role is the
 column named for it (``--qrels-columns``/``--run-columns``, ``qrels_columns=``/``run_columns=``), or
 else the first name of the role's aliases that the table has: the names of TREC tools (``qid``,
 ``docno``, ``rel``), ir_measures (``query_id``, ``doc_id``, ``relevance``), ranx (``q_id``, its qrels'
 ``score``), PyTerrier (``qid``, ``docno``, ``label``; its ``docid`` is Terrier's internal number,
 which ``docno`` precedes) and recommender toolkits (LensKit's ``user``, ``item``, ``rating``,
 ``score``; RecBole's ``user_id``, ``item_id``, ``label``; Microsoft Recommenders' ``userID``,
-``itemID``, ``rating``, ``prediction``; MovieLens' ``userId``). Names are matched exactly (case
-included). Every other column (``rank``, ``iteration``, ``timestamp``, PyTerrier's ``query`` text) is
-ignored, as a run file's rank field is.
+``itemID``, ``rating``, ``prediction``; MovieLens' ``userId``), and for the iter column ir_measures'
+``iteration`` (``iter``, ``subtopic_id`` too). Names are matched exactly (case included). Every other
+column (``rank``, ``timestamp``, PyTerrier's ``query`` text) is ignored, as a run file's rank field is.
 
 Naming columns, as a user writes it: ``qid=user,docid=item,grade=rating`` (:func:`parse_columns`;
 in the API a dict or that text). A named role need not be all of them: the others are found by
@@ -29,20 +30,23 @@ from typing import NamedTuple
 from prefeval.errors import InputError, UsageError
 
 QRELS, RUN = "qrels", "run"
-ROLES: dict[str, tuple[str, ...]] = {QRELS: ("qid", "docid", "grade"), RUN: ("qid", "docid", "score", "tag")}
+ROLES: dict[str, tuple[str, ...]] = {QRELS: ("qid", "docid", "grade", "iter"), RUN: ("qid", "docid", "score", "tag")}
 """The roles of each kind of input, in order."""
-OPTIONAL_ROLES = frozenset({"tag"})
-"""Roles a table may lack (a run without a tag has none, as a run file of five fields)."""
+OPTIONAL_ROLES = frozenset({"tag", "iter"})
+"""Roles a table may lack (a run without a tag has none, as a run file of five fields; qrels without
+an iter column are ad hoc qrels)."""
 ALIASES: dict[str, tuple[str, ...]] = {
     "qid": ("qid", "query_id", "q_id", "user_id", "user", "userID", "userId"),
     "docid": ("docno", "doc_id", "docid", "item_id", "item", "itemID", "itemId"),
     "grade": ("rel", "relevance", "label", "grade", "rating", "score"),
     "score": ("score", "prediction"),
     "tag": ("tag",),
+    "iter": ("iteration", "iter", "subtopic_id"),
 }
 """The column names of each role, in the order they are looked for (module docstring). ``score`` is
 a grade last, as ranx names its qrels' column."""
-WHAT = {"qid": "query id", "docid": "document id", "grade": "grade", "score": "score", "tag": "run tag"}
+WHAT = {"qid": "query id", "docid": "document id", "grade": "grade", "score": "score", "tag": "run tag",
+        "iter": "subtopic"}
 """How a message names what a role's column holds."""
 OPTION = {QRELS: "--qrels-columns", RUN: "--run-columns"}
 KEYWORD = {QRELS: "qrels_columns", RUN: "run_columns"}

@@ -2,7 +2,9 @@
 
 * **qrels**: a path (``-`` for stdin): a TREC qrels file, or a columnar one (Parquet, Arrow, a
   directory of them: :mod:`prefeval.io.columnar`); a DataFrame or a pyarrow Table with one row per
-  judgment; or a dict ``{qid: {docid: grade}}``.
+  judgment, and optionally an iter column (ir_measures' ``iteration``; ``iter`` and ``subtopic_id``
+  too), the subtopic of a diversity qrels (:mod:`prefeval.io.subtopics`); or a dict
+  ``{qid: {docid: grade}}``.
 * **a run**: a path (a run file, or a columnar one); a DataFrame or Table with one row per document
   retrieved; or a dict ``{qid: {docid: score}}``. Like a run file's ``nan`` lines, rows whose score is
   NaN (or null) are skipped.
@@ -35,6 +37,7 @@ import numpy as np
 from prefeval.errors import InputError, UsageError, shown
 from prefeval.io.columns import QRELS, RUN, NamedTable, TablePath, parse_columns, resolve_columns
 from prefeval.io.fields import TextColumn
+from prefeval.io.judgments import JudgmentsPath, read_judgments
 from prefeval.io.source import STDIN, columnar_format
 from prefeval.io.trec import (
     QRELS_FORMAT,
@@ -60,7 +63,10 @@ QRELS_SOURCE = "<qrels>"
 def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevance_floor: float | None = None,
                keep_empty: bool = False) -> Qrels:
     """Read or convert qrels (see the module docstring) into :class:`~prefeval.io.trec.Qrels`;
-    ``keep_empty`` keeps the queries without a relevant document (trec_eval's convention)."""
+    ``keep_empty`` keeps the queries without a relevant document (trec_eval's convention). Judgments
+    of another kind (a :class:`~prefeval.io.judgments.JudgmentsPath`) are read by their kind's reader."""
+    if isinstance(qrels, JudgmentsPath):
+        return read_judgments(qrels, binary_relevance, relevance_floor, keep_empty)
     if _is_path(qrels):
         return read_qrels(qrels, binary_relevance, relevance_floor, keep_empty)
     if _is_table(qrels):
@@ -77,14 +83,30 @@ def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevanc
         what = "is missing (NaN)" if np.isnan(value) else f"is out of range ({value!r}): {QRELS_FORMAT.limit_text}"
         raise InputError(QRELS_SOURCE, f"the grade of document {docids[row]!r} in query {qids[row]!r} {what}")
     return qrels_from_columns(QRELS_SOURCE, TextColumn.of_texts(qids), TextColumn.of_texts(docids), grades,
-                              binary_relevance, relevance_floor, keep_empty=keep_empty)
+                              binary_relevance, relevance_floor, keep_empty=keep_empty, iters=_iterations(qrels))
+
+
+def _iterations(qrels) -> TextColumn | None:
+    """The iter column of qrels given as a DataFrame (the role ``iter`` of
+    :mod:`prefeval.io.columns`), as text; None when it has none."""
+    if not _is_frame(qrels):
+        return None
+    frame, columns = _named(qrels)
+    name = resolve_columns(frame.columns, QRELS, columns, QRELS_SOURCE).get("iter")
+    if name is None:
+        return None
+    column = frame[name]
+    if column.isna().any():
+        row = column.index[column.isna().to_numpy()][0]
+        raise InputError(QRELS_SOURCE, f"column {name!r} is missing a value (row {shown(row)})")
+    return TextColumn.of_texts(_as_text(column.to_numpy(dtype=object)))
 
 
 def with_columns(qrels: Judgments, runs, qrels_columns=None, run_columns=None):
     """``qrels`` and ``runs`` (as :func:`load_qrels` and :func:`named_runs` take them) with their
     columns named: ``qrels_columns`` and ``run_columns`` are ``role=column,...`` texts or dicts
     ``{role: column}`` (:func:`~prefeval.io.columns.parse_columns`), the roles ``qid``, ``docid``,
-    ``grade`` (qrels) and ``score``, ``tag`` (runs); the columns of the roles not named are found by
+    ``grade``, ``iter`` (qrels) and ``score``, ``tag`` (runs); the columns of the roles not named are found by
     their aliases. A path becomes a :class:`~prefeval.io.columns.TablePath`, a DataFrame or Table a
     :class:`~prefeval.io.columns.NamedTable`.
 
