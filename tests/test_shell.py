@@ -219,6 +219,18 @@ def test_one_run_imports_only_what_it_uses():
     assert loaded & unused == set()
 
 
+@pytest.mark.parametrize("layout", [(), ("--format", "trec_eval"), ("-q", "--format", "tsv")])
+def test_evaluating_text_files_imports_no_optional_library(layout):
+    """The start-up of one run (issue 27: within 1.5 times trec_eval's time, ``benchmarks/startup.py``):
+    no optional extra (pyarrow, dask, matplotlib), none of pandas and scipy, and not ``numpy.ma``,
+    which numpy's plain ``np.unique`` imports (:func:`prefeval.io.codes.distinct`)."""
+    loaded = every_module_loaded_by("eval", *layout, "-m", "ap", "-m", "ndcg", "-m", "p@10", "-m", "rr", "-m",
+                                    "r@100", "-m", "rp", "-R", QRELS, RUNS[0])
+    assert "prefeval.engine.evaluation" in loaded  # it did evaluate
+    heavy = {"pyarrow", "dask", "distributed", "matplotlib", "pandas", "scipy", "numpy.ma", "prefeval.io.columnar"}
+    assert {name for name in loaded if name.split(".")[0] in heavy or name in heavy} == set()
+
+
 def test_numpy_gets_one_blas_thread_unless_told_otherwise():
     script = "import os, prefeval.cli; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
     environment = {name: value for name, value in os.environ.items()

@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import InputError
+from prefeval.io.codes import distinct
 from prefeval.io.fields import TextColumn
 from prefeval.io.ids import id_text, id_texts
 from prefeval.io.keys import QID, RUN
@@ -350,7 +351,7 @@ def _ties(query_codes, ranking: RowRanks, depth, warnings: list[str]) -> dict:
     return {
         GROUPS: len(size),
         DOCUMENTS: documents,
-        QUERIES: int(len(np.unique(query))),
+        QUERIES: int(len(distinct(query))),
         ACROSS_RANK_10: across,
         AT_DEPTH: at_depth,
     }

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from prefeval.io.codes import distinct
+
 
 def uniform_subsets(rng: np.random.Generator, population: np.ndarray, size: np.ndarray) -> np.ndarray:
     """Uniformly random subsets, sorted and laid end to end: ``size[g]`` distinct integers of
@@ -25,7 +27,7 @@ def uniform_subsets(rng: np.random.Generator, population: np.ndarray, size: np.n
         raise ValueError("a subset cannot be larger than its population, nor negative")
     offsets = np.concatenate(([0], np.cumsum(size)))
     items = np.empty(offsets[-1], dtype=np.int64)
-    for count in np.unique(size[size > 0]).tolist():
+    for count in distinct(size[size > 0]).tolist():
         groups = np.flatnonzero(size == count)
         items[offsets[groups][:, None] + np.arange(count)] = _sorted_subsets(rng, population[groups], count)
     return items
@@ -40,7 +42,7 @@ def _sorted_subsets(rng: np.random.Generator, population: np.ndarray, count: int
     if len(dense):
         left_out = population[dense] - count
         excluded = np.zeros((len(dense), int(population[dense].max()) + 1), dtype=bool)
-        for width in np.unique(left_out[left_out > 0]).tolist():
+        for width in distinct(left_out[left_out > 0]).tolist():
             rows = np.flatnonzero(left_out == width)
             excluded[rows[:, None], _distinct_integers(rng, population[dense][rows], width)] = True
         excluded[np.arange(excluded.shape[1]) >= population[dense][:, None]] = True

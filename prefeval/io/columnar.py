@@ -47,6 +47,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.errors import InputError
+from prefeval.io.codes import distinct
 from prefeval.io.columns import QRELS, RUN, WHAT, named_columns, plain_path, resolve_columns
 from prefeval.io.fields import TextColumn, byte_keys, text_keys
 from prefeval.io.keys import SUMMARY_QID
@@ -651,7 +652,7 @@ def _check_ids(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray, error)
     if not empty.any() and not len(bad_bytes):
         return
     rows = np.searchsorted(starts, bad_bytes, side="right") - 1
-    for row in np.unique(np.concatenate((np.flatnonzero(empty), rows))).tolist():
+    for row in distinct(np.concatenate((np.flatnonzero(empty), rows))).tolist():
         if lengths[row] == 0:
             problem = error(row, "''", "is empty")
         else:

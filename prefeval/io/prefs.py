@@ -56,7 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.errors import InputError, UsageError
-from prefeval.io.codes import KeyIndex, factorize, has_repeats
+from prefeval.io.codes import KeyIndex, distinct, factorize, has_repeats
 from prefeval.io.fields import TextColumn, pair_keys, text_keys
 from prefeval.io.source import display_name, read_bytes
 from prefeval.io.trec import (
@@ -408,7 +408,7 @@ def _closed(lines: PreferenceLines, qrels: Qrels, doc, group, single: np.ndarray
 
 def _closure(lines: PreferenceLines, qrels: Qrels, doc, group, found: int, winner, loser):
     """The transitive closure of one group's stated preferences (module docstring)."""
-    docs = np.unique(np.concatenate((winner, loser)))
+    docs = distinct(np.concatenate((winner, loser)))
     size = len(docs)
     reach = np.zeros((size, size), dtype=bool)
     reach[np.searchsorted(docs, winner), np.searchsorted(docs, loser)] = True

@@ -56,6 +56,7 @@ import math
 
 import numpy as np
 
+from prefeval.io.codes import distinct
 from prefeval.measures.base import Metric, Param, register
 from prefeval.ranking.intents import IntentPositions, intent_view
 from prefeval.ranking.positions import Positions, segment_cumsum
@@ -239,7 +240,7 @@ def ideal_ideal(num_intents: np.ndarray, alpha: float, weights: np.ndarray, k: i
     (or divided by them, ``divide``), S (1 − α)^(r − 1) by repeated multiplication from S, the terms
     added rank by rank (0 where S = 0)."""
     out = np.zeros(len(num_intents))
-    for count in np.unique(num_intents[num_intents > 0]):
+    for count in distinct(num_intents[num_intents > 0]):
         gains = powers(1.0 - alpha, k, float(count))
         terms = gains / weights[:k] if divide else gains * weights[:k]
         out[num_intents == count] = np.cumsum(terms)[-1]

@@ -67,6 +67,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.errors import UsageError, shown
+from prefeval.io.codes import distinct
 from prefeval.io.keys import bound_keys, error_key, flip_key
 from prefeval.measures.base import AdditiveMetric, Measure, Metric, Preference
 from prefeval.measures.gain_discount import PFound
@@ -206,7 +207,7 @@ def _shares_at(measure: AdditiveMetric, block: Positions) -> Callable[[np.ndarra
     if not measure.reads_grades or not (grouped & (grades != grades[first][group])).any():
         return lambda ranks: measure.shares(block, ranks)
     variants = []
-    for level in np.unique(grades):
+    for level in distinct(grades):
         count = np.bincount(group, weights=grades == level, minlength=len(first))
         weight = np.where(grouped, count[group] / ties.relevant.ravel(), grades == level).reshape(block.grades.shape)
         level_grades = np.where(grouped, level, grades).reshape(block.grades.shape)

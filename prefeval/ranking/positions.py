@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from prefeval.io.codes import distinct
+
 if TYPE_CHECKING:  # only named in annotations: importing it (and pandas) would slow `prefeval measures`
     from prefeval.ranking.intents import IntentPositions
     from prefeval.ranking.ranktable import RankTable
@@ -94,7 +96,7 @@ def _length_buckets(start: np.ndarray, length: np.ndarray) -> Iterator[tuple[np.
     if not filled.any():
         return
     bucket = np.ceil(np.log2(np.maximum(length, 1))).astype(np.int64)
-    for size in np.unique(bucket[filled]):
+    for size in distinct(bucket[filled]):
         segments = np.flatnonzero(filled & (bucket == size))
         offsets = np.arange(int(length[segments].max()))[:, None]
         valid = offsets < length[segments][None, :]

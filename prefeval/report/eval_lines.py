@@ -40,6 +40,7 @@ import numpy as np
 import orjson
 
 from prefeval.engine.evaluation import Block, Evaluation, Summary
+from prefeval.io.codes import distinct
 from prefeval.io.ids import id_text, id_texts
 from prefeval.io.jsonl import json_bytes
 from prefeval.io.keys import METRIC, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
@@ -244,7 +245,7 @@ def _json_numbers(values: np.ndarray) -> np.ndarray:
     if flat.dtype.kind not in "iufb":
         flat = flat.astype(np.float64)
     if len(flat) > REPEATS_SAMPLE and flat.dtype == np.float64:
-        if len(np.unique(flat[:REPEATS_SAMPLE].view(np.uint64))) <= REPEATS_SAMPLE // 4:
+        if len(distinct(flat[:REPEATS_SAMPLE].view(np.uint64))) <= REPEATS_SAMPLE // 4:
             bits, inverse = np.unique(flat.view(np.uint64), return_inverse=True)
             return _json_numbers(bits.view(np.float64))[inverse]
     text = orjson.dumps(flat, option=orjson.OPT_SERIALIZE_NUMPY)
