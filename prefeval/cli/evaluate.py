@@ -178,7 +178,6 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
     from prefeval.engine import write_files_evaluation
     from prefeval.engine.evaluation import Evaluation
     from prefeval.io.inputs import with_columns
-    from prefeval.io.zscores import read_zscores
     from prefeval.measures.ties import check_policy
     from prefeval.report.evaluation import write_evaluation
 
@@ -198,6 +197,8 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         check_judgments(rel_format, chosen, ties=ties, label_fraction=label_fraction, named=bool(measures),
                         layout_lines=[item.line for item in request.lines], tool=fmt if fmt in TOOLS else None)
         if zscores is not None:
+            from prefeval.io.zscores import read_zscores
+
             check_stdin_used_once([qrels, *runs, zscores])
             zscores = read_zscores(zscores)
         progress = Progress.for_terminal(quiet)

@@ -48,7 +48,6 @@ a file whose every line is a row.
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 import re
@@ -718,6 +717,8 @@ def _pandas_read(text: bytes, sep: str, fmt: LineFormat) -> pd.DataFrame | None:
     ``nan`` where the format allows it, then a decimal comma (checked against the syntax of
     :mod:`prefeval.io.numbers`, since pandas' own conversion of text accepts more). pandas is
     imported here, by the few files that come this way."""
+    import csv
+
     import pandas as pd
 
     number_index = fmt.number_field[1]

@@ -36,7 +36,6 @@ parse (:func:`did_you_mean`) and lists the valid ones.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
 from collections.abc import Iterable
@@ -334,6 +333,8 @@ def did_you_mean(text: str, count: int = 3) -> list[str]:
     matched (difflib's similarity) against every family name, alias, and trec_eval or ir_measures
     name, and what follows it (parameters, a cut-off) is kept; a candidate is offered only when it
     reads as a measure (``map@10`` is not trec_eval's syntax, so it suggests ``ap@10``)."""
+    import difflib  # only a mistyped name comes here
+
     match = _HEAD.match(text)
     head, rest = (match.group("head"), match.group("rest")) if match else (text, "")
     names: dict[str, str] = {}  # prefeval's own spelling first, where two tools share a name

@@ -23,14 +23,16 @@ the summary of each measure (no other statistics).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from prefeval.engine.evaluation import Evaluation
 from prefeval.errors import UsageError
-from prefeval.io.zscores import ZScores
 from prefeval.measures.foreign import trec_eval
 from prefeval.measures.request import NO_REQUEST, MeasureRequest, covering, request_names
 from prefeval.report.formats import EVALUATION, TABLE_FORMATS, EvaluationNeeds, write_lines, write_records, writer
+
+if TYPE_CHECKING:
+    from prefeval.io.zscores import ZScores
 
 
 def write_evaluation(evaluation: Evaluation, stream: BinaryIO, fmt: str = "jsonl", per_query: bool = False,
