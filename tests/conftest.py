@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import stat
 import sys
 import types
 from pathlib import Path
@@ -138,3 +139,16 @@ def random_runs(rng: np.random.Generator, queries: list[str], max_depth: int, ca
             run[qid] = {str(d): float(s) for d, s in zip(docs, scores)}
         runs.append(run)
     return runs
+
+
+@pytest.fixture(scope="session")
+def shell_environment(tmp_path_factory) -> dict[str, str]:
+    """The environment of the commands: ``prefeval`` on the PATH is this checkout's, no colour, a
+    temporary folder of their own."""
+    bin_dir = tmp_path_factory.mktemp("bin")
+    wrapper = bin_dir / "prefeval"
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m prefeval "$@"\n')
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1",
+            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "COLUMNS": "100",
+            "TMPDIR": str(tmp_path_factory.mktemp("tmp"))}

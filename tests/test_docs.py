@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -93,7 +92,7 @@ def sessions(block: Block) -> list[tuple[str, str]]:
         command = lines[index][2:]
         while command.endswith("\\"):
             index += 1
-            command = command[:-1] + "\n" + lines[index]
+            command = command + "\n" + lines[index]
         index += 1
         output = []
         while index < len(lines) and not lines[index].startswith("$ "):
@@ -101,19 +100,6 @@ def sessions(block: Block) -> list[tuple[str, str]]:
             index += 1
         pairs.append((command, "".join(line + "\n" for line in output)))
     return pairs
-
-
-@pytest.fixture(scope="module")
-def shell_environment(tmp_path_factory) -> dict[str, str]:
-    """The environment of the commands: ``prefeval`` on the PATH is this checkout's, no colour, a
-    temporary folder of their own."""
-    bin_dir = tmp_path_factory.mktemp("bin")
-    wrapper = bin_dir / "prefeval"
-    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m prefeval "$@"\n')
-    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1",
-            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "COLUMNS": "100",
-            "TMPDIR": str(tmp_path_factory.mktemp("tmp"))}
 
 
 @pytest.mark.parametrize("block", CONSOLE, ids=[block.name for block in CONSOLE])

@@ -169,7 +169,7 @@ WEB_DATA = os.environ.get("PREFEVAL_WEB_DATA")
 
 @needs_binary
 @pytest.mark.skipif(not WEB_DATA, reason="set PREFEVAL_WEB_DATA to a folder of qrels-for-ndeval.txt and runs")
-def test_the_readme_loop_on_the_whole_track():
+def test_the_documented_loop_on_the_whole_track():
     folder = Path(WEB_DATA)
     runs = sorted(path.name for path in folder.glob("*.txt") if path.name != "qrels-for-ndeval.txt")
     for run in runs:
