@@ -35,9 +35,11 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 
 def command_help(command: str) -> str:
-    """``prefeval COMMAND --help`` as a fenced block, 100 columns wide (the commands' own width)."""
+    """``prefeval COMMAND --help`` as a fenced block, 100 columns wide (the commands' own width), the
+    program named ``prefeval`` as when it is installed."""
     environment = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
-    done = subprocess.run([sys.executable, "-m", "prefeval", command, HELP_OPTION.get(command, "--help")],
+    program = "import sys; sys.argv[0] = 'prefeval'; from prefeval.__main__ import main; main()"
+    done = subprocess.run([sys.executable, "-c", program, command, HELP_OPTION.get(command, "--help")],
                           capture_output=True, text=True, env=environment, check=False)
     if done.returncode != 0 or not done.stdout.strip():
         raise RuntimeError(f"prefeval {command} --help failed: {done.stderr.strip()}")

@@ -144,12 +144,13 @@ def random_runs(rng: np.random.Generator, queries: list[str], max_depth: int, ca
 @pytest.fixture(scope="session")
 def shell_environment(tmp_path_factory) -> dict[str, str]:
     """The environment of the commands: ``prefeval`` on the PATH is this checkout's (a script of that
-    name, as the installed one, so that click names the program ``prefeval``), no colour, a temporary
-    folder of their own."""
+    name, as the installed one, so that click names the program ``prefeval``), and ``python`` the
+    tests' interpreter; no colour, a temporary folder of their own."""
     bin_dir = tmp_path_factory.mktemp("bin")
     wrapper = bin_dir / "prefeval"
     wrapper.write_text(f"#!{sys.executable}\nimport sys\nfrom prefeval.__main__ import main\nsys.exit(main())\n")
     wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1",
+    path = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path, "NO_COLOR": "1",
             "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "COLUMNS": "100",
             "TMPDIR": str(tmp_path_factory.mktemp("tmp"))}

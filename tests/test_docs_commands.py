@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from conftest import QRELS, RUNS, ROOT
+from conftest import QRELS, ROOT, RUNS
 
 
 def shell(command: str, environment: dict[str, str]) -> subprocess.CompletedProcess:
