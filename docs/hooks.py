@@ -9,6 +9,10 @@ A page holds a marker, an HTML comment on a line of its own, where the generated
   and edge cases): syntax, kind, relevance, aliases, parameters, trec_eval, ir_measures and ndeval
   names, and citation. Nothing of it is written by hand, so it cannot drift from the code.
 
+* ``<!-- topic-pages -->``: links to the performance topic pages that exist (:data:`TOPIC_PAGES`),
+  which :func:`on_config` also puts in the navigation, under Performance: pages written on other
+  branches join the site when they are merged, and the site builds strictly before and after.
+
 A marker naming an unknown command, or a help that fails, stops the build (an exception), as
 ``mkdocs build --strict`` stops on a warning.
 """
@@ -27,11 +31,52 @@ HELP_OPTION = {"ndeval": "-help"}
 """The help option of a command whose command line is another tool's."""
 
 
+TOPICS = "<!-- topic-pages -->"
+TOPIC_PAGES = {
+    "columnar.md": "Columnar inputs",
+    "scale-out.md": "Scaling out",
+    "recommender.md": "Recommender scale",
+}
+"""The performance topic pages (file under docs/: title in the navigation), in the navigation's order."""
+
+
+def topic_pages(docs_dir: str) -> dict[str, str]:
+    return {name: title for name, title in TOPIC_PAGES.items() if os.path.isfile(os.path.join(docs_dir, name))}
+
+
+def on_config(config):
+    """Performance becomes a section of the navigation holding its topic pages, when any exists."""
+    pages = topic_pages(config["docs_dir"])
+    if pages:
+        for index, entry in enumerate(config["nav"]):
+            if entry == {"Performance": "performance.md"}:
+                config["nav"][index] = {"Performance": [{"Overview": "performance.md"},
+                                                        *({title: name} for name, title in pages.items())]}
+    return config
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     markdown = HELP.sub(lambda match: command_help(match.group(1)), markdown)
     if REFERENCE in markdown:
         markdown = markdown.replace(REFERENCE, measures_reference())
+    if TOPICS in markdown:
+        pages = topic_pages(config["docs_dir"])
+        links = "\n".join(f"* [{title}]({name})" for name, title in pages.items())
+        markdown = markdown.replace(TOPICS, links or "(none yet)")
     return markdown
+
+
+SPHINX_ROLE = re.compile(r":(?:func|class|meth|mod|data|attr|exc|obj):(<code>)(~)?([^<]*)</code>")
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    """The docstrings' cross-references (Sphinx roles, which mkdocstrings leaves as they are written) as
+    code: ``:func:`~prefeval.dataframes.evaluate``` shows as ``evaluate``."""
+    return SPHINX_ROLE.sub(lambda match: f"<code>{_referenced(match.group(2), match.group(3))}</code>", html)
+
+
+def _referenced(tilde: str | None, target: str) -> str:
+    return target.rsplit(".", 1)[-1] if tilde else target
 
 
 def command_help(command: str) -> str:
@@ -43,7 +88,7 @@ def command_help(command: str) -> str:
                           capture_output=True, text=True, env=environment, check=False)
     if done.returncode != 0 or not done.stdout.strip():
         raise RuntimeError(f"prefeval {command} --help failed: {done.stderr.strip()}")
-    return f"```text\n{done.stdout.rstrip()}\n```"
+    return f'<div class="help" markdown>\n\n```text\n{done.stdout.rstrip()}\n```\n\n</div>'
 
 
 def measures_reference() -> str:
@@ -102,7 +147,9 @@ def markdown_text(text: str) -> str:
 
 
 def escaped(text: str) -> str:
-    return re.sub(r"([\\*_\[\]<>`|#])", r"\\\1", text)
+    """``text`` with Markdown's markup characters escaped (a ``<`` as an entity: Python-Markdown does
+    not take ``\\<``)."""
+    return re.sub(r"([\\*_\[\]>`#])", r"\\\1", text).replace("<", "&lt;")
 
 
 def docstring_markdown(docstring: str) -> str:

@@ -191,3 +191,24 @@ def _importable(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except ModuleNotFoundError:
         return False
+
+
+def heading_anchors(page: Path) -> set[str]:
+    """The anchors of a page's headings, as the site's table of contents (Python-Markdown) makes them."""
+    from markdown.extensions.toc import slugify
+
+    text = re.sub(r"^```.*?^```", "", page.read_text(encoding="utf-8"), flags=re.M | re.S)
+    return {slugify(title.replace("`", ""), "-") for title in re.findall(r"^#+ (.*)$", text, re.M)}
+
+
+def test_the_readme_links_into_the_docs():
+    """The README is not part of the site, so the strict build does not check its links: every relative
+    link names an existing file, and an anchor one of that page's headings."""
+    links = re.findall(r"\]\(([^)#]+)(?:#([^)]+))?\)", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert links
+    for target, anchor in links:
+        if target.startswith(("http://", "https://")):
+            continue
+        assert (ROOT / target).is_file(), target
+        if anchor:
+            assert anchor in heading_anchors(ROOT / target), f"{target}#{anchor}"
