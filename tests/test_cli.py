@@ -245,6 +245,43 @@ def test_qrels_given_first_as_trec_eval_takes_them(command):
     assert f"{QRELS} looks like qrels" in message and f"-R {QRELS} {RUNS[0]}" in message
 
 
+def test_qrels_given_first_to_eval_names_prefeval_trec_eval_too():
+    message = assert_one_line_error(run_cli("eval", "-q", QRELS, RUNS[0]), 2, "missing option '-R' / '--qrels'")
+    assert message.endswith(f"or `prefeval trec_eval {QRELS} {RUNS[0]}` on trec_eval's command line")
+
+
+@pytest.mark.parametrize("args, hint", [  # issue 29, item 3: trec_eval's habits get the option they mean
+    (["-M", "100", "-R", QRELS], "trec_eval's -M 100 (documents per query) is --topk 100 here"),
+    (["-M1000", "-R", QRELS], "trec_eval's -M 1000 (documents per query) is --topk 1000 here"),
+    (["-R", "qrels", QRELS], "-R names the judgments file here, trec_eval's -R qrels (their format) is "
+                             "--rel-format qrels"),
+    (["-R", "prefs", QRELS], "trec_eval's -R prefs (their format) is --rel-format prefs"),
+])
+def test_trec_eval_habits_get_a_hint_naming_what_to_type(args, hint):
+    message = assert_one_line_error(run_cli("eval", *args, RUNS[0]), 2, hint)
+    assert message.endswith("`prefeval trec_eval` takes trec_eval's command line as it is")
+
+
+def test_a_measure_set_mistyped_gets_no_trec_eval_hint():
+    message = assert_one_line_error(run_cli("eval", "-M", "al", "-R", QRELS, RUNS[0]), 2, "'al' is not one of")
+    assert "trec_eval" not in message
+
+
+def test_the_top_level_help_names_the_foreign_command_lines():
+    result = run_cli()
+    assert "prefeval trec_eval -q -m all_trec QRELS RUN      (trec_eval's command line and output)" in result.stdout
+    assert "prefeval ndeval QRELS RUN" in result.stdout
+
+
 def test_no_qrels_hint_when_the_first_run_is_a_run():
     message = assert_one_line_error(run_cli("eval", RUNS[0], RUNS[1]), 2, "missing option '-R' / '--qrels'")
     assert "looks like qrels" not in message
+
+
+@pytest.mark.parametrize("command", ["eval", "aggregate", "check", "measures", "null", "plot", "sampled",
+                                     "significance"])
+def test_every_command_tells_its_version(command):
+    import prefeval
+
+    result = run_cli(command, "--version")
+    assert (result.exit_code, result.stdout) == (0, f"prefeval, version {prefeval.__version__}\n")

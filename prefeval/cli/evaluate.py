@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from prefeval.cli.common import (
     CONTEXT,
     FRACTION,
     INPUT_FILE,
+    InputFile,
     output_option,
     reported_errors,
 )
@@ -41,6 +44,30 @@ STATISTICS_HELP = ("A statistic of each metric over the queries for the summary 
                                                             if name != "mean") + ".")
 
 
+class JudgmentsFile(InputFile):
+    """``-R``'s file; the name of a kind of judgments that is no file, trec_eval's ``-R qrels``
+    (the format of the judgments), is answered with the option that names it here."""
+
+    def convert(self, value, param, ctx):
+        if value in KINDS and not os.path.exists(value):
+            self.fail(f"{value}: no such file: -R names the judgments file here, trec_eval's -R {value} (their "
+                      f"format) is --rel-format {value}, and `prefeval trec_eval` takes trec_eval's command line "
+                      "as it is", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class MeasureSet(click.Choice):
+    """``-M``'s choices; a number, trec_eval's ``-M 100`` (documents per query), is answered with
+    the option that does that here."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.isdigit():
+            self.fail(f"{value!r} is not one of {', '.join(map(repr, self.choices))}: trec_eval's -M {value} "
+                      f"(documents per query) is --topk {value} here, and `prefeval trec_eval` takes trec_eval's "
+                      "command line as it is", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 @click.command("eval", context_settings=CONTEXT, epilog="""\b
 Examples:
   prefeval eval -q -R qrels.txt runA runB runC > prefs.jsonl
@@ -53,7 +80,7 @@ Examples:
   prefeval eval --format trec_eval -q -m all_prefs --rel-format prefs -R prefs.txt run.gz
   prefeval eval -q -m prefs_simp,prefs_pair,compat --rel-format pairs -R pairs.txt runA runB
 """)
-@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
+@click.option("-R", "--qrels", required=True, type=JudgmentsFile(), metavar="QRELS",
               help="Relevance judgments (TREC qrels, or of the kind --rel-format says; gzip or - for stdin).")
 @click.option("--rel-format", "--rel_format", "rel_format", type=click.Choice(list(KINDS)), default=QRELS,
               show_default=True, help="The kind of judgments QRELS holds (trec_eval's -R): " + kinds_help()
@@ -64,7 +91,7 @@ Examples:
               help="How -m is read: all (prefeval's, trec_eval's and ir_measures' names, one reading) or trec_eval "
                    "(trec_eval's names alone, as trec_eval reads its -m: one name per value, spelled exactly; rbp is "
                    "trec_eval's).")
-@click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none",
+@click.option("-M", "--measure_set", "--measure-set", type=MeasureSet(MEASURE_SETS), default="none",
               show_default=True,
               help="preferences: add the six preference measures; all: add the default list; none: only -m "
                    "(the default list when there is no -m).")

@@ -30,6 +30,7 @@ from prefeval.io.trec import (
     LineFormat,
     LineNumbers,
     Qrels,
+    ShapeHint,
     mapped_grades,
     qrels_from_columns,
     read_block_columns,
@@ -40,7 +41,8 @@ QRELS_JG_FORMAT = LineFormat(
     kind="qrels_jg", layout="qid jg docid grade", min_fields=4, max_fields=4,
     text_fields={"qid": 0, "group": 1, "docid": 2}, number_field=("grade", 3), nan_allowed=False,
     decimal_comma=False, number_limit=MAX_GRADE, limit_text="grades must be finite and at most 2^53 in magnitude",
-    other_kind_hint="; is this a run file given as judgments?")
+    shape_hints=(ShapeHint(5, 5, "are these preference judgments (--rel-format prefs)?"),
+                 ShapeHint(6, None, "is this a run file given as judgments?")))
 
 
 class JudgmentGroups(NamedTuple):
@@ -88,7 +90,7 @@ def judgment_groups_qrels(source: str, qids: TextColumn, groups: TextColumn, doc
     group_code, group_row = factorize(pair_keys(qids.keys, groups.keys))
     _check_twice_in_group(source, qids, groups, docids, group_code, line_of)
     qrels = qrels_from_columns(source, qids, docids, grades, binary_relevance, relevance_floor, line_of=line_of,
-                               keep_empty=keep_empty)
+                               keep_empty=keep_empty)._replace(repeated=None)  # a document in several groups
     query = KeyIndex(text_keys(qrels.qids)).positions(qids.keys)
     doc = KeyIndex(pair_keys(qrels.query_of_document, qrels.docids.keys)).positions(pair_keys(query, docids.keys))
     kept_group = query[group_row] >= 0

@@ -64,6 +64,7 @@ from prefeval.io.trec import (
     LineFormat,
     LineNumbers,
     Qrels,
+    ShapeHint,
     qrels_from_columns,
     read_block_columns,
     read_columns,
@@ -76,12 +77,14 @@ PREFS_FORMAT = LineFormat(
     kind="prefs", layout="qid jg jsg docid value", min_fields=5, max_fields=5,
     text_fields={"qid": 0, "group": 1, "subgroup": 2, "docid": 3}, number_field=("value", 4), nan_allowed=False,
     decimal_comma=False, number_limit=MAX_GRADE, limit_text=_VALUE_LIMIT,
-    other_kind_hint="; is this a qrels (--rel-format qrels_prefs) or a run?")
+    shape_hints=(ShapeHint(4, 4, "is this a qrels (--rel-format qrels_prefs)?"),
+                 ShapeHint(6, None, "is this a run?")))
 QRELS_PREFS_FORMAT = LineFormat(
     kind="qrels_prefs", layout="qid jg docid value", min_fields=4, max_fields=4,
     text_fields={"qid": 0, "group": 1, "docid": 2}, number_field=("value", 3), nan_allowed=False,
     decimal_comma=False, number_limit=MAX_GRADE, limit_text=_VALUE_LIMIT,
-    other_kind_hint="; is this a prefs file (--rel-format prefs) or a run?")
+    shape_hints=(ShapeHint(5, 5, "is this a prefs file (--rel-format prefs)?"),
+                 ShapeHint(6, None, "is this a run?")))
 PAIRS_LAYOUT = "qid docA docB winner"
 WINNER_VALUE, OTHER_VALUE = 2.0, 1.0
 """The values of a pairwise line's documents in its sub-group (trec_eval's conversion)."""
@@ -246,7 +249,7 @@ def preferences_qrels(lines: PreferenceLines) -> Qrels:
                                  "reads a negative one unchecked, its prefs_avgjg_Rnonrel then reads past its arrays); "
                                  "leave out such lines (a qrels' -1 or -2, unjudged)", lines.line_of(row))
     qrels = qrels_from_columns(source, lines.qids, lines.docids, np.ones(len(lines.values)), line_of=lines.line_of,
-                               keep_empty=True)
+                               keep_empty=True)._replace(repeated=None)  # a document in several (sub-)groups
     query = KeyIndex(text_keys(qrels.qids)).positions(lines.qids.keys)
     doc = KeyIndex(pair_keys(qrels.query_of_document, qrels.docids.keys)).positions(
         pair_keys(query, lines.docids.keys))

@@ -79,12 +79,22 @@ _NOT_BLANK = re.compile(rb"\S")
 _ENCODING = dict(encoding="utf-8", encoding_errors="surrogateescape")
 
 
+class ShapeHint(NamedTuple):
+    """A line of ``fields`` to ``most_fields`` fields (None: any more) where a format expects another
+    number may be a line of another kind of file: ``text`` says which."""
+
+    fields: int
+    most_fields: int | None
+    text: str
+
+
 class LineFormat(NamedTuple):
     """The shape of one kind of TREC file, for both reading paths and for error messages.
 
     ``max_fields`` None: any number of fields from ``min_fields`` on, those after the used ones
     ignored. ``number_limit``: the largest magnitude a number may have (None: any, infinities
-    included).
+    included). ``shape_hints``: what a line of a wrong number of fields may be instead, by its
+    number of fields (:class:`ShapeHint`); a count no hint names gets none.
     """
 
     kind: str
@@ -97,7 +107,7 @@ class LineFormat(NamedTuple):
     decimal_comma: bool
     number_limit: float | None
     limit_text: str
-    other_kind_hint: str
+    shape_hints: tuple[ShapeHint, ...] = ()
 
     @property
     def syntax(self) -> re.Pattern:
@@ -123,16 +133,24 @@ class LineFormat(NamedTuple):
             refused = refused | (abs(numbers) > self.number_limit)
         return refused
 
-    def field_count_error(self, found: int) -> str:
-        """What is wrong with a line of ``found`` fields, with a hint that the file may be of the other kind."""
+    def field_count_error(self, fields: list[bytes]) -> str:
+        """What is wrong with a line of the wrong number of ``fields``, with a hint only where the
+        line's shape supports one: the kind of file that has that many fields (``shape_hints``), or
+        commas in a line of one field (a CSV file: TREC files separate fields by whitespace)."""
         if self.max_fields is None:
             expected = f"at least {self.min_fields}"
         elif self.min_fields == self.max_fields:
             expected = f"{self.min_fields}"
         else:
             expected = f"{self.min_fields} to {self.max_fields}"
+        found = len(fields)
         message = f"expected {expected} fields ({self.layout}), found {found}"
-        return message + self.other_kind_hint
+        if found == 1 and b"," in fields[0]:
+            return message + "; fields are separated by spaces or tabs, not commas: is this a CSV file?"
+        for hint in self.shape_hints:
+            if hint.fields <= found <= (hint.most_fields or found):
+                return f"{message}; {hint.text}"
+        return message
 
     @property
     def field_layout(self) -> FieldLayout:
@@ -157,7 +175,9 @@ QRELS_FORMAT = LineFormat(
     decimal_comma=False,
     number_limit=MAX_GRADE,
     limit_text="grades must be finite and at most 2^53 in magnitude",
-    other_kind_hint="; is this a run file given as qrels?",
+    shape_hints=(ShapeHint(3, 3, "is the iter column missing? (trec_eval reads qid 0 docid grade)"),
+                 ShapeHint(5, 5, "are these preference judgments (--rel-format prefs), or a run given as qrels?"),
+                 ShapeHint(6, None, "is this a run file given as qrels?")),
 )
 
 QRELS_ITER_FORMAT = QRELS_FORMAT._replace(text_fields={"qid": 0, "docid": 2, "iter": 1})
@@ -174,7 +194,7 @@ RUN_FORMAT = LineFormat(
     decimal_comma=True,
     number_limit=None,
     limit_text="",
-    other_kind_hint="; is this a qrels file given as a run?",
+    shape_hints=(ShapeHint(4, 4, "is this a qrels file given as a run?"),),
 )
 
 
@@ -722,7 +742,7 @@ def scan_lines(data: bytes, source: str, fmt: LineFormat, *, strict: bool, shown
                 continue
             count = len(fields)
             if count < fmt.min_fields or fmt.max_fields is not None and count > fmt.max_fields:
-                problem = fmt.field_count_error(count)
+                problem = fmt.field_count_error(fields)
             else:
                 number, problem = fmt.read_number(fields[number_index])
         if problem is not None:
