@@ -105,7 +105,7 @@ DEFAULT_DRAWS = 200
 """Monte Carlo draws per pair and query for the lexicographic preferences under ``--ties expected``
 (and the most joint orders enumerated instead). With 200, the standard error of a mean preference
 over robust03's 100 queries stays below 0.004, and ``--ties expected`` within twice the time of the
-default (README, "Ties in scores")."""
+default (docs/ties.md)."""
 
 
 MONOTONE_PREFERENCES = (RecallPairedPreference, LexiPrecision, LexiRecall)
