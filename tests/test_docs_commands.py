@@ -8,6 +8,8 @@ import subprocess
 import pytest
 from conftest import QRELS, ROOT, RUNS
 
+from prefeval.engine.dask import SCHEDULER_HTTP_ADDRESS
+
 
 def shell(command: str, environment: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run(["bash", "-c", command], cwd=ROOT, env=environment, capture_output=True, text=True,
@@ -31,7 +33,8 @@ def test_eval_on_a_dask_scheduler(shell_environment, tmp_path):
     scheduler and worker writes the bytes of the default engine."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
-                                  host="127.0.0.1", dashboard_address=None) as cluster:
+                                  host="127.0.0.1", dashboard_address=None,
+                                  scheduler_kwargs={"dashboard_address": SCHEDULER_HTTP_ADDRESS}) as cluster:
         output = tmp_path / "prefs.jsonl"
         done = shell(f"prefeval eval -q -R {QRELS} {RUNS[0]} {RUNS[1]} --engine dask "
                      f"--scheduler {cluster.scheduler_address} -o {output}", shell_environment)
