@@ -38,7 +38,7 @@ bytes.
 prefeval's sources (and those of ``--against DIR``) are compiled to bytecode first, as an installed
 package is. Peak memory is the largest resident set of any one process (from ``wait4``) and the
 largest sum over the process tree (sampled every 10 ms from /proc). Synthetic collections are
-generated once (seeded) into ``benchmarks/cache/``. Results go to a markdown file that the README quotes.
+generated once (seeded) into ``benchmarks/cache/``. Results go to a markdown file that docs/performance.md quotes.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import stat
 import sys
 import types
 from pathlib import Path
@@ -138,3 +139,18 @@ def random_runs(rng: np.random.Generator, queries: list[str], max_depth: int, ca
             run[qid] = {str(d): float(s) for d, s in zip(docs, scores)}
         runs.append(run)
     return runs
+
+
+@pytest.fixture(scope="session")
+def shell_environment(tmp_path_factory) -> dict[str, str]:
+    """The environment of the commands: ``prefeval`` on the PATH is this checkout's (a script of that
+    name, as the installed one, so that click names the program ``prefeval``), and ``python`` the
+    tests' interpreter; no colour, a temporary folder of their own."""
+    bin_dir = tmp_path_factory.mktemp("bin")
+    wrapper = bin_dir / "prefeval"
+    wrapper.write_text(f"#!{sys.executable}\nimport sys\nfrom prefeval.__main__ import main\nsys.exit(main())\n")
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IXUSR)
+    path = os.pathsep.join([str(bin_dir), os.path.dirname(sys.executable), os.environ.get("PATH", "")])
+    return {**os.environ, "PATH": path, "NO_COLOR": "1",
+            "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), "COLUMNS": "100",
+            "TMPDIR": str(tmp_path_factory.mktemp("tmp"))}

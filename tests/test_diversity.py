@@ -27,7 +27,7 @@ WORKED_VALUES = {
     "alpha_dcg@5": 0.5218101, "alpha_ndcg@5": 0.6967343, "err_ia@5": 0.4841150, "nerr_ia@5": 0.6575342,
     "nrbp": 0.46875, "nnrbp": 0.6382979, "ap_ia": 0.4583333, "p_ia@5": 4 / 15, "strec@2": 2 / 3, "strec@5": 1.0,
 }
-"""Worked by hand (README, "Intent-aware measures")."""
+"""Worked by hand (docs/diversity.md, the intent-aware measures)."""
 
 
 def values(qrels: str, runs: list[str], names: list[str], level: float | None = None) -> dict[str, np.ndarray]:

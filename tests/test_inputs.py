@@ -150,9 +150,9 @@ def test_stdin_for_one_input_still_works(monkeypatch):
     assert frame["run"].unique().tolist() == ["bm25", "stdin"]
 
 
-def test_the_readme_example_on_dataframes_and_dicts_runs():
-    readme = (ROOT / "README.md").read_text()
-    block = next(b for b in readme.split("```python\n")[1:] if "prefeval.evaluate(qrels, runs" in b).split("```")[0]
+def test_the_documented_example_on_dataframes_and_dicts_runs():
+    page = (ROOT / "docs" / "python-api.md").read_text()
+    block = next(b for b in page.split("```python\n")[1:] if "import pandas as pd" in b).split("```")[0]
     namespace: dict = {}
     exec(block, namespace)
     metrics, summary = namespace["metrics"], namespace["summary"]

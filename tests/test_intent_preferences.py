@@ -26,7 +26,7 @@ WORKED_QRELS = ["q 1 a 1", "q 2 a 1", "q 1 b 1", "q 3 c 1", "q 2 d 1", "q 3 d 1"
 WORKED_X = ["q Q0 b 1 4 x", "q Q0 a 2 3 x", "q Q0 u 3 2 x", "q Q0 c 4 1 x"]
 WORKED_Y = ["q Q0 d 1 4 y", "q Q0 a 2 3 y", "q Q0 b 3 2 y", "q Q0 u 4 1 y"]
 WORKED_VALUES = {"rpp_ia": -1 / 6, "lexiprecision_ia": -1 / 3, "lexirecall_ia": -1 / 3, "worst_intent": -1}
-"""The module docstring's worked values (and the README's)."""
+"""The module docstring's worked values (and docs/diversity.md's)."""
 
 
 def preferences(qrels: str, runs: list[str], names: list[str], first, second, level=None) -> dict[str, np.ndarray]:

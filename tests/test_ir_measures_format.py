@@ -1,7 +1,7 @@
 """``eval --format ir_measures``: ir_measures' own command-line output, line for line.
 
 ir_measures orders its per-query lines by the program that computes each measure; prefeval writes
-them query by query (README), so the lines are compared as sets, and the summary lines in order.
+them query by query (docs/commands/trec_eval.md), so the lines are compared as sets, and the summary lines in order.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from contract import assert_one_line_error
 MEASURES = "P@10 AP nDCG@10 RR R@5 Rprec NumQ NumRet NumRel Bpref SetP Judged@5"
 UNTIED = [run for run in RUNS if not run.endswith("dense")]
 """The example runs whose scores hardly tie: ir_measures' Judged orders tied documents its own way
-(README), the other measures as trec_eval does."""
+(docs/commands/trec_eval.md), the other measures as trec_eval does."""
 
 
 def ir_measures_output(run: str, *options: str) -> list[str]:

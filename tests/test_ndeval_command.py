@@ -5,7 +5,7 @@ from the binary) on the cases of :mod:`ndeval_cases`: a subset of the TREC 2012 
 qrels and baselines, and prefeval's own files for ndeval's conventions. With ``PREFEVAL_NDEVAL``
 naming an ndeval binary, against the binary itself too: the recorded outputs, random collections
 under every option, and (with ``PREFEVAL_WEB_DATA`` naming a folder of ``qrels-for-ndeval.txt`` and
-runs ``*.txt``, the README's loop) the whole track.
+runs ``*.txt``, the loop of docs/commands/ndeval.md) the whole track.
 """
 
 from __future__ import annotations
@@ -169,7 +169,7 @@ WEB_DATA = os.environ.get("PREFEVAL_WEB_DATA")
 
 @needs_binary
 @pytest.mark.skipif(not WEB_DATA, reason="set PREFEVAL_WEB_DATA to a folder of qrels-for-ndeval.txt and runs")
-def test_the_readme_loop_on_the_whole_track():
+def test_the_documented_loop_on_the_whole_track():
     folder = Path(WEB_DATA)
     runs = sorted(path.name for path in folder.glob("*.txt") if path.name != "qrels-for-ndeval.txt")
     for run in runs:

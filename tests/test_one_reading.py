@@ -125,13 +125,14 @@ def test_every_foreign_name_means_the_same_in_every_format(name):
     assert len(expected) == len(RUN_IDS) * len(request.measures)
 
 
-def test_the_readme_commands_on_bare_list_names_hold(tmp_path):
-    """The README's two commands on a bare trec_eval list name (section "Measure names from trec_eval
-    and ir_measures"), run as shown: ``P`` is trec_eval's nine cut-offs, as prefeval's keys in the JSON
+def test_the_documented_commands_on_bare_list_names_hold(tmp_path):
+    """The two commands on a bare trec_eval list name of docs/measures.md (section "Measure names from
+    trec_eval and ir_measures"), run as shown: ``P`` is trec_eval's nine cut-offs, as prefeval's keys in the JSON
     lines and as trec_eval's names in tsv."""
-    from test_readme_statistics import run_shell, section
+    from test_docs_statistics import run_shell, section
 
-    script = re.search(r"```sh\n(.*?)```", section("Measure names from trec_eval and ir_measures"), re.S).group(1)
+    text = section("Measure names from trec_eval and ir_measures", "measures.md")
+    script = re.search(r"```sh\n(.*?)```", text, re.S).group(1)
     json_command, tsv_command = [line.split("  #")[0] for line in script.splitlines() if line.strip()]
     cut_offs = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
     [summary] = map(orjson.loads, run_shell(json_command, ROOT, tmp_path).splitlines())

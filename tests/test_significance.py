@@ -311,7 +311,8 @@ def noisy_twin(seed: int, num_queries: int = 40) -> tuple[np.ndarray, np.ndarray
 @pytest.mark.parametrize("seed", range(3))
 def test_every_test_is_blind_to_last_bit_noise(test, seed):
     """Values within 1e-12 of each other are equal in every test, in the ranks of Wilcoxon and in
-    the wins, losses and ties; the README's Wilcoxon figure for P@10 on robust03 moved with them."""
+    the wins, losses and ties; the Wilcoxon figure of docs/commands/significance.md for P@10 on robust03
+    moved with them."""
     exact, noisy = noisy_twin(seed)
     assert not np.array_equal(exact, noisy)
     a = compare_pairs(exact, test=test, seed=5, bootstrap=300, permutations=300)

@@ -178,6 +178,31 @@ def test_preferences_match_every_pair_of_orders(seed, topk, level, subsample):
                 assert high[p, column] == pytest.approx(values.max(), abs=1e-9), where
 
 
+@pytest.mark.parametrize("seed", [*range(20), 64, 148, 157, 247, 375])  # the last five failed, of 400
+def test_preference_bounds_of_a_query_do_not_depend_on_the_queries_beside_it(seed):
+    """Bounds computed on many queries at once equal those of each query alone: rrlexiprecision's
+    scan over the relevant documents once forgot that a query of fewer of them than another could
+    still match to its end (a maximum of -1/12 beside a longer query, 0 alone; the streamed engine,
+    which evaluates fewer queries at once, disagreed with memory's summary)."""
+    documents = int(np.random.default_rng(seed).integers(2, 9))
+    judgments, scores = collection(seed + 100, queries=4, documents=documents, grades=1)
+    table = loaded(judgments, scores)
+    first, second = np.array([0, 0, 1, 2]), np.array([1, 2, 2, 1])
+    together = binary_positions(table, Selection.everything(table), ties=True)
+    for name in ("rrlexiprecision", "lexiprecision", "lexirecall", "rpp"):
+        measure = parse_measure(name)
+        low, high = preference_bounds(measure, together, first, second)
+        for query in range(table.num_queries):
+            alone = binary_positions(table, Selection(np.array([query]), Selection.everything(table).documents),
+                                     ties=True)
+            low_alone, high_alone = preference_bounds(measure, alone, first, second)
+            assert np.allclose(low[:, query], low_alone[:, 0], atol=1e-12), (name, query)
+            assert np.allclose(high[:, query], high_alone[:, 0], atol=1e-12), (name, query)
+            for p, (a, b) in enumerate(zip(first, second)):  # and both are those of every pair of orders
+                values = pair_values(measure, table, Selection.everything(table), scores, a, b, query, query)
+                assert (low[p, query], high[p, query]) == pytest.approx((values.min(), values.max()), abs=1e-9)
+
+
 def test_lexicographic_monte_carlo_agrees_with_enumeration():
     judgments, scores = collection(7, queries=8, runs=2, documents=10)
     table = loaded(judgments, scores)

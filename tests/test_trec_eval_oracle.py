@@ -820,7 +820,8 @@ def test_random_collections_agree_with_pytrec_eval(seed, option_set):
 @needs_binary
 @pytest.mark.parametrize("option_set", list(OPTION_SETS))
 def test_the_drop_in_with_trec_evals_own_arguments(option_set, plain_runs):
-    """The README's loop: ``prefeval trec_eval`` takes trec_eval's arguments (``-M 100``, not --topk)."""
+    """The loop of docs/commands/trec_eval.md: ``prefeval trec_eval`` takes trec_eval's arguments (``-M 100``,
+    not --topk)."""
     args = OPTION_SETS[option_set].trec_eval_args() + ["-m", "all_trec"]
     qrels = str(ROBUST03 / "qrels.txt")
     for run in plain_runs:

@@ -12,7 +12,7 @@ query no qrels have, query ids that sort differently as text and as numbers, tre
 (``-q -c -n -J -l -M -N``), measure parameters, nicknames and a z-score file of its own (``-Z``).
 The bundled examples (``examples/``) are evaluated too, and robust03 (shared data, not kept here)
 under the option sets of ``tests/test_trec_eval_oracle.py``. No command line shows a value where
-prefeval differs from trec_eval on purpose (README, "Where prefeval differs": ``-nan`` under ``-J``,
+prefeval differs from trec_eval on purpose (docs/commands/trec_eval.md, "Where prefeval differs": ``-nan`` under ``-J``,
 ``-c`` for utility) or where trec_eval's value is undefined (above, :data:`PARAMETERS`).
 """
 
@@ -57,11 +57,11 @@ PARAMETERS = ("-miprec_at_recall..15,.35,.5", "-m", "P.3,7,12", "-m", "recall.4,
 """Measure parameters. Not dcg and ideal_dcg, which trec_eval 10.0 crashes on when ndcg, dcg or
 ideal_dcg is given parameters beside another of the three (it keeps their parameters in one place);
 nor rbp and rbp_resid given a persistence, whose values trec_eval 10.0 computes from two variables it
-never sets (README), so that they change with the measures computed before them."""
+never sets (docs/commands/trec_eval.md), so that they change with the measures computed before them."""
 
 PARAMETERS_COMPLETE = tuple(arg for arg in PARAMETERS if not arg.startswith("-mutility"))
 """The same under ``-c``, but for utility, whose missing queries trec_eval -c scores otherwise with
-other coefficients (README, "Where prefeval differs")."""
+other coefficients (docs/commands/trec_eval.md, "Where prefeval differs")."""
 
 CASES = (
     Case("official", ("{qrels}", "{full}")),

@@ -33,7 +33,7 @@ it is antisymmetric, and it prefers x whenever x serves every subtopic no later 
 sooner (the sorted vectors are then ordered entry by entry, as order statistics are). With one
 subtopic it is the sign of the difference of the reciprocal ranks of the first relevant documents.
 
-Worked values (README, "Preferences over intents"): subtopics 1 = {a, b}, 2 = {a, d}, 3 = {c, d},
+Worked values (docs/diversity.md, "Preferences over intents"): subtopics 1 = {a, b}, 2 = {a, d}, 3 = {c, d},
 x = (b, a, u, c) and y = (d, a, b, u): x^(1) = (1, 2), x^(2) = (2, ∞), x^(3) = (4, ∞); y^(1) =
 (2, 3), y^(2) = (1, 2), y^(3) = (1, ∞). RPP per subtopic: 1, −1, −1/2, so rpp_ia = −1/6;
 lexiprecision: 1, −1, −1, lexiprecision_ia = −1/3; lexirecall: 1 (x's 2 < y's 3 at i = 2), −1 (y

@@ -106,7 +106,7 @@ DEFAULT_DRAWS = 200
 """Monte Carlo draws per pair and query for the lexicographic preferences under ``--ties expected``
 (and the most joint orders enumerated instead). With 200, the standard error of a mean preference
 over robust03's 100 queries stays below 0.004, and ``--ties expected`` within twice the time of the
-default (README, "Ties in scores")."""
+default (docs/ties.md)."""
 
 
 MONOTONE_PREFERENCES = (RecallPairedPreference, LexiPrecision, LexiRecall)
@@ -526,8 +526,9 @@ def rr_lexiprecision_bounds(positions: Positions, first: np.ndarray,
             keep[active] = better(keep[active], value[active])
         equal |= active & x.infinite & y.infinite
         shared_low, shared_high = np.maximum(x.low, y.low), np.minimum(x.high, y.high)
-        alive = active & (shared_low <= shared_high)
-        common = np.where(alive, shared_low, common)
+        matched = active & (shared_low <= shared_high)
+        alive = np.where(active, matched, alive)  # a query whose vectors have ended stays as it was
+        common = np.where(matched, shared_low, common)
     equal |= alive  # both vectors matched to the end
     best = np.where(equal, np.maximum(best, 0.0), best)
     worst = np.where(equal, np.minimum(worst, 0.0), worst)

