@@ -24,10 +24,6 @@ it checks that both write the same bytes. ``recsys-10m`` runs once (``--repeat``
 run takes minutes and 9 GB of input), without its floor: pandas would need about 25 GB for the 220
 million lines, more than the machine has.
 
-Start-up (``--scenario startup``, only when named: ``benchmarks/startup.py``): one robust03 run with
-six measures, ``prefeval eval`` as a regular install runs it beside ``trec_eval`` (``--trec-eval PATH``
-or ``$PREFEVAL_TREC_EVAL``; skipped, saying so, without it), taking turns.
-
 With ``--ties POLICY`` (``expected`` or ``range``) it also times ``prefeval eval -q --ties POLICY
 --seed 1`` against the default ``eval -q``, the two commands taking turns run by run (so that other
 load on the machine falls on both alike), and reports the medians and their ratio. With
@@ -57,7 +53,6 @@ from dataclasses import dataclass
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-import startup  # noqa: E402
 from recommender import PARQUET, PARTITIONED, write_recommender  # noqa: E402
 from synthetic import Collection, write_collection  # noqa: E402
 
@@ -136,25 +131,6 @@ def run_columnar(name: str, users: int, repeat: int) -> dict:
     return {"name": name, "users": users, "repeat": repeat, "same": same, "sizes": sizes,
             "timings": {form: median_timing(timings) for form, timings in runs.items()},
             "ratios": {form: turn_ratio(runs[form], runs["text"]) for form in ("parquet", "partitioned")}}
-
-
-STARTUP = "startup"
-"""The start-up scenario (:mod:`startup`), run only when named."""
-
-
-def run_startup(repeat: int, trec_eval: str | None) -> dict:
-    """trec_eval and prefeval on one robust03 run and six measures, taking turns (:mod:`startup`)."""
-    reason = startup.missing(trec_eval, ROBUST03)
-    if reason is not None:
-        return {"skipped": reason}
-    commands = startup.commands(trec_eval, ROBUST03, CACHE)
-    same = startup.same_output(commands)
-    before = os.getloadavg()[0]
-    runs = in_turns(commands, repeat)
-    after = os.getloadavg()[0]
-    return {"repeat": repeat, "same": same, "load": (f"{before:.2f}", f"{after:.2f}"),
-            "walls": {name: median_timing(timings).wall for name, timings in runs.items()},
-            "ratios": {name: turn_ratio(runs[name], runs["trec_eval"]) for name in runs if name != "trec_eval"}}
 
 
 def _size(path: str) -> int:
@@ -454,9 +430,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--scenario", action="append", default=[],
                         help="robust03, runs-10, runs-25, runs-50, runs-100, recsys; recsys-1m, recsys-10m, "
-                             "recsys-1m-parquet, recsys-10m-parquet and startup only when named")
-    parser.add_argument("--trec-eval", default=os.environ.get("PREFEVAL_TREC_EVAL"), metavar="PATH",
-                        help="trec_eval, for --scenario startup (default: $PREFEVAL_TREC_EVAL).")
+                             "recsys-1m-parquet and recsys-10m-parquet only when named")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--ties", choices=["expected", "range"],
                         help="Also time eval -q --ties TIES against eval -q, taking turns.")
@@ -477,11 +451,7 @@ def main() -> None:
         return
     command = "python benchmarks/run.py" + "".join(f" --scenario {s}" for s in args.scenario) + (
         f" --repeat {args.repeat}" if args.repeat != 5 else "") + (f" --ties {args.ties}" if args.ties else "")
-    results, tied, large, columnar, started = [], [], [], [], []
-    if STARTUP in args.scenario:
-        print("startup: trec_eval and prefeval on one robust03 run", file=sys.stderr, flush=True)
-        started.append(run_startup(args.repeat, args.trec_eval))
-        print(startup.report(started[-1]), file=sys.stderr, flush=True)
+    results, tied, large, columnar = [], [], [], []
     for name in args.scenario:
         if name in COLUMNAR:
             print(f"{name}: text, Parquet and partitioned", file=sys.stderr, flush=True)
@@ -491,7 +461,7 @@ def main() -> None:
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
         large.append(run_large(scenario, args.repeat))
         print(large_report(large[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
-    small = [name for name in args.scenario if name not in LARGE and name not in COLUMNAR and name != STARTUP]
+    small = [name for name in args.scenario if name not in LARGE and name not in COLUMNAR]
     for scenario in scenarios(small) if small or not args.scenario else []:
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
         results.append(run_scenario(scenario, args.repeat))
@@ -506,8 +476,6 @@ def main() -> None:
         text += columnar_report(columnar)
     if tied:
         text += ties_report(tied, args.repeat, args.ties)
-    if started:
-        text += startup.report(started[0])
     with open(args.output, "w") as handle:
         handle.write(text)
     print(text)
