@@ -120,11 +120,17 @@ Examples:
               help="With --engine dask: the address of the Dask scheduler (tcp://host:8786); default: a local "
                    "cluster of --jobs workers.")
 @output_option
+@click.option("--parts", metavar="DIR",
+              help="Write the lines to the new (or empty) directory DIR instead: a part file per partition of the "
+                   "queries (part-00000.jsonl, ...; with --engine dask each written by the worker that evaluates "
+                   "it, so DIR must be on a filesystem the workers share) and summary.jsonl; `cat DIR/*` is "
+                   "the single output's bytes. jsonl only.")
 @click.argument("runs", nargs=-1, required=True, type=INPUT_FILE, metavar="RUN...")
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
-                 conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores):
+                 conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores,
+                 parts=None):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -149,6 +155,8 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         chosen = select_measures(request, measure_set)
         check_measures_shown(fmt, request, chosen)
         check_policy(ties, draws)  # before the engine's choice, which looks at the inputs
+        if parts is not None:
+            check_parts(parts, output, fmt, samples, [qrels, *runs])
         if zscores is not None:
             check_stdin_used_once([qrels, *runs, zscores])
             zscores = read_zscores(zscores)
@@ -171,4 +179,18 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary,
                              baseline=baseline, request=request, zscores=zscores)
 
-        write_files_evaluation(make, write, output, engine, scheduler, jobs)
+        write_files_evaluation(make, write, output, engine, scheduler, jobs, parts=parts)
+
+
+def check_parts(parts: str, output: str | None, fmt: str, samples: int, inputs: list[str]) -> None:
+    """``--parts DIR`` as it can be written (before any work): not with ``-o``, in jsonl, one sample
+    (the summary is the last part), and a new or empty directory that holds no input."""
+    from prefeval.io.output import check_parts_directory
+
+    if output is not None:
+        raise UsageError("--parts writes a directory of parts, -o one file: give one or the other")
+    if fmt != "jsonl":
+        raise UsageError(f"--parts writes JSON lines (jsonl), not {fmt}")
+    if samples != 1:
+        raise UsageError("--parts writes one sample (its summary is the last part): drop --samples")
+    check_parts_directory(parts, inputs)

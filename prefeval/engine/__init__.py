@@ -51,10 +51,11 @@ if TYPE_CHECKING:
     from prefeval.ranking.conventions import Conventions
 
 
-MEMORY, STREAM = "memory", "stream"
+MEMORY, STREAM, PARTITIONED = "memory", "stream", "partitioned"
 READERS: dict[str, str] = {
     MEMORY: "prefeval.engine.whole:WholeCollection",
     STREAM: "prefeval.engine.streaming:StreamedCollection",
+    PARTITIONED: "prefeval.engine.partitioned:PartitionedCollection",
 }
 """Every reader, by name, and where its class is (:class:`~prefeval.engine.chunks.Reader`)."""
 LOCAL_NAME, DASK = "local", "dask"
@@ -92,7 +93,8 @@ ENGINES: dict[str, Engine] = {engine.name: engine for engine in (
     Engine(STREAM, STREAM, LOCAL_NAME, "read and evaluate chunks of queries, in memory that does not grow with the "
                                        "collection (files only, runs in the qrels' query order, else it falls back "
                                        "to memory)"),
-    Engine(DASK, STREAM, DASK, "stream, each chunk evaluated on a Dask cluster"),
+    Engine(DASK, PARTITIONED, DASK, "cut the files into partitions of queries, each read and evaluated by a "
+                                    "worker of a Dask cluster (paths every worker can read)"),
 )}
 """Every engine of ``--engine`` (module docstring); ``auto`` chooses one of them."""
 ENGINE_NAMES = (AUTO, *ENGINES)
@@ -133,7 +135,7 @@ def check_engine(engine: str, scheduler: str | None, obstacle: str | None, size:
         raise UsageError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINE_NAMES)}")
     if scheduler is not None and (engine == AUTO or ENGINES[engine].executor != DASK):
         raise UsageError("--scheduler names the Dask scheduler of --engine dask")
-    if engine != AUTO and ENGINES[engine].reader == STREAM and obstacle is not None:
+    if engine != AUTO and ENGINES[engine].reader != MEMORY and obstacle is not None:
         raise UsageError(f"--engine {engine} streams the collection, which it cannot do here: {obstacle}")
     if engine == AUTO:
         return MEMORY if obstacle is not None or size < STREAM_BYTES else STREAM
@@ -157,24 +159,69 @@ def open_executor(name: str, scheduler: str | None = None, jobs: int | None = No
 
 def write_files_evaluation(make: Callable[[str, Executor], Evaluation],
                            write: Callable[[Evaluation, BinaryIO], None], output, engine: str,
-                           scheduler: str | None = None, jobs: int | None = None, inputs: Sequence = ()) -> None:
+                           scheduler: str | None = None, jobs: int | None = None, inputs: Sequence = (),
+                           parts: str | None = None) -> None:
     """Evaluate with ``make(reader, executor)``, the reader and executor of ``engine`` (resolved:
-    :func:`check_engine`), and ``write`` it to ``output`` (``-o``), falling back to memory when a run
-    is out of order (module docstring)."""
+    :func:`check_engine`), and ``write`` it to ``output`` (``-o``), or to the directory ``parts``
+    (``--parts``: a part file per partition, and the summary), falling back to the streamed reader
+    when a partition fails (:class:`~prefeval.engine.chunks.PartitionFailed`; what its first attempt
+    noted is not noted again), and to memory when a run is out of order (module docstring)."""
+    from prefeval.engine.chunks import PartitionFailed
+    from prefeval.runtime.notes import shown_once
+
     chosen = ENGINES[engine]
     with open_executor(chosen.executor, scheduler, jobs) as executor:
-        evaluation = make(chosen.reader, executor)
-        if not evaluation.reader.reads_ahead:  # read whole (or the qrels could not be streamed)
-            with output_stream(output, inputs) as stream:
-                write(evaluation, stream)
-            return
-        from prefeval.engine.streaming import OutOfOrder  # imported by the streamed reader already
+        seen: set[str] = set()
+        for attempt, reader in enumerate(dict.fromkeys((chosen.reader, STREAM))):
+            try:
+                with shown_once(seen, add=attempt == 0):
+                    evaluation = make(reader, executor)
+                    with _output(output, parts, inputs, held=evaluation.reader.reads_ahead) as (stream, directory):
+                        _write_to(evaluation, write, stream, directory)
+                return
+            except PartitionFailed:
+                continue
+            except _out_of_order() as disorder:
+                note(f"{disorder}: streaming needs every run in the qrels' query order; evaluated in memory instead")
+                break
+    with _output(output, parts, inputs, held=False) as (stream, directory):
+        _write_to(make(MEMORY, LOCAL), write, stream, directory)
 
-        try:
-            with output_stream(output, inputs, held=True) as stream:
-                write(evaluation, stream)
-            return
-        except OutOfOrder as disorder:
-            note(f"{disorder}: streaming needs every run in the qrels' query order; evaluated in memory instead")
-    with output_stream(output, inputs) as stream:
-        write(make(MEMORY, LOCAL), stream)
+
+def _out_of_order() -> type[Exception]:
+    """:class:`~prefeval.engine.streaming.OutOfOrder` when the streamed reader has been imported (it
+    alone raises it), else an exception that is never raised."""
+    import sys
+
+    streaming = sys.modules.get("prefeval.engine.streaming")
+    return streaming.OutOfOrder if streaming is not None else _Never
+
+
+class _Never(Exception):
+    """Never raised (:func:`_out_of_order`)."""
+
+
+@contextlib.contextmanager
+def _output(output, parts: str | None, inputs: Sequence, held: bool):
+    """(the stream of the output, None), or with ``parts`` (the stream of the summary part, the
+    directory of parts: :func:`~prefeval.io.output.parts_output`); ``held``: see
+    :func:`~prefeval.io.output.output_stream`."""
+    if parts is None:
+        with output_stream(output, inputs, held=held) as stream:
+            yield stream, None
+        return
+    from prefeval.io.output import parts_output
+
+    with parts_output(parts, inputs) as directory, output_stream(directory.summary) as stream:
+        yield stream, directory
+
+
+def _write_to(evaluation: Evaluation, write: Callable[[Evaluation, BinaryIO], None], stream,
+              parts=None) -> None:
+    """``write(evaluation, stream)``, its per-query lines going to the part files of ``parts`` when given
+    (written by the workers for a partitioned reader)."""
+    if parts is not None:
+        evaluation.parts = parts
+        if hasattr(evaluation.reader, "parts_directory"):
+            evaluation.reader.parts_directory = parts.staging
+    write(evaluation, stream)

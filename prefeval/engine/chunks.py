@@ -18,12 +18,29 @@ from prefeval.runtime.progress import Progress
 @dataclass(frozen=True, eq=False)
 class Chunk:
     """Consecutive queries of one sample, evaluated together: ``selection`` of ``table`` (None: the
-    evaluation's whole table), whose first query is query ``query_offset`` of the whole collection."""
+    evaluation's whole table), whose first query is query ``query_offset`` of the whole collection;
+    or a ``partition`` of the files (:mod:`prefeval.engine.partitioned`; no selection nor table),
+    which whoever evaluates it reads."""
 
     sample: int
-    selection: Selection
+    selection: Selection | None
     table: RankTable | None = None
     query_offset: int = 0
+    partition: object | None = None
+
+
+class PartitionFailed(Exception):
+    """A partition of the files (:mod:`prefeval.engine.partitioned`) met what only a reading of the
+    whole files reports as every engine does (a bad line, numbered from the partition's start; a run
+    out of the qrels' order): the evaluation starts again with the streamed reader
+    (:func:`prefeval.engine.write_files_evaluation`)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+    def __reduce__(self):  # raised on a worker, raised again in the client
+        return (type(self), (self.reason,))
 
 
 class Sampling(NamedTuple):
@@ -55,9 +72,10 @@ class Reader(Protocol):
 
     @classmethod
     def open(cls, qrels, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool, jobs: int,
-             progress: Progress | None) -> Reader | None:
+             progress: Progress | None, executor=None) -> Reader | None:
         """The reader of ``qrels`` and ``runs`` (as :func:`~prefeval.io.inputs.named_runs` takes them),
-        or None when it cannot read them (the evaluation then reads them whole)."""
+        or None when it cannot read them (the evaluation then reads them whole). ``executor``: where
+        the evaluation's work runs (:mod:`~prefeval.engine.executors`), where a reader may plan too."""
 
     def samples(self, sampling: Sampling) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
         """Per sample: its number, its number of queries, and its chunks in query order."""

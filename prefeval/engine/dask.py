@@ -25,6 +25,7 @@ step, so that a stop during its start stops it once it is up rather than leaving
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -64,8 +65,36 @@ def _quiet_loggers() -> Iterator[None]:
 
 
 def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
-    """What a worker runs: the rendered blocks of one chunk, with the blocks' values."""
+    """What a worker runs: the rendered blocks of one chunk, with the blocks' values (in memory kept
+    for reuse: :func:`_keep_freed_memory`)."""
+    _keep_freed_memory()
     return list(evaluation.chunk_results(chunk, render))
+
+
+def _keep_freed_memory() -> None:
+    """The worker's process keeps freed memory for reuse, as the command line's does
+    (:func:`~prefeval.runtime.memory.keep_freed_memory`), from the first prefeval task it runs on:
+    reading a partition makes and drops arrays of megabytes, which glibc, as Dask's nanny sets it
+    (``MALLOC_TRIM_THRESHOLD_``), would hand back to the system and page-fault afresh each time."""
+    global _KEEPING
+    if not _KEEPING:
+        from prefeval.runtime.memory import keep_freed_memory
+
+        _KEEPING = keep_freed_memory() or True
+
+
+_KEEPING = False
+"""Whether this (worker) process keeps freed memory already (:func:`_keep_freed_memory`)."""
+
+
+def _kept_memory(function: Callable) -> Callable:
+    """``function``, run after :func:`_keep_freed_memory`."""
+    return functools.partial(_run_keeping, function)
+
+
+def _run_keeping(function: Callable, *args) -> Any:
+    _keep_freed_memory()
+    return function(*args)
 
 
 class DaskExecutor:
@@ -99,6 +128,16 @@ class DaskExecutor:
                     raise UsageError(f"--scheduler {scheduler}: cannot connect ({error})") from None
             workers = len(client.scheduler_info().get("workers", {})) or jobs
             yield cls(client, workers)
+
+    def submit(self, function: Callable, *args) -> Any:
+        """A future of ``function(*args)`` run by a worker, whose value stays there while the future is held."""
+        return self.client.submit(_kept_memory(function), *args, pure=False)
+
+    def result(self, handle: Any, function: Callable | None = None) -> Any:
+        """The value of the future ``handle``, or ``function(value)`` computed by the worker that holds it."""
+        if function is None:
+            return handle.result()
+        return self.client.submit(function, handle, pure=False).result()
 
     def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk], render: Callable) -> Iterator[list]:
         """The results of every chunk in order, computed by the cluster's workers."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -36,6 +36,7 @@ from prefeval.engine.executors import LOCAL, Executor
 from prefeval.engine.results import Block, FixedOrderSum, RunningSummary, SequentialSum, Summary
 from prefeval.engine.whole import WholeCollection
 from prefeval.errors import UsageError
+from prefeval.io.output import PartsDirectory, PartWriter
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.summaries import MEAN, check_statistics
 from prefeval.measures.ties import (
@@ -132,6 +133,9 @@ class Evaluation:
     compare: bool = True
     executor: Executor = LOCAL
     seed: int | None = field(init=False, default=None)
+    parts: PartsDirectory | None = field(init=False, default=None)
+    """Where the per-query lines go, as part files (``eval --parts``), instead of :meth:`rendered`'s
+    results: written by the workers for a partitioned reader, here otherwise (one part)."""
 
     def __post_init__(self):
         check_jobs(self.jobs)
@@ -217,7 +221,7 @@ class Evaluation:
         check_measures(ties, chosen)
         check_judged(ties, relevance)
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
-        collection = reader_class(reader).open(qrels, runs, relevance, rules, others, jobs, progress)
+        collection = reader_class(reader).open(qrels, runs, relevance, rules, others, jobs, progress, executor)
         if collection is None:  # the qrels could not be streamed
             collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress)
         return cls(collection, chosen, subsampling, relevance, jobs, progress, statistics, ties, draws, rules,
@@ -301,7 +305,12 @@ class Evaluation:
 
     def chunk_results(self, chunk: Chunk, render: Callable[[Block], T]) -> Iterator[tuple[T, Block]]:
         """The blocks of a chunk in query order, each rendered (in :attr:`jobs` forked processes, or
-        here while the reader's own processes read the next chunk)."""
+        here while the reader's own processes read the next chunk). A chunk that is a partition of the
+        files is read here by the reader's part that evaluates partitions
+        (:meth:`prefeval.engine.partitioned.PartitionSource.evaluate`): its outputs with None, then
+        (None, what the reader merges)."""
+        if chunk.partition is not None:
+            return iter(self.reader.evaluate(self, chunk.partition, render))
         part = SampleEvaluation(self, chunk.sample, chunk.selection, chunk.table, chunk.query_offset)
         blocks = part.query_blocks()
         shared = self.jobs > 1 and not self.reader.reads_ahead and part.num_values >= SHARED_VALUES
@@ -326,21 +335,37 @@ class Evaluation:
         The executor computes and renders the blocks of every chunk (the rendering and the block's
         values come back; the summary adds them up in query order).
         """
-        aggregators = {m.name: m.aggregator for m in self.metric_measures}
-        sums = SequentialSum if self.conventions.sequential else FixedOrderSum
         for number, num_queries, chunks in self.reader.samples(self.sampling()):
             self.progress.start(f"evaluating sample {number}: queries", num_queries)
+            sink = PartWriter(self.parts) if self.parts is not None else None
             try:
-                running = RunningSummary(number, aggregators, self.summary_statistics, self.num_runs, len(self.pairs),
-                                         sums)
+                running = self.running_summary(number)
                 for chunk_results in self.executor.map_chunks(self, chunks, render):
-                    for output, block in chunk_results:
-                        running.add(block)
-                        self.progress.advance(len(block.qids))
-                        yield output
+                    for output, block in _taken(chunk_results):
+                        if isinstance(block, Block):
+                            running.add(block)
+                            self.progress.advance(len(block.qids))
+                        elif block is not None:  # a partition's results, merged by its reader
+                            self.progress.advance(self.reader.merge(block, running))
+                        if output is None:
+                            continue
+                        if sink is not None and isinstance(output, bytes):
+                            sink.write(output)
+                        else:
+                            yield output
+                if sink is not None:
+                    sink.close()
                 yield running.summary([m.name for m in self.pair_measures], summary_extras)
             finally:
                 self.progress.finish()
+
+    def running_summary(self, sample: int, partial: bool = False) -> RunningSummary:
+        """The summary of sample ``sample``, made from its blocks as they come (or, ``partial``, the
+        sums of a partition's blocks, merged later: :meth:`RunningSummary.merge`)."""
+        aggregators = {m.name: m.aggregator for m in self.metric_measures}
+        sums = SequentialSum if self.conventions.sequential else FixedOrderSum
+        return RunningSummary(sample, aggregators, self.summary_statistics, self.num_runs, len(self.pairs), sums,
+                              partial)
 
 
 class SampleEvaluation:
@@ -533,6 +558,17 @@ def _with_relevant(table: RankTable, selection: Selection, positions: Positions,
         return None, columns
     kept = Selection(selection.queries[columns], selection.documents)
     return (graded_positions if levels else binary_positions)(table, kept, tied), columns
+
+
+def _taken(results: Iterable[T]) -> Iterator[T]:
+    """The items of ``results`` in order; a list is emptied as they are taken, so that an item taken
+    (a partition's block of lines, received whole) is not held after it has been handed on."""
+    if not isinstance(results, list):
+        yield from results
+        return
+    results.reverse()
+    while results:
+        yield results.pop()
 
 
 def _scattered(values: np.ndarray, columns: np.ndarray, width: int) -> np.ndarray:

@@ -116,18 +116,18 @@ class QueryIndex(NamedTuple):
 
 
 def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
-                keep_empty: bool = False) -> QueryIndex | None:
+                keep_empty: bool = False, span: tuple[int, int] | None = None) -> QueryIndex | None:
     """The :class:`QueryIndex` of the qrels file ``path``, every line checked as the in-memory reader
     checks it; None when the qrels are not grouped by query. Raises the in-memory reader's errors: no
     line, a query named ``all``, no query with a relevant document (unless ``keep_empty`` keeps the
-    queries without one)."""
+    queries without one). ``span``: the bytes of one partition only (:func:`~prefeval.io.source.read_blocks`)."""
     source = display_name(path)
     hashes = _Growing(np.uint64)  # the keys of the queries, in order
     relevant = _Growing(bool)  # whether each has a relevant document
     texts: list[str] = []  # the ids of the first queries, for hints
     empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
     rows, last, count, max_grade = 0, None, 0, 0.0
-    for block, first_line in read_blocks(path):
+    for block, first_line in read_blocks(path, span=span):
         qids, _, grades = read_fields(block, source, QRELS_FORMAT, first_line)
         if not len(qids):
             continue
@@ -163,7 +163,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
         raise InputError(source, f"no qrels lines ({QRELS_FORMAT.layout}) in the file")
     all_hashes, kept = hashes.values.copy(), relevant.values.copy()
     del hashes, relevant
-    order = np.argsort(all_hashes, kind="stable")
+    order = np.argsort(all_hashes)  # not stable: a repeated key returns None below
     sorted_hashes = all_hashes[order]
     if (sorted_hashes[1:] == sorted_hashes[:-1]).any():
         return None  # a query in two places (or two ids of one key)
@@ -251,6 +251,8 @@ class _FileStream:
     path: str
     fmt: LineFormat
     index: QueryIndex
+    span: tuple[int, int] | None = None
+    """Only these bytes of the file (a partition's: :mod:`prefeval.engine.partitioned`)."""
     source: str = ""
     frontier: int = 0
     done: bool = False
@@ -266,7 +268,7 @@ class _FileStream:
 
     def __post_init__(self):
         self.source = display_name(self.path)
-        self._blocks = read_blocks(self.path)
+        self._blocks = read_blocks(self.path, span=self.span)
 
     def read(self) -> None:
         """Read the next block (the end of the file sets :attr:`frontier` to every query)."""
@@ -349,8 +351,8 @@ class _Readers:
     def __init__(self, collection: StreamedCollection, numbers: Sequence[int]):
         self.collection = collection
         self.numbers = list(numbers)
-        self.qrels = _FileStream(collection.qrels_path, QRELS_FORMAT, collection.index)
-        self.runs = [_FileStream(collection.run_paths[n], RUN_FORMAT, collection.index) for n in self.numbers]
+        self.qrels = collection.file_stream(collection.qrels_path, QRELS_FORMAT, None)
+        self.runs = [collection.file_stream(collection.run_paths[n], RUN_FORMAT, n) for n in self.numbers]
 
     def advance(self, start: int) -> int:
         """Read until every file is read past query ``start`` (to the end for the number of queries);
@@ -395,6 +397,8 @@ class StreamedCollection:
 
     draws_samples = False
     reads_ahead = True
+    first_query = 0
+    """The number of the first query handed over (a partition starts further on)."""
 
     def __init__(self, index: QueryIndex, qrels: str, runs: Sequence[str], names: Sequence[str | None],
                  relevance: RelevanceOptions, others: bool, conventions: Conventions, jobs: int = 1):
@@ -412,7 +416,7 @@ class StreamedCollection:
 
     @classmethod
     def open(cls, qrels: str, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool = False,
-             jobs: int = 1, progress=None) -> StreamedCollection | None:
+             jobs: int = 1, progress=None, executor=None) -> StreamedCollection | None:
         """Index the qrels (noting the queries dropped); None when they are not grouped by query. The
         files must be regular files (:func:`~prefeval.engine.streaming_obstacle`), and the conventions
         list the queries in the qrels' order."""
@@ -437,6 +441,10 @@ class StreamedCollection:
     def num_queries(self) -> int:
         return self.index.num_queries
 
+    def file_stream(self, path: str, fmt: LineFormat, run: int | None) -> _FileStream:
+        """The stream of the qrels (``run`` None) or of run number ``run``: the whole file."""
+        return _FileStream(path, fmt, self.index)
+
     def tables(self) -> Iterator[tuple[int, RankTable]]:
         """(the number of its first query, the RankTable) of every chunk, in query order; then the
         notes on the data. Raises :class:`OutOfOrder` for a run that is not in the qrels' order."""
@@ -456,7 +464,7 @@ class StreamedCollection:
                 self.index = self.index._replace(sorted_hashes=None, numbers=None)
             for group in groups:
                 group.send("advance", 0)
-            start = 0
+            start = self.first_query
             while start < self.num_queries:
                 stop = min(group.receive() for group in groups)
                 for number, group in enumerate(groups):

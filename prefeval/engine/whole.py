@@ -30,7 +30,7 @@ class WholeCollection:
 
     @classmethod
     def open(cls, qrels, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool, jobs: int,
-             progress: Progress | None) -> WholeCollection:
+             progress: Progress | None, executor=None) -> WholeCollection:
         return cls(load_collection(qrels, runs, relevance, jobs, progress, others=others, conventions=conventions))
 
     @property
