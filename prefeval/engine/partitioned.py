@@ -149,9 +149,11 @@ class PartitionSource:
         except OutOfOrder as disorder:
             raise PartitionFailed(str(disorder)) from None
         if partition.part is not None and all(isinstance(output, bytes) for output in outputs):
-            from prefeval.io.output import write_part
+            data = b"".join(outputs)
+            if data:  # no part without lines (the summary alone, without -q)
+                from prefeval.io.output import write_part
 
-            write_part(partition.part, b"".join(outputs))
+                write_part(partition.part, data)
             outputs = []
         result = PartitionResult(partition.number, running.num_queries, running, reader.reports,
                                  [stream.foreign_rows() for stream in reader.run_streams()],
@@ -348,7 +350,7 @@ def _planned(request: _PlanRequest) -> tuple[QueryIndex | None, list[Partition] 
         index = index_qrels(qrels, request.relevance, request.keep_empty)
         if index is None:
             return None, None
-        return index, _plan(index, request.worker_paths)
+        return index._replace(source=display_name(request.names[0])), _plan(index, request.worker_paths)
     except InputError as error:
         name = dict(zip(request.worker_paths, request.names)).get(error.source, error.source)
         message = error.message
@@ -363,7 +365,7 @@ def _plan_of(planned: tuple[QueryIndex | None, list[Partition] | None]) -> tuple
     index, partitions = planned
     if index is None:
         return None, None
-    return index._replace(sorted_hashes=None, numbers=None, source=index.source), partitions
+    return index._replace(sorted_hashes=None, numbers=None), partitions
 
 
 def _plan(index: QueryIndex, paths: Sequence[str]) -> list[Partition]:
