@@ -34,6 +34,7 @@ from typing import Any
 from prefeval.engine.chunks import Chunk
 from prefeval.engine.executors import ChunkEvaluator
 from prefeval.errors import UsageError
+from prefeval.runtime.parallel import ClusterFailed
 from prefeval.runtime.signals import ignored_by_spawned_children
 
 IN_FLIGHT_PER_WORKER = 2
@@ -62,6 +63,24 @@ def _quiet_loggers() -> Iterator[None]:
     finally:
         for logger, level in zip(loggers, levels):
             logger.setLevel(level)
+
+
+@contextlib.contextmanager
+def _cluster_failures() -> Iterator[None]:
+    """Within the block, what the cluster raises of its own (a worker lost, a task that could not be
+    unpickled where it was sent, a connection closed) is a :class:`~prefeval.runtime.parallel.ClusterFailed`
+    naming it in one line; prefeval's own errors, raised by a task, pass as they are."""
+    try:
+        yield
+    except Exception as error:
+        if type(error).__module__.startswith("prefeval.") or isinstance(error, MemoryError):
+            raise
+        text = (str(error).strip().splitlines() or [""])[0]
+        hint = " (the scheduler and the workers need the Python packages of this client: prefeval's version " \
+               "among them)" if "deserializ" in text.lower() or isinstance(error, (AttributeError, ImportError)) \
+            else ""
+        raise ClusterFailed(f"the Dask cluster failed: {type(error).__name__}{': ' + text if text else ''}{hint}"
+                            ) from None
 
 
 def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
@@ -131,26 +150,34 @@ class DaskExecutor:
 
     def submit(self, function: Callable, *args) -> Any:
         """A future of ``function(*args)`` run by a worker, whose value stays there while the future is held."""
-        return self.client.submit(_kept_memory(function), *args, pure=False)
+        with _cluster_failures():
+            return self.client.submit(_kept_memory(function), *args, pure=False)
 
     def result(self, handle: Any, function: Callable | None = None) -> Any:
         """The value of the future ``handle``, or ``function(value)`` computed by the worker that holds it."""
-        if function is None:
-            return handle.result()
-        return self.client.submit(function, handle, pure=False).result()
+        with _cluster_failures():
+            if function is None:
+                return handle.result()
+            return self.client.submit(function, handle, pure=False).result()
 
     def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk], render: Callable) -> Iterator[list]:
         """The results of every chunk in order, computed by the cluster's workers."""
-        [shared] = self.client.scatter([evaluation.for_workers()], broadcast=True)
+        with _cluster_failures():
+            [shared] = self.client.scatter([evaluation.for_workers()], broadcast=True)
         waiting: deque = deque()
         limit = IN_FLIGHT_PER_WORKER * self.workers
         try:
             for chunk in chunks:
-                waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, pure=False))
+                with _cluster_failures():
+                    waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, pure=False))
                 if len(waiting) >= limit:
-                    yield waiting.popleft().result()
+                    with _cluster_failures():
+                        done = waiting.popleft().result()
+                    yield done
             while waiting:
-                yield waiting.popleft().result()
+                with _cluster_failures():
+                    done = waiting.popleft().result()
+                yield done
         finally:
             for future in waiting:
                 future.cancel()
