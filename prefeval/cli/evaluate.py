@@ -11,7 +11,7 @@ from prefeval.cli.common import (
     output_option,
     reported_errors,
 )
-from prefeval.engine import AUTO, ENGINE_NAMES, check_engine, engines_help, input_size, streaming_obstacle
+from prefeval.engine import AUTO, ENGINE_NAMES, check_engine, engines_help, input_shape, streaming_obstacle
 from prefeval.errors import UsageError
 from prefeval.io.source import check_stdin_used_once
 from prefeval.measures import MEASURE_SETS, read_request, select_measures
@@ -161,8 +161,8 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             check_stdin_used_once([qrels, *runs, zscores])
             zscores = read_zscores(zscores)
         progress = Progress.for_terminal(quiet)
-        engine = check_engine(engine, scheduler, streaming_obstacle(qrels, runs, samples, query_fraction,
-                                                                    label_fraction, rules), input_size(qrels, runs))
+        obstacle = streaming_obstacle(qrels, runs, samples, query_fraction, label_fraction, rules)
+        engine = check_engine(engine, scheduler, obstacle, input_shape(qrels, runs, jobs), per_query=query_eval_wanted)
 
         def make(reader: str, executor) -> Evaluation:
             return Evaluation.from_files(

@@ -21,9 +21,9 @@
   turns out not to be in the qrels' order, a note says so and the evaluation starts again in memory,
   having written nothing.
 * ``dask``: streamed, each chunk evaluated (and its lines written out) by a worker of a Dask cluster.
-* ``auto`` (the default): ``stream`` where it applies and the files hold at least
-  :data:`STREAM_BYTES` (on disk, gzip as it is), ``memory`` otherwise: a small collection is read
-  faster in one pass than in two, and fits in memory anyway.
+* ``auto`` (the default): ``memory`` or ``stream``, whichever :mod:`~prefeval.engine.costs` estimates
+  is faster for these inputs (their sizes, the processes, whether the lines are per query), where
+  streaming applies; ``memory`` otherwise.
 
 Every engine writes the same bytes: per-query values do not depend on the chunks, and summaries
 add them in query order (:mod:`prefeval.engine.results`). **A new engine** is a new reader or
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
@@ -47,6 +46,7 @@ from prefeval.io.source import check_readable, is_regular_file
 from prefeval.runtime.notes import note
 
 if TYPE_CHECKING:
+    from prefeval.engine.costs import InputShape
     from prefeval.engine.evaluation import Evaluation
     from prefeval.ranking.conventions import Conventions
 
@@ -98,15 +98,13 @@ ENGINES: dict[str, Engine] = {engine.name: engine for engine in (
 )}
 """Every engine of ``--engine`` (module docstring); ``auto`` chooses one of them."""
 ENGINE_NAMES = (AUTO, *ENGINES)
-STREAM_BYTES = 1 << 27
-"""128 MiB: from this size of the input files on, ``auto`` streams them."""
 
 
 def engines_help() -> str:
     """What ``--engine`` says of each engine, from :data:`ENGINES`."""
     described = "; ".join(f"{engine.name}: {engine.help}" for engine in ENGINES.values())
-    return (f"{described}; {AUTO}: {STREAM} where it applies to inputs of {STREAM_BYTES >> 20} MiB or more. "
-            "Every engine writes the same bytes.")
+    return (f"{described}; {AUTO}: {MEMORY} or {STREAM}, whichever is estimated faster for these inputs (their "
+            "sizes, the processes, per-query lines or not). Every engine writes the same bytes.")
 
 
 def streaming_obstacle(qrels, runs: Sequence, samples: int = 1, query_fraction: float = 1.0,
@@ -127,8 +125,10 @@ def streaming_obstacle(qrels, runs: Sequence, samples: int = 1, query_fraction: 
     return None
 
 
-def check_engine(engine: str, scheduler: str | None, obstacle: str | None, size: int = STREAM_BYTES) -> str:
-    """The engine that will run (``auto`` resolved, for input files of ``size`` bytes), or a
+def check_engine(engine: str, scheduler: str | None, obstacle: str | None, shape: InputShape | None = None,
+                 per_query: bool = True) -> str:
+    """The engine that will run (``auto`` resolved for inputs of ``shape``, with per-query lines or not:
+    :func:`~prefeval.engine.costs.costs`; without a shape, ``stream`` where it applies), or a
     :class:`UsageError` when the one asked for cannot run: a streaming engine on what cannot be
     streamed, ``--scheduler`` without ``dask``."""
     if engine not in ENGINE_NAMES:
@@ -138,13 +138,27 @@ def check_engine(engine: str, scheduler: str | None, obstacle: str | None, size:
     if engine != AUTO and ENGINES[engine].reader != MEMORY and obstacle is not None:
         raise UsageError(f"--engine {engine} streams the collection, which it cannot do here: {obstacle}")
     if engine == AUTO:
-        return MEMORY if obstacle is not None or size < STREAM_BYTES else STREAM
+        if obstacle is not None:
+            return MEMORY
+        if shape is None:
+            return STREAM
+        from prefeval.engine.costs import costs
+
+        estimates = costs(shape, per_query)
+        return STREAM if estimates[STREAM] < estimates[MEMORY] else MEMORY
     return engine
 
 
-def input_size(qrels, runs: Sequence) -> int:
-    """The bytes of the input files on disk (0 for what is not a file)."""
-    return sum(os.path.getsize(path) for path in [qrels, *runs] if is_regular_file(path))
+def input_shape(qrels, runs: Sequence, jobs: int | None = None) -> InputShape:
+    """What ``auto`` knows of the inputs before reading them (:func:`prefeval.engine.costs.input_shape`)."""
+    from prefeval.engine.costs import input_shape as shape
+
+    return shape(qrels, runs, jobs)
+
+
+def auto_engine(qrels, runs: Sequence, per_query: bool = True, jobs: int | None = None) -> str:
+    """The engine ``auto`` picks for these files where streaming applies (:mod:`prefeval.engine.costs`)."""
+    return check_engine(AUTO, None, None, input_shape(qrels, runs, jobs), per_query)
 
 
 @contextlib.contextmanager
