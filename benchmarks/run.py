@@ -371,9 +371,10 @@ def _sample_tree(pids: list[int], peak: list[int], done: threading.Event) -> Non
 def _tree(pid: int) -> list[int]:
     pids, index = [pid], 0
     while index < len(pids):
-        try:
-            with open(f"/proc/{pids[index]}/task/{pids[index]}/children") as handle:
-                pids += [int(child) for child in handle.read().split()]
+        try:  # every thread's children: a Dask nanny starts its worker from a thread of its own
+            for thread in os.listdir(f"/proc/{pids[index]}/task"):
+                with open(f"/proc/{pids[index]}/task/{thread}/children") as handle:
+                    pids += [int(child) for child in handle.read().split()]
         except OSError:
             pass
         index += 1

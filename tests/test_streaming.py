@@ -36,7 +36,6 @@ from contract import assert_one_line_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prefeval import engine as engines
 from prefeval.engine import streaming
 from prefeval.engine.results import SUM_BLOCK, FixedOrderSum
 from prefeval.engine.streaming import StreamedCollection
@@ -304,10 +303,10 @@ def test_auto_streams_where_streaming_is_estimated_faster(tmp_path, monkeypatch,
                           f"qrels: {FALLBACK_NOTE}\n"
 
 
-def test_auto_estimates_from_sizes_processes_and_the_output(tmp_path):
+def test_auto_estimates_from_sizes_processes_and_the_output(tmp_path, monkeypatch):
     """The estimates grow with the bytes (a gzip file's as its trailer records them), ``auto`` reads a
-    small collection in memory and streams a large one, and per-query lines make streaming, whose
-    main process writes them alone, comparatively dearer."""
+    small collection in memory, and streams one that memory is not estimated to hold; per-query lines
+    make streaming, whose main process writes them alone, comparatively dearer."""
     import gzip
 
     from prefeval.engine import costs
@@ -319,10 +318,12 @@ def test_auto_estimates_from_sizes_processes_and_the_output(tmp_path):
     small = costs.InputShape(10_000, (100_000, 100_000), 2)
     large = costs.InputShape(40 << 20, (400 << 20, 400 << 20), 2)
     assert costs.costs(small, True)["memory"] < costs.costs(small, True)["stream"]
-    assert costs.costs(large, True)["stream"] < costs.costs(large, True)["memory"]
     for shape in (small, large):
         per_query, summary = costs.costs(shape, True), costs.costs(shape, False)
         assert per_query["stream"] - summary["stream"] >= per_query["memory"] - summary["memory"] > 0
+    assert costs.memory_fits(large, available=16 << 30) and not costs.memory_fits(large, available=4 << 30)
+    monkeypatch.setattr(costs, "available_memory", lambda: 4 << 30)
+    assert costs.costs(large, True)["memory"] == float("inf") > costs.costs(large, True)["stream"]
 
 
 def test_qrels_not_grouped_by_query_are_read_in_memory(tmp_path, monkeypatch, chunks):
