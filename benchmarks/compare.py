@@ -17,6 +17,13 @@ since trec_eval does not read gzip):
 * ``reference``: ``prefeval eval -q`` against the reference script ``pref_eval.py -q`` (Diaz and
   Ferraro's, https://github.com/diazf/pref_eval, default measures) on the 17 gzipped robust03 runs.
   It is not part of prefeval: give its checkout with ``--reference DIR``, or the scenario is skipped.
+* ``diversity``: a TREC Web-track-sized diversity collection (``benchmarks/web_track.py``: 50 topics,
+  4 runs of 10,000 documents a topic; the 2012 track's public qrels with ``--web-qrels FILE``, else
+  synthetic ones shaped like them): ndeval looped over the runs (one process per run, as the track
+  ran it) against ``prefeval ndeval`` looped the same way (the same bytes) and against one
+  ``prefeval eval -q`` of ndeval's 21 measures on every run. ndeval is not a dependency: give its
+  path with ``--ndeval`` (``gcc -o ndeval ndeval.c -lm``, from github.com/trec-web/trec-web-2014's
+  src/eval), or the scenario is skipped.
 
 trec_eval is not a dependency: give its path with ``--trec-eval`` (build it from
 https://github.com/usnistgov/trec_eval with ``make``), or the scenarios that need it are skipped.
@@ -42,6 +49,7 @@ sys.path.insert(0, HERE)
 
 from run import CACHE, ROBUST03, compiled, in_turns, median_timing, turn_ratio  # noqa: E402
 from synthetic import Collection, write_collection  # noqa: E402
+from web_track import WebTrack, write_web_track  # noqa: E402
 
 STARTUP = "startup"
 """The scenario of two prefeval commands timed alone (the others compare prefeval with other tools)."""
@@ -71,8 +79,8 @@ def trec_eval_loop(trec_eval: str, qrels: str, runs: list[str], measures: list[s
     return ["sh", "-c", loop + " > /dev/null"]
 
 
-def scenarios(names: list[str], trec_eval: str | None,
-              reference: str | None = None) -> list[tuple[str, dict[str, list[str]]]]:
+def scenarios(names: list[str], trec_eval: str | None, reference: str | None = None, ndeval: str | None = None,
+              web_qrels: str | None = None) -> list[tuple[str, dict[str, list[str]]]]:
     """(scenario, {tool: command}) for the scenarios asked for (default: all)."""
     python = sys.executable
     prefeval = [python, "-m", "prefeval"]
@@ -97,7 +105,29 @@ def scenarios(names: list[str], trec_eval: str | None,
         found.append(("reference", {
             "prefeval eval -q": [*prefeval, "eval", "-q", "-R", qrels, *gzipped],
             "pref_eval.py -q": [python, os.path.join(reference, "pref_eval.py"), "-q", "-R", qrels, *gzipped]}))
+    if ndeval and (not names or DIVERSITY in names):
+        found.append((DIVERSITY, diversity_commands(ndeval, *write_web_track(WEB_TRACK, CACHE, web_qrels))))
     return found
+
+
+DIVERSITY = "diversity"
+DIVERSITY_ONE_PROCESS = "prefeval eval (one process)"
+WEB_TRACK = WebTrack(runs=4, depth=10_000)
+NDEVAL_MEASURES = ("err_ia@5,err_ia@10,err_ia@20,nerr_ia@5,nerr_ia@10,nerr_ia@20,alpha_dcg@5,alpha_dcg@10,"
+                   "alpha_dcg@20,alpha_ndcg@5,alpha_ndcg@10,alpha_ndcg@20,nrbp,nnrbp,ap_ia,p_ia@5,p_ia@10,p_ia@20,"
+                   "strec@5,strec@10,strec@20")
+"""ndeval's 21 columns, by prefeval's names."""
+
+
+def diversity_commands(ndeval: str, qrels: str, runs: list[str]) -> dict[str, list[str]]:
+    """ndeval looped over the runs, prefeval ndeval looped alike, and one prefeval eval of them all."""
+    prefeval = f"{sys.executable} -m prefeval ndeval"
+    return {
+        "prefeval ndeval loop": ["sh", "-c", "; ".join(f"{prefeval} {qrels} {run}" for run in runs) + " > /dev/null"],
+        "ndeval loop": ["sh", "-c", "; ".join(f"{ndeval} {qrels} {run}" for run in runs) + " > /dev/null"],
+        DIVERSITY_ONE_PROCESS: [sys.executable, "-m", "prefeval", "eval", "-q", "--quiet", "-m", NDEVAL_MEASURES,
+                                "-R", qrels, "-o", "/dev/null", *runs],
+    }
 
 
 MANY_QUERIES = Collection(runs=2, queries=30_000, depth=100, relevant=10.0)
@@ -111,6 +141,7 @@ TARGETS = {
     ("metrics-30k", "trec_eval loop"): ("prefeval ≤ 0.5 × the loop", lambda wall, ratio: ratio <= 0.5),
     ("metrics-30k", "pytrec_eval"): ("prefeval faster", lambda wall, ratio: ratio < 1.0),
     ("reference", "pref_eval.py -q"): ("prefeval ≤ 0.2 × (5 × faster)", lambda wall, ratio: ratio <= 0.2),
+    (DIVERSITY, "ndeval loop"): ("prefeval ≤ 2 × ndeval", lambda wall, ratio: ratio <= 2.0),
 }
 """The targets of the scale issue, per (scenario, command): what is asked, and whether a command's
 median wall time and prefeval's ratio to it meet it."""
@@ -131,19 +162,27 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--trec-eval", default=shutil.which("trec_eval"), help="the trec_eval executable")
     parser.add_argument("--scenario", action="append", default=[],
-                        help="startup, one-run, metrics, metrics-30k, reference")
+                        help="startup, one-run, metrics, metrics-30k, reference, diversity")
     parser.add_argument("--reference", help="a checkout of the reference scripts (pref_eval.py), for 'reference'")
+    parser.add_argument("--ndeval", default=shutil.which("ndeval"), help="the ndeval executable, for 'diversity'")
+    parser.add_argument("--web-qrels", help="the TREC 2012 Web track's qrels-for-ndeval, for 'diversity'")
     args = parser.parse_args()
     compiled(os.path.join(HERE, "..", "prefeval"), *([args.reference] if args.reference else []))
     lines = ["| scenario | command | wall (median) | prefeval ÷ it (median of the turns) | target | met |",
              "|---|---|---:|---:|---|---|"]
-    for name, commands in scenarios(args.scenario, args.trec_eval, args.reference):
+    for name, commands in scenarios(args.scenario, args.trec_eval, args.reference, args.ndeval, args.web_qrels):
         runs = in_turns(commands, args.repeat)
         first = next(iter(runs.values()))
         for tool, timings in runs.items():
             wall = median_timing(timings).wall
             ratio = turn_ratio(first, timings) if timings is not first and name != STARTUP else None
             target, met = TARGETS.get((name, tool), ("", None))
+            if name == DIVERSITY and tool == DIVERSITY_ONE_PROCESS:
+                ratio = None  # prefeval itself: the next line compares it with ndeval
+            if name == DIVERSITY and tool == "ndeval loop":  # the one process too, against the same loop
+                ratio_one = turn_ratio(runs[DIVERSITY_ONE_PROCESS], timings)
+                lines.append(f"| {name} | ndeval loop (against {DIVERSITY_ONE_PROCESS}) | {wall:.3f} s "
+                             f"| {ratio_one:.2f} | {target} | {'yes' if ratio_one <= 2.0 else 'no'} |")
             verdict = "" if not target else ("yes" if met(wall, ratio) else "no")
             lines.append(f"| {name} | {tool} | {wall:.3f} s | {'' if ratio is None else f'{ratio:.2f}'} "
                          f"| {target} | {verdict} |")

@@ -13,8 +13,13 @@ prefeval, trec_eval or ir_measures name them (``ap``, ``map``, ``AP``).
 ``measures`` is one name or a list of names. Options are those of ``prefeval eval``, under its
 names (:meth:`prefeval.engine.evaluation.Evaluation.from_files`: ``measure_set``, ``binary_relevance``,
 ``relevance_floor``, ``relevance_level``, ``topk``, ``samples``, ``query_fraction``,
-``label_fraction``, ``label_fraction_policy``, ``seed``, ``jobs``, ``ties``, ``draws``); an unknown
-one is a :class:`~prefeval.errors.UsageError` that lists them. ``ties="expected"`` makes every value
+``label_fraction``, ``label_fraction_policy``, ``seed``, ``jobs``, ``ties``, ``draws``,
+``rel_format``); an unknown one is a :class:`~prefeval.errors.UsageError` that lists them.
+``rel_format`` says what ``qrels`` holds (:data:`prefeval.io.judgments.KINDS`): a qrels (the
+default), preference judgments (``prefs``, ``qrels_prefs``, ``pairs``) or judgment groups
+(``qrels_jg``), read from a path and by their own measures
+(:mod:`prefeval.measures.judgments`): ``prefeval.evaluate("prefs.txt", runs, "all_prefs",
+rel_format="prefs")``. ``ties="expected"`` makes every value
 its expectation over random orders of the documents with equal scores; ``ties="range"`` adds the
 columns ``<measure>_ties_min`` and ``<measure>_ties_max`` (:mod:`prefeval.measures.ties`). What the
 command line notes on stderr (queries dropped or missing, a seed drawn) comes as

@@ -62,12 +62,14 @@ def command_lines(directory: Path) -> dict[str, tuple[list[str], str]]:
         "check": (["check", "-R", QRELS, RUN], ".jsonl"),
         "measures": (["measures"], ".txt"),
         "trec_eval": (["trec_eval", QRELS, RUN], ".txt"),
+        "ndeval": (["ndeval", str(NDEVAL_DATA / "edge.qrels"), str(NDEVAL_DATA / "edge.run")], ".csv"),
     }
 
 
-WITHOUT_OUTPUT_FILE = {"trec_eval"}
-"""The commands without ``-o``: trec_eval's command line writes to stdout, as trec_eval does (its ``-o``
-is trec_eval's obsolete flag, accepted and ignored)."""
+NDEVAL_DATA = Path(__file__).parent / "data" / "ndeval"
+WITHOUT_OUTPUT_FILE = {"trec_eval", "ndeval"}
+"""The commands without ``-o``: trec_eval's and ndeval's command lines write to stdout, as those tools
+do (trec_eval's ``-o`` is its obsolete flag, accepted and ignored)."""
 
 
 def inputs_of(args: list[str]) -> list[str]:

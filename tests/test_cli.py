@@ -154,8 +154,21 @@ def test_pipeline_script_runs(tmp_path):
     if process.returncode == 127 or "not found" in process.stderr:
         pytest.skip("the prefeval console script is not on PATH")
     assert process.returncode == 0, process.stderr
-    (summary,) = json_lines(process.stdout)
-    assert summary["rpp"]["mc4"][-1] == "random"
+    assert process.stdout.splitlines() == PIPELINE_TABLE.splitlines()
+
+
+PIPELINE_TABLE = """\
+run     rpp mc4  rpp borda  lexirecall mc4  lexirecall borda  lexiprecision mc4  lexiprecision borda  ap mean  ndcg mean
+------  -------  ---------  --------------  ----------------  -----------------  -------------------  -------  ---------
+hybrid        1          2               1                 1                  1                    1        2          2
+dense         2          1               2                 2                  2                    1        1          1
+bm25          3          3               3                 3                  3                    3        3          3
+random        4          4               4                 4                  4                    4        4          4
+
+Cells: the rank of the run in each ordering (1 = best; tied runs share a rank).
+"""
+"""What ``examples/pipeline.sh`` prints: the rank of each example run under each ordering (the README
+shows it)."""
 
 
 def test_readme_test_command_is_what_ci_runs():
@@ -232,6 +245,43 @@ def test_qrels_given_first_as_trec_eval_takes_them(command):
     assert f"{QRELS} looks like qrels" in message and f"-R {QRELS} {RUNS[0]}" in message
 
 
+def test_qrels_given_first_to_eval_names_prefeval_trec_eval_too():
+    message = assert_one_line_error(run_cli("eval", "-q", QRELS, RUNS[0]), 2, "missing option '-R' / '--qrels'")
+    assert message.endswith(f"or `prefeval trec_eval {QRELS} {RUNS[0]}` on trec_eval's command line")
+
+
+@pytest.mark.parametrize("args, hint", [  # issue 29, item 3: trec_eval's habits get the option they mean
+    (["-M", "100", "-R", QRELS], "trec_eval's -M 100 (documents per query) is --topk 100 here"),
+    (["-M1000", "-R", QRELS], "trec_eval's -M 1000 (documents per query) is --topk 1000 here"),
+    (["-R", "qrels", QRELS], "-R names the judgments file here, trec_eval's -R qrels (their format) is "
+                             "--rel-format qrels"),
+    (["-R", "prefs", QRELS], "trec_eval's -R prefs (their format) is --rel-format prefs"),
+])
+def test_trec_eval_habits_get_a_hint_naming_what_to_type(args, hint):
+    message = assert_one_line_error(run_cli("eval", *args, RUNS[0]), 2, hint)
+    assert message.endswith("`prefeval trec_eval` takes trec_eval's command line as it is")
+
+
+def test_a_measure_set_mistyped_gets_no_trec_eval_hint():
+    message = assert_one_line_error(run_cli("eval", "-M", "al", "-R", QRELS, RUNS[0]), 2, "'al' is not one of")
+    assert "trec_eval" not in message
+
+
+def test_the_top_level_help_names_the_foreign_command_lines():
+    result = run_cli()
+    assert "prefeval trec_eval -q -m all_trec QRELS RUN      (trec_eval's command line and output)" in result.stdout
+    assert "prefeval ndeval QRELS RUN" in result.stdout
+
+
 def test_no_qrels_hint_when_the_first_run_is_a_run():
     message = assert_one_line_error(run_cli("eval", RUNS[0], RUNS[1]), 2, "missing option '-R' / '--qrels'")
     assert "looks like qrels" not in message
+
+
+@pytest.mark.parametrize("command", ["eval", "aggregate", "check", "measures", "null", "plot", "sampled",
+                                     "significance"])
+def test_every_command_tells_its_version(command):
+    import prefeval
+
+    result = run_cli(command, "--version")
+    assert (result.exit_code, result.stdout) == (0, f"prefeval, version {prefeval.__version__}\n")

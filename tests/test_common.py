@@ -16,6 +16,7 @@ import dataclasses
 import math
 import re
 
+import judged as judged_strategies
 import numpy as np
 import pytest
 from conftest import table_from_positions
@@ -24,9 +25,11 @@ from hypothesis import strategies as st
 
 from prefeval.errors import UsageError
 from prefeval.io.fields import TextColumn
+from prefeval.io.judgments import PREFERENCES
 from prefeval.measures import DEFAULT_EVAL_MEASURES, FAMILY_ORDER, METRIC, PREFERENCE_MEASURES, foreign, parse_measure
 from prefeval.measures.base import REGISTRY, AdditiveMetric, Measure, Metric, Param, families, register
 from prefeval.measures.foreign import trec_eval
+from prefeval.measures.judgments import JudgmentMetric
 from prefeval.measures.preferences import Comparison
 from prefeval.measures.request import layout_name, read_as, read_request
 from prefeval.ranking.positions import Selection, binary_positions, graded_positions
@@ -143,7 +146,11 @@ def assert_within_bounds(values: np.ndarray, measure: Measure) -> None:
 
 FIRST, SECOND = np.array([0, 0, 1]), np.array([1, 2, 2])
 """The pairs of runs of a collection's three runs."""
-METRIC_FAMILIES = [family for family in FAMILIES if family.kind == METRIC]
+METRIC_FAMILIES = [family for family in FAMILIES if family.kind == METRIC and not issubclass(family, JudgmentMetric)]
+"""The metrics of grades (qrels): computed from position vectors."""
+JUDGMENT_FAMILIES = [family for family in FAMILIES if issubclass(family, JudgmentMetric)]
+"""The metrics of other judgments (preferences, judgment groups): computed from runs ranked against
+them (:mod:`prefeval.measures.judgments`), and checked on random collections of their own below."""
 PREFERENCE_FAMILIES = [family for family in FAMILIES if family.kind != METRIC]
 
 
@@ -230,6 +237,49 @@ def test_preference_never_favours_a_run_without_relevant_documents(family, table
     empty = without_relevant(table, 0)
     for measure in instances(family):
         assert np.all(preference_values(measure, empty, [0, 0], [1, 2]) <= 0), measure.name
+
+
+# --- metrics of other judgments ---------------------------------------------------------------------
+
+def judged_collections(family: type[Measure]):
+    """Random collections judged as ``family`` reads judgments (tests/judged.py)."""
+    return judged_strategies.preference_collections() if family.judgments == PREFERENCES \
+        else judged_strategies.group_collections()
+
+
+@pytest.mark.parametrize("family", JUDGMENT_FAMILIES, ids=family_id)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_judgment_metric_values_are_shaped_bounded_and_deterministic(family, data):
+    """As for the metrics of grades: values (R, Q), finite, within bounds, the same on the same input
+    (and counts whole numbers), with and without a rank cut-off."""
+    table = data.draw(judged_collections(family))
+    topk = data.draw(st.sampled_from([None, 1, 3]))
+    for measure in instances(family):
+        values = measure.compute(judged_strategies.judged(table, topk))
+        assert values.shape == (table.num_runs, table.num_queries), measure.name
+        assert_within_bounds(values, measure)
+        np.testing.assert_array_equal(measure.compute(judged_strategies.judged(table, topk)), values,
+                                      err_msg=measure.name)
+        if measure.counts:
+            np.testing.assert_array_equal(values, np.round(values), err_msg=measure.name)
+
+
+RUN_INDEPENDENT = ("prefs_num_prefs_poss",)
+"""Counts of the judgments themselves, which do not depend on what a run retrieved."""
+
+
+@pytest.mark.parametrize("family", [family for family in JUDGMENT_FAMILIES if family.family not in RUN_INDEPENDENT],
+                         ids=family_id)
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_judgment_metric_of_a_run_without_judged_documents_is_zero(family, data):
+    """A run that retrieves none of the judged documents fulfils no preference and finds no relevant
+    document: 0 on every query."""
+    table = data.draw(judged_collections(family))
+    empty = without_relevant(table, 0)
+    for measure in instances(family):
+        np.testing.assert_array_equal(measure.compute(judged_strategies.judged(empty))[0], 0.0, err_msg=measure.name)
 
 
 # --- names, citations, order ------------------------------------------------------------------------
@@ -323,4 +373,6 @@ def test_family_order_is_the_preferences_then_the_default_metrics_then_the_other
     default_families = tuple(dict.fromkeys(parse_measure(name).family for name in DEFAULT_EVAL_MEASURES))
     assert FAMILY_ORDER[: len(PREFERENCE_MEASURES)] == PREFERENCE_MEASURES
     assert FAMILY_ORDER[: len(default_families)] == default_families
-    assert all(REGISTRY[name].kind == METRIC for name in FAMILY_ORDER[len(PREFERENCE_MEASURES):])
+    # the other preferences are those over intents, listed last with the measures that read subtopics
+    assert all(REGISTRY[name].kind == METRIC or REGISTRY[name].reads_intents
+               for name in FAMILY_ORDER[len(PREFERENCE_MEASURES):])

@@ -32,11 +32,12 @@ from prefeval.ranking.conventions import (
 
 
 def test_profiles_and_the_complete_modifier():
-    assert conventions("reference")[1:] == (DROP, WORST, QRELS_ORDER, PAIRWISE, False, QUERIES)
-    assert conventions("trec_eval")[1:] == (KEEP, SKIP, TREC_EVAL_ORDER, SEQUENTIAL, False, QUERIES)
-    assert conventions("ir_measures")[1:] == (KEEP, ZERO, QRELS_ORDER, SEQUENTIAL, False, LISTED)
+    assert conventions("reference")[1:] == (DROP, WORST, QRELS_ORDER, PAIRWISE, False, QUERIES, False)
+    assert conventions("trec_eval")[1:] == (KEEP, SKIP, TREC_EVAL_ORDER, SEQUENTIAL, False, QUERIES, True)
+    assert conventions("ir_measures")[1:] == (KEEP, ZERO, QRELS_ORDER, SEQUENTIAL, False, LISTED, False)
     # -c: missing queries retrieve nothing; on trec_eval's profile, num_rel's summary counts the qrels
-    assert conventions("trec_eval", complete=True)[1:] == (KEEP, WORST, TREC_EVAL_ORDER, SEQUENTIAL, True, QUERIES)
+    assert conventions("trec_eval", complete=True)[1:] == (KEEP, WORST, TREC_EVAL_ORDER, SEQUENTIAL, True, QUERIES,
+                                                           True)
     assert conventions("reference", complete=True).qrels_num_rel is False
     assert conventions("trec_eval", missing_queries=ZERO, empty_queries=DROP)[1:3] == (DROP, ZERO)
     with pytest.raises(UsageError, match="unknown conventions 'pref_eval'; choose one of reference, trec_eval"):

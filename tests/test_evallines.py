@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import warnings
 
 import numpy as np
 import orjson
@@ -156,4 +157,12 @@ def test_both_readers_refuse_what_json_refuses(tmp_path):
     path.write_bytes(b"\n".join(huge))
     with pytest.raises(InputError, match="'sample' must be an integer") as caught:
         evallines.read_eval_lines(str(path))
+    assert caught.value.line == 1
+    # a float beyond 64 bits made numpy warn in the fast reader's cast (printed by aggregate, CI run 30)
+    beyond = [line.replace(b'"sample":0', b'"sample":1e300') for line in lines]
+    path.write_bytes(b"\n".join(beyond))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InputError, match="'sample' must be an integer") as caught:
+            evallines.read_eval_lines(str(path))
     assert caught.value.line == 1

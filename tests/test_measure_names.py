@@ -150,7 +150,7 @@ def test_a_number_after_a_space_does_not_continue_a_measure():
 @pytest.mark.parametrize("text, suggestion", [
     ("ndgc@10", "did you mean ndcg@10?"),
     ("nDGC@10", "did you mean ndcg@10?"),
-    ("lexiprecison", "did you mean lexiprecision or rrlexiprecision?"),
+    ("lexiprecison", "did you mean lexiprecision, rrlexiprecision or lexiprecision_ia?"),
     ("map_cutt.10", "did you mean map_cut.10?"),
     ("recip_rnk", "did you mean recip_rank?"),
     ("preicison@5", None),
@@ -308,8 +308,8 @@ def test_catalogue_describes_every_family_once():
             {"name": "k", "type": "int", "default": 0, "range": "[0, 1000000000]",
              "meaning": "rank cut-off; 0 means none"}
         ],
-        "trec_eval": ["map", "map_cut[.k,...]"], "ir_measures": ["AP[@k]"], "description": ap["description"],
-        "citation": ap["citation"],
+        "trec_eval": ["map", "map_cut[.k,...]"], "ir_measures": ["AP[@k]"], "ndeval": [],
+        "description": ap["description"], "citation": ap["citation"],
     }
     kinds = {m["name"]: (m["kind"], m["relevance"]) for m in catalogue}
     assert kinds["ndcg"] == ("metric", "graded") and kinds["rpp"] == ("preference", "graded")
@@ -329,8 +329,8 @@ def test_measures_command_lists_json_and_table():
     table = run_cli("measures")
     assert table.exit_code == 0
     lines = table.stdout.splitlines()
-    header = ["measure", "kind", "relevance", "defaults", "aliases", "trec_eval", "ir_measures", "description",
-              "citation"]
+    header = ["measure", "kind", "relevance", "defaults", "aliases", "trec_eval", "ir_measures", "ndeval",
+              "description", "citation"]
     assert lines[0].split() == header
     assert set(lines[1]) == {"-", " "}  # the rule under the header (prefeval.report.tables)
     assert [line.split()[0] for line in lines[2:]] == [m["syntax"] for m in records]

@@ -2,7 +2,9 @@
 (each bare, and with an example parameter) and every trec_eval nickname, ``eval`` in ``jsonl``,
 ``tsv``, ``table``, ``trec_eval`` and ``ir_measures`` evaluates the same measures, under each format's
 names from the one table of its tool, with the same values (under the same conventions, trec_eval's
-here, given explicitly: each format's default conventions are its tool's).
+here, given explicitly: each format's default conventions are its tool's). trec_eval's measures of
+preferences and of judgment groups read the example qrels as such (``--rel-format``), in every
+format but ``ir_measures``, which has none.
 
 Each format's lines are read back into {(run, measure): value}: a measure named as prefeval names it
 (jsonl, table), as trec_eval prints it (tsv, trec_eval, read by trec_eval's table) or as ir_measures
@@ -21,8 +23,10 @@ from click.testing import CliRunner
 from conftest import QRELS, RUNS
 
 from prefeval.cli import main
+from prefeval.io.judgments import GROUPS, PREFERENCES
 from prefeval.measures import foreign
 from prefeval.measures.foreign import ir_measures, trec_eval
+from prefeval.measures.judgments import JudgmentMetric
 from prefeval.measures.request import layout_name, read_request
 
 FORMATS = ("jsonl", "tsv", "table", "trec_eval", "ir_measures")
@@ -41,8 +45,17 @@ def names() -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def judgments_read(name: str) -> str:
+    """The kind of judgments the measures of ``name`` read: ``qrels``, or, for trec_eval's measures of
+    preferences and judgment groups, the example qrels read as such (``qrels_prefs``: one group per
+    query; ``qrels_jg``: its iter field the one group), which ir_measures has no measures of."""
+    kinds = {measure.judgments for measure in read_request([name]).measures if isinstance(measure, JudgmentMetric)}
+    return {PREFERENCES: "qrels_prefs", GROUPS: "qrels_jg"}[kinds.pop()] if kinds else "qrels"
+
+
 def evaluate(name: str, fmt: str) -> str:
-    args = ["eval", "--format", fmt, "--conventions", "trec_eval", "-m", name, "-R", QRELS, *TWO_RUNS]
+    args = ["eval", "--format", fmt, "--conventions", "trec_eval", "--rel-format", judgments_read(name), "-m", name,
+            "-R", QRELS, *TWO_RUNS]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, (name, fmt, result.output)
     return result.stdout
@@ -101,7 +114,8 @@ def test_every_foreign_name_means_the_same_in_every_format(name):
     }
     named["trec_eval"] = named["tsv"]
     expected = None
-    for fmt in FORMATS:
+    formats = FORMATS if judgments_read(name) == "qrels" else tuple(fmt for fmt in FORMATS if fmt != "ir_measures")
+    for fmt in formats:
         printed = values(fmt, evaluate(name, fmt))
         assert {printed_name for _, printed_name in printed} == set(named[fmt]), (name, fmt)
         by_measure = {(run, named[fmt][printed_name]): value for (run, printed_name), value in printed.items()}

@@ -38,6 +38,7 @@ OPTIONS = [
     ("-q", "-J", "-m", "ap,bpref,p@5"),
     ("-q", "--topk", "3"),
     ("-q", "--missing-queries", "skip"),
+    ("-q", "-m", "ap,alpha_ndcg@5,err_ia@5,strec@3,rpp_ia,worst_intent"),  # ad hoc qrels: each query one intent
     (),
 ]
 
@@ -93,14 +94,15 @@ def _collection(tmp_path, seed: int, queries: int = 60) -> tuple[str, list[str]]
 @pytest.mark.parametrize("options", OPTIONS)
 def test_partitions_write_the_bytes_and_notes_of_memory(tmp_path, in_process, options):
     """Many partitions of random collections, under every option that changes what a partition
-    computes or notes: memory's stdout and stderr."""
+    computes or notes: memory's stdout and stderr (and the streamed reader's, which partitions read)."""
     for seed in range(4):
         qrels, runs = _collection(tmp_path, seed)
         memory = evaluate("memory", qrels, runs, *options)
         assert memory.exit_code == 0, memory.stderr
-        cut = evaluate("dask", qrels, runs, *options)
-        assert cut.exit_code == 0, cut.stderr
-        assert (cut.stdout_bytes, cut.stderr) == (memory.stdout_bytes, memory.stderr)
+        for engine in ("stream", "dask"):
+            cut = evaluate(engine, qrels, runs, *options)
+            assert cut.exit_code == 0, cut.stderr
+            assert (cut.stdout_bytes, cut.stderr) == (memory.stdout_bytes, memory.stderr), engine
     assert min(in_process) >= 5
 
 
@@ -187,6 +189,38 @@ def test_gzip_files_are_streamed(tmp_path, in_process):
     memory = evaluate("memory", qrels, [str(packed), *runs[1:]], "-q")
     cut = evaluate("dask", qrels, [str(packed), *runs[1:]], "-q")
     assert (cut.exit_code, cut.stdout_bytes, cut.stderr) == (0, memory.stdout_bytes, memory.stderr)
+    assert in_process == []
+
+
+def test_subtopic_qrels_are_read_whole(tmp_path, in_process):
+    """Qrels judging a query on several subtopics (two iter values) are read in memory, as the streamed
+    reader reads them: nothing is planned, and the bytes and notes are memory's."""
+    qrels, runs = _collection(tmp_path, 19)
+    lines = open(qrels).read().splitlines()
+    late = len(lines) * 2 // 3
+    qid, _, doc, _ = lines[late].split()
+    lines[late + 1:late + 1] = [f"{qid} 1 {doc} 1", f"{qid} 2 {doc}-other 2"]  # one query, late, on 3 subtopics
+    write_text(tmp_path / "qrels", lines)
+    options = ("-q", "-m", "ap,alpha_ndcg@5,rpp_ia")
+    memory = evaluate("memory", qrels, runs, *options)
+    assert memory.exit_code == 0 and "1 of 51 queries judged on several subtopics" in memory.stderr, memory.stderr
+    cut = evaluate("dask", qrels, runs, *options)
+    assert (cut.exit_code, cut.stdout_bytes, cut.stderr) == (0, memory.stdout_bytes, memory.stderr)
+    assert in_process == []
+
+
+def test_judgments_of_other_kinds_are_refused_as_by_stream(tmp_path, in_process):
+    """Preferences (``--rel-format prefs``) are read in memory: ``--engine dask``, like ``stream``, says so
+    (exit 2) before reading anything; ``auto`` reads them in memory."""
+    prefs = write_text(tmp_path / "prefs", ["q1 0 0 a 1", "q1 0 0 b 2", "q1 0 0 c 2"])
+    run = write_text(tmp_path / "run", ["q1 Q0 a 1 3 r", "q1 Q0 b 2 2 r", "q1 Q0 c 3 1 r"])
+    for engine in ("stream", "dask"):
+        assert_one_line_error(evaluate(engine, prefs, [run], "--rel-format", "prefs", "-m", "prefs_simp"), 2,
+                              f"--engine {engine} streams the collection, which it cannot do here: --rel-format "
+                              "prefs is read in memory")
+    auto = evaluate("auto", prefs, [run], "--rel-format", "prefs", "-m", "prefs_simp")
+    assert auto.exit_code == 0 and auto.stdout == evaluate("memory", prefs, [run], "--rel-format", "prefs",
+                                                            "-m", "prefs_simp").stdout
     assert in_process == []
 
 

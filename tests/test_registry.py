@@ -9,9 +9,11 @@ import io
 import numpy as np
 import pytest
 from conftest import QRELS, RUNS, example_eval_lines
+from contract import NDEVAL_DATA
 
 from prefeval.analyses.aggregate import aggregate
 from prefeval.analyses.check import check
+from prefeval.analyses.ndeval import ndeval_report
 from prefeval.analyses.null import NullEvaluation, null_records, read_null_lines
 from prefeval.analyses.sampled_metrics import SampledEvaluation, read_sampled_lines, sampled_records
 from prefeval.analyses.significance import SignificanceOptions, pairwise_significance
@@ -39,6 +41,7 @@ from prefeval.report.formats import (
     EVALUATION,
     FORMATS,
     KIND_OPTIONS,
+    NDEVAL,
     NULL,
     ORDERINGS,
     SAMPLED,
@@ -62,11 +65,12 @@ def records(tmp_path_factory) -> dict:
         CATALOGUE: measure_catalogue(),
         SAMPLED: list(sampled_records(sampled)),
         NULL: list(null_records(null)),
+        NDEVAL: ndeval_report(str(NDEVAL_DATA / "edge.qrels"), str(NDEVAL_DATA / "edge.run")),
     }
 
 
 def test_every_kind_has_its_options_and_every_format_writes_known_kinds():
-    assert set(KIND_OPTIONS) == {EVALUATION, ORDERINGS, SIGNIFICANCE, CHECK, CATALOGUE, SAMPLED, NULL}
+    assert set(KIND_OPTIONS) == {EVALUATION, ORDERINGS, SIGNIFICANCE, CHECK, CATALOGUE, SAMPLED, NULL, NDEVAL}
     for writers in FORMATS.values():
         assert writers and set(writers) <= set(KIND_OPTIONS)
     assert all("jsonl" in formats_for(kind) for kind in KIND_OPTIONS)

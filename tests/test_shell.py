@@ -42,8 +42,9 @@ def complete(words: str, cword: int) -> list[str]:
 
 
 def test_shell_completion_of_commands_options_and_files():
-    assert complete("prefeval ", 1) == ["plain,aggregate", "plain,check", "plain,eval", "plain,measures", "plain,null",
-                                        "plain,plot", "plain,sampled", "plain,significance", "plain,trec_eval"]
+    assert complete("prefeval ", 1) == ["plain,aggregate", "plain,check", "plain,eval", "plain,measures",
+                                        "plain,ndeval", "plain,null", "plain,plot", "plain,sampled",
+                                        "plain,significance", "plain,trec_eval"]
     assert complete("prefeval ch", 1) == ["plain,check"]
     assert "plain,--relevance-level" in complete("prefeval eval --rel", 2)
     assert complete("prefeval eval --qrels ", 3) == ["file,"]  # the shell completes file names

@@ -196,10 +196,10 @@ def test_what_prefeval_does_not_do_is_refused_with_the_reason(args, message):
 def test_judgment_formats_have_one_place():
     assert judgment_format("qrels") == []
     for name in ("prefs", "qrels_prefs", "qrels_jg"):
-        with pytest.raises(FormatError, match="not yet supported"):
+        assert judgment_format(name) == ["--rel-format", name]
+    for name in ("trec_results", "pairs"):  # prefeval's pairwise files are not one of trec_eval's formats
+        with pytest.raises(FormatError, match="illegal rel_format"):
             judgment_format(name)
-    with pytest.raises(FormatError, match="illegal rel_format"):
-        judgment_format("trec_results")
 
 
 # --- exit codes and one-line errors -----------------------------------------------------------------------
@@ -215,7 +215,7 @@ def test_judgment_formats_have_one_place():
     (["-l", "0", QRELS, RUN], 1, "-l 0"),
     (["-m", "P.0", QRELS, RUN], 2, "Negative cutoff detected"),
     (["-R", "foo", QRELS, RUN], 2, "-R foo: illegal rel_format"),
-    (["-R", "prefs", QRELS, RUN], 2, "-R prefs: trec_eval's prefs judgments are not yet supported"),
+    (["-R", "pairs", QRELS, RUN], 2, "-R pairs: illegal rel_format"),
     (["-T", "foo", QRELS, RUN], 2, "-T foo: illegal retrieval results format"),
     (["no-such-qrels", RUN], 2, "no-such-qrels: no such file"),
     ([QRELS, "no-such-run"], 2, "no-such-run: no such file"),

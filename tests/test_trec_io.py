@@ -253,6 +253,26 @@ def test_bad_run_lines_are_reported_with_their_line(tmp_path, lines, line, messa
     assert str(caught.value).startswith(f"{path}:{line}: ")
 
 
+HINTS_BY_SHAPE = {  # issue 29, item 4: a hint only where the line's shape supports it
+    ("run", "q1 a 2.5"): "expected at least 5 fields (qid Q0 docid rank score [tag ...]), found 3",
+    ("run", "q1 0 a 1"): "found 4; is this a qrels file given as a run?",
+    ("run", "q1,Q0,a,1,2.5,t"): "found 1; fields are separated by spaces or tabs, not commas: is this a CSV file?",
+    ("qrels", "q1 a 1"): "found 3; is the iter column missing? (trec_eval reads qid 0 docid grade)",
+    ("qrels", "q1 0 a 1 1"): "found 5; are these preference judgments (--rel-format prefs), or a run given as qrels?",
+    ("qrels", "q1 Q0 a 1 2.5 t"): "found 6; is this a run file given as qrels?",
+    ("qrels", "q1,0,a,1"): "found 1; fields are separated by spaces or tabs, not commas: is this a CSV file?",
+    ("qrels", "q1 0 a 1 2 3 4"): "found 7; is this a run file given as qrels?",
+}
+
+
+@pytest.mark.parametrize("kind, line", list(HINTS_BY_SHAPE))
+def test_a_line_of_the_wrong_shape_gets_the_hint_its_shape_supports(tmp_path, kind, line):
+    path = write_text(tmp_path / kind, [line])
+    with pytest.raises(InputError) as caught:
+        (read_run if kind == "run" else read_qrels)(path)
+    assert str(caught.value).endswith(HINTS_BY_SHAPE[kind, line])
+
+
 @pytest.mark.parametrize("lines, line, message", [
     (["q1 0 a 1", "q1 0 b"], 2, "expected 4 fields"),
     (["q1 0 a 1", "q1 0 b x"], 2, "grade 'x' is not a number"),

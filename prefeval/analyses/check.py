@@ -87,6 +87,7 @@ from prefeval.io.records import (
 from prefeval.io.source import check_stdin_used_once, display_name, read_bytes
 from prefeval.io.trec import (
     QRELS_FORMAT,
+    QRELS_ITER_FORMAT,
     RUN_FORMAT,
     LineFormat,
     RunColumns,
@@ -161,10 +162,11 @@ def _check_qrels(path: str) -> JudgedQrels:
     except InputError as error:
         record.update({ERRORS: [error.message], WARNINGS: []})
         return JudgedQrels(record)
-    read = read_columns_leniently(data, source, QRELS_FORMAT, SHOWN)
+    read = read_columns_leniently(data, source, QRELS_ITER_FORMAT, SHOWN)
     qids, docids, grades = read.columns["qid"], read.columns["docid"], read.columns["grade"]
     errors, warnings = [], []
     _report_malformed(read, QRELS_FORMAT, errors)
+    _report_subtopics(qids, read.columns["iter"], warnings)
     if len(grades) == 0:
         errors.append(f"no qrels lines ({QRELS_FORMAT.layout})")
     pairs = pd.MultiIndex.from_arrays([qids, docids])
@@ -197,6 +199,20 @@ def _check_qrels(path: str) -> JudgedQrels:
         except InputError as error:  # a query named "all"
             errors.append(error.message)
     return JudgedQrels(record, pd.Index(unique_qids), pd.Index(unique_qids[has_relevant]), pairs.unique(), lookup)
+
+
+def _report_subtopics(qids: np.ndarray, iters: np.ndarray, warnings: list[str]) -> None:
+    """A warning when some query is judged on several subtopics (two iter values,
+    :mod:`prefeval.io.subtopics`): which view of them the measures read."""
+    if not len(qids):
+        return
+    several = pd.Series(iters).groupby(qids, sort=False).nunique()
+    count = int((several >= 2).sum())
+    if count:
+        warnings.append(f"{_counted(count, 'query is', 'queries are')} judged on several subtopics (the iter column): "
+                        "the classic measures read each document's largest grade over them, the intent-aware ones "
+                        "(alpha_ndcg, err_ia, ...) the judgments per subtopic, and trec_eval's layout stops on "
+                        "the documents judged twice")
 
 
 def _check_run(path: str, qrels: JudgedQrels, run_ids: dict[str, str]) -> dict:

@@ -99,7 +99,7 @@ from prefeval.measures.precision_recall import (
     Success,
 )
 from prefeval.measures.shares import ideal_dcg
-from prefeval.ranking.loading import load_collection, load_judgments
+from prefeval.ranking.loading import load_collection, load_judgments, note_views
 from prefeval.ranking.positions import Positions, Selection, binary_positions
 from prefeval.ranking.ranktable import RankTable
 from prefeval.runtime.memory import MAX_DRAWS, MAX_HELD_BYTES, STEP_ELEMENTS, check_count
@@ -185,6 +185,7 @@ class NullEvaluation:
         chosen = select_additive_metrics(measures, DEFAULT_NULL_METRICS, "null")  # bad names fail before reading
         table = load_collection(qrels, runs) if len(runs) else None
         judgments = table.qrels if table is not None else load_judgments(qrels)
+        note_views(judgments.source, judgments.subtopics, chosen)
         return cls(qrels=judgments, measures=chosen, table=table, **options)
 
     @property

@@ -92,7 +92,7 @@ from prefeval.io.records import (
 )
 from prefeval.io.source import display_name
 from prefeval.measures import AdditiveMetric, Measure, select_additive_metrics
-from prefeval.ranking.loading import load_collection
+from prefeval.ranking.loading import load_collection, note_views
 from prefeval.ranking.positions import (
     Positions,
     Selection,
@@ -178,7 +178,9 @@ class SampledEvaluation:
         if not runs:
             raise UsageError("at least one run is needed")
         chosen = select_additive_metrics(measures, DEFAULT_SAMPLED_METRICS, "sampled")  # bad names fail before reading
-        return cls(table=load_collection(qrels, runs), measures=chosen, num_items=num_items, **options)
+        table = load_collection(qrels, runs)
+        note_views(table.qrels.source, table.qrels.subtopics, chosen)
+        return cls(table=table, measures=chosen, num_items=num_items, **options)
 
     @property
     def run_ids(self) -> list[str]:

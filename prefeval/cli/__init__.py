@@ -54,9 +54,10 @@ COMMANDS = {
     "null": ("prefeval.cli.null:null_command", "Compare metrics with their values under random rankings."),
     "check": ("prefeval.cli.check:check_command", "Report what is wrong, or worth knowing, about QRELS and RUNs."),
     "measures": ("prefeval.cli.measures:measures_command",
-                 "List every measure, with its trec_eval and ir_measures names."),
+                 "List every measure, with its trec_eval, ir_measures and ndeval names."),
     "trec_eval": ("prefeval.cli.trec_eval:trec_eval_command",
                   "Evaluate a run as trec_eval does, on trec_eval's command line."),
+    "ndeval": ("prefeval.cli.ndeval:ndeval_command", "Evaluate a run as ndeval does, on ndeval's command line."),
 }
 """Every command: where it is defined, and its summary for ``prefeval --help`` (the first sentence of
 its docstring, kept here so that listing the commands imports none of them; a test checks that the
@@ -73,7 +74,7 @@ class LazyGroup(click.Group):
         if name not in COMMANDS:
             return None
         module, attribute = COMMANDS[name][0].split(":")
-        return getattr(importlib.import_module(module), attribute)
+        return _with_version(getattr(importlib.import_module(module), attribute))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
@@ -121,9 +122,24 @@ def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> N
         ctx.exit()
 
 
-@click.group("prefeval", cls=LazyGroup, context_settings=CONTEXT, invoke_without_command=True)
-@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
-              help="Show the version and exit.")
+def _version_option() -> click.Option:
+    """``--version``, for prefeval and for each of its commands (``prefeval eval --version``)."""
+    return click.Option(["--version"], is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+                        help="Show the version and exit.")
+
+
+def _with_version(command: click.Command) -> click.Command:
+    """``command`` with :func:`_version_option`, unless it reads its own command line as it comes (the
+    foreign tools' commands: ``prefeval trec_eval -v`` is trec_eval's)."""
+    own_line = (type(command).parse_args is not click.Command.parse_args
+                or any(param.type is click.UNPROCESSED for param in command.params))
+    if not own_line and not any("--version" in param.opts for param in command.params):
+        command.params.append(_version_option())
+    return command
+
+
+@click.group("prefeval", cls=LazyGroup, context_settings=CONTEXT, invoke_without_command=True,
+             params=[_version_option()])
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """Evaluate ranked runs against TREC qrels, with preferences (RPP, lexicographic recall and
@@ -132,6 +148,8 @@ def main(ctx: click.Context) -> None:
     \b
     prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval aggregate -P -
     prefeval eval -q --qrels QRELS RUN1 RUN2 ... | prefeval significance -P - --seed 1
+    prefeval trec_eval -q -m all_trec QRELS RUN      (trec_eval's command line and output)
+    prefeval ndeval QRELS RUN                        (ndeval's command line and output)
     """
     if ctx.invoked_subcommand is None:  # ``prefeval`` alone: the help, as asked for
         click.echo(ctx.get_help())

@@ -225,5 +225,7 @@ def _qrels_first_hint(error: click.ClickException) -> str:
         return ""
     command = error.ctx.command_path
     rest = " ".join(runs[1:2]) + (" ..." if len(runs) > 2 else "")
+    trec_eval = (f", or `prefeval trec_eval {runs[0]} {rest or 'RUN'}` on trec_eval's command line"
+                 if error.ctx.command.name == "eval" else "")
     return (f"; {runs[0]} looks like qrels (qid iter docid grade): prefeval takes them with -R, as in "
-            f"`{command} -R {runs[0]} {rest or 'RUN...'}`")
+            f"`{command} -R {runs[0]} {rest or 'RUN...'}`{trec_eval}")

@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from prefeval.cli.common import (
     CONTEXT,
     FRACTION,
     INPUT_FILE,
+    InputFile,
     output_option,
     reported_errors,
 )
 from prefeval.engine import AUTO, ENGINE_NAMES, check_engine, engines_help, input_shape, streaming_obstacle
 from prefeval.errors import UsageError
+from prefeval.io.judgments import KINDS, QRELS, judgments_obstacle, kinds_help
 from prefeval.io.source import check_stdin_used_once
 from prefeval.measures import MEASURE_SETS, read_request, select_measures
 from prefeval.measures.base import families, family_syntax
+from prefeval.measures.foreign import TOOLS
+from prefeval.measures.judgments import check_judgments
 from prefeval.measures.order import OWN_FAMILIES
 from prefeval.measures.summaries import STATISTICS
 from prefeval.measures.ties import DEFAULT_DRAWS, DOCID, TIE_POLICIES
@@ -38,6 +44,30 @@ STATISTICS_HELP = ("A statistic of each metric over the queries for the summary 
                                                             if name != "mean") + ".")
 
 
+class JudgmentsFile(InputFile):
+    """``-R``'s file; the name of a kind of judgments that is no file, trec_eval's ``-R qrels``
+    (the format of the judgments), is answered with the option that names it here."""
+
+    def convert(self, value, param, ctx):
+        if value in KINDS and not os.path.exists(value):
+            self.fail(f"{value}: no such file: -R names the judgments file here, trec_eval's -R {value} (their "
+                      f"format) is --rel-format {value}, and `prefeval trec_eval` takes trec_eval's command line "
+                      "as it is", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class MeasureSet(click.Choice):
+    """``-M``'s choices; a number, trec_eval's ``-M 100`` (documents per query), is answered with
+    the option that does that here."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.isdigit():
+            self.fail(f"{value!r} is not one of {', '.join(map(repr, self.choices))}: trec_eval's -M {value} "
+                      f"(documents per query) is --topk {value} here, and `prefeval trec_eval` takes trec_eval's "
+                      "command line as it is", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 @click.command("eval", context_settings=CONTEXT, epilog="""\b
 Examples:
   prefeval eval -q -R qrels.txt runA runB runC > prefs.jsonl
@@ -47,16 +77,21 @@ Examples:
   prefeval eval -R qrels.txt -m ap,ndcg@10,rpp --format markdown --baseline runA runA runB runC
   prefeval eval -q -R qrels.txt --ties expected --seed 1 runA runB | prefeval aggregate -P -
   prefeval eval --format trec_eval -q -c -m all_trec -R qrels.txt run.gz
+  prefeval eval --format trec_eval -q -m all_prefs --rel-format prefs -R prefs.txt run.gz
+  prefeval eval -q -m prefs_simp,prefs_pair,compat --rel-format pairs -R pairs.txt runA runB
 """)
-@click.option("-R", "--qrels", required=True, type=INPUT_FILE, metavar="QRELS",
-              help="Relevance judgments (TREC qrels; gzip or - for stdin).")
+@click.option("-R", "--qrels", required=True, type=JudgmentsFile(), metavar="QRELS",
+              help="Relevance judgments (TREC qrels, or of the kind --rel-format says; gzip or - for stdin).")
+@click.option("--rel-format", "--rel_format", "rel_format", type=click.Choice(list(KINDS)), default=QRELS,
+              show_default=True, help="The kind of judgments QRELS holds (trec_eval's -R): " + kinds_help()
+              + ". Each kind is read by its measures only (see `prefeval measures`).")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help=MEASURES_HELP)
 @click.option("--measure-names", "--measure_names", "measure_names", type=click.Choice(MEASURE_NAMES), default="all",
               show_default=True,
               help="How -m is read: all (prefeval's, trec_eval's and ir_measures' names, one reading) or trec_eval "
                    "(trec_eval's names alone, as trec_eval reads its -m: one name per value, spelled exactly; rbp is "
                    "trec_eval's).")
-@click.option("-M", "--measure_set", "--measure-set", type=click.Choice(MEASURE_SETS), default="none",
+@click.option("-M", "--measure_set", "--measure-set", type=MeasureSet(MEASURE_SETS), default="none",
               show_default=True,
               help="preferences: add the six preference measures; all: add the default list; none: only -m "
                    "(the default list when there is no -m).")
@@ -130,7 +165,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
                  conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores,
-                 parts=None):
+                 rel_format, parts=None):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -155,13 +190,16 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         chosen = select_measures(request, measure_set)
         check_measures_shown(fmt, request, chosen)
         check_policy(ties, draws)  # before the engine's choice, which looks at the inputs
+        check_judgments(rel_format, chosen, ties=ties, label_fraction=label_fraction, named=bool(measures),
+                        layout_lines=[item.line for item in request.lines], tool=fmt if fmt in TOOLS else None)
         if parts is not None:
             check_parts(parts, output, fmt, samples, [qrels, *runs])
         if zscores is not None:
             check_stdin_used_once([qrels, *runs, zscores])
             zscores = read_zscores(zscores)
         progress = Progress.for_terminal(quiet)
-        obstacle = streaming_obstacle(qrels, runs, samples, query_fraction, label_fraction, rules)
+        obstacle = judgments_obstacle(rel_format) or streaming_obstacle(qrels, runs, samples, query_fraction,
+                                                                         label_fraction, rules)
         engine = check_engine(engine, scheduler, obstacle, input_shape(qrels, runs, jobs), per_query=query_eval_wanted)
 
         def make(reader: str, executor) -> Evaluation:
@@ -172,7 +210,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                 label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=progress,
                 summary=summary_statistics, ties=ties, draws=draws, conventions=rules, judged_only=judged_only,
                 compare=needs.compares, others=any(item.line is not None for item in request.lines),
-                reader=reader, executor=executor,
+                reader=reader, executor=executor, rel_format=rel_format,
             )
 
         def write(evaluation: Evaluation, stream) -> None:

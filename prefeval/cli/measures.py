@@ -18,7 +18,7 @@ Examples:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per measure instead of a table.")
 @output_option
 def measures_command(as_json, output):
-    """List every measure, with its trec_eval and ir_measures names.
+    """List every measure, with its trec_eval, ir_measures and ndeval names.
 
     For each: its syntax, kind (metric or preference), relevance (binary or graded), aliases,
     parameters with their defaults, what it is, and where it comes from (its citation)."""

@@ -250,17 +250,15 @@ def _integer(value: str, option: str, what: str) -> int:
 
 
 def judgment_format(rel_format: str) -> list[str]:
-    """``prefeval eval``'s options for the judgments of trec_eval's ``-R FORMAT``.
-
-    ``qrels`` is eval's own judgments. trec_eval's preference judgments (``prefs``, ``qrels_prefs``)
-    and judgment groups (``qrels_jg``), :data:`JUDGMENT_FORMATS`, are refused here, and here only:
-    the one place to give them to ``eval`` (its ``--rel-format``) once it reads them. Any other
-    format is trec_eval's "Illegal rel_format" (a :class:`FormatError`)."""
+    """``prefeval eval``'s options for the judgments of trec_eval's ``-R FORMAT``: ``qrels`` is eval's
+    default; trec_eval's preference judgments (``prefs``, ``qrels_prefs``) and judgment groups
+    (``qrels_jg``), :data:`JUDGMENT_FORMATS`, are eval's ``--rel-format`` of the same name
+    (:mod:`prefeval.io.judgments`). Any other format, prefeval's own pairwise files included, is
+    trec_eval's "Illegal rel_format" (a :class:`FormatError`)."""
     if rel_format == QRELS:
         return []
     if rel_format in JUDGMENT_FORMATS:
-        raise FormatError(f"-R {rel_format}: trec_eval's {rel_format} judgments are not yet supported by prefeval "
-                         f"(-R {QRELS} is)")
+        return ["--rel-format", rel_format]
     raise FormatError(f"-R {rel_format}: illegal rel_format (trec_eval's: {', '.join((QRELS, *JUDGMENT_FORMATS))})")
 
 
@@ -358,8 +356,8 @@ Options:
                                Keep the first N documents of each query (prefeval eval --topk N).
   -N, --Number_docs_in_coll N  The number of documents in the collection (utility's).
   -Z, --Zscore FILE            Print z-scores against FILE's lines: qid measure mean stddev.
-  -R, --Rel_info_format FORMAT The judgments' format: qrels (trec_eval's prefs, qrels_prefs and
-                               qrels_jg are not yet supported).
+  -R, --Rel_info_format FORMAT The judgments' format: qrels (the default), prefs, qrels_prefs or
+                               qrels_jg (prefeval eval --rel-format FORMAT).
   -T, --Results_format FORMAT  The run's format: trec_results (trec_eval's only one).
   -D, --Debug_level 0          trec_eval's debug level: 0 only (its debug output is not reproduced).
   -o                           Ignored, as trec_eval 10.0 ignores it.

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from prefeval.ranking.conventions import Conventions
 from prefeval.ranking.options import RelevanceOptions
@@ -13,6 +13,9 @@ from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import SubsamplingOptions
 from prefeval.runtime.progress import Progress
+
+if TYPE_CHECKING:
+    from prefeval.measures import Measure
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,6 +79,10 @@ class Reader(Protocol):
         """The reader of ``qrels`` and ``runs`` (as :func:`~prefeval.io.inputs.named_runs` takes them),
         or None when it cannot read them (the evaluation then reads them whole). ``executor``: where
         the evaluation's work runs (:mod:`~prefeval.engine.executors`), where a reader may plan too."""
+
+    def note_views(self, measures: Sequence[Measure]) -> None:
+        """The note on how ``measures`` read the qrels' subtopics (:func:`~prefeval.ranking.loading.note_views`),
+        made after the notes on the data (those of the in-memory reader's loading), now or once they are made."""
 
     def samples(self, sampling: Sampling) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
         """Per sample: its number, its number of queries, and its chunks in query order."""

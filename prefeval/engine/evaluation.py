@@ -36,8 +36,10 @@ from prefeval.engine.executors import LOCAL, Executor
 from prefeval.engine.results import Block, FixedOrderSum, RunningSummary, SequentialSum, Summary
 from prefeval.engine.whole import WholeCollection
 from prefeval.errors import UsageError
+from prefeval.io.judgments import QRELS
 from prefeval.io.output import PartsDirectory, PartWriter
 from prefeval.measures import Measure, Metric, Preference, select_measures
+from prefeval.measures.judgments import JudgedRuns, check_judgments, check_read, judged_values, loading_options
 from prefeval.measures.summaries import MEAN, check_statistics
 from prefeval.measures.ties import (
     DEFAULT_DRAWS,
@@ -55,6 +57,7 @@ from prefeval.measures.ties import (
 )
 from prefeval.ranking.conventions import LISTED, REFERENCE, REFERENCE_CONVENTIONS, ZERO, Conventions
 from prefeval.ranking.conventions import conventions as make_conventions
+from prefeval.ranking.intents import with_intents
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
@@ -151,7 +154,10 @@ class Evaluation:
         if wants_others and self._table is not None and self._table.other_ranks is None:
             raise UsageError("these measures read the judged documents that are not relevant: load the table "
                              "with others=True (Evaluation.from_files does)")
-        if self.relevance.judged_only and self._table is not None:
+        if self._table is not None and self._table.qrels.judgments is not None:
+            check_read(self._table.qrels.judgments.kind, self.measures, ties=self.ties,
+                       label_fraction=self.subsampling.label_fraction)
+        elif self.relevance.judged_only and self._table is not None:
             self._table = self._table.judged_only()
         check_policy(self.ties, self.draws)
         check_measures(self.ties, self.measures)
@@ -161,6 +167,7 @@ class Evaluation:
         if self.subsampling.draws_at_random:
             self.seed = resolve_seed(self.subsampling.seed)
         self.progress = self.progress or Progress.silent()
+        self.reader.note_views(self.measures)
 
     @classmethod
     def from_files(
@@ -193,6 +200,7 @@ class Evaluation:
         others: bool = False,
         reader: str = "memory",
         executor: Executor = LOCAL,
+        rel_format: str = QRELS,
     ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
         eval`` under the same names (its option groups are bundled here, once).
@@ -208,6 +216,11 @@ class Evaluation:
         ``reader``: a name of :data:`~prefeval.engine.READERS`: ``memory`` (the whole
         collection), or ``stream`` (the files chunk by chunk as they are evaluated, unless the qrels
         are not grouped by query: then in memory); ``executor``: where the chunks are evaluated.
+
+        ``rel_format``: the kind of the judgments in ``qrels`` (:data:`prefeval.io.judgments.KINDS`:
+        ``qrels``, ``prefs``, ``qrels_prefs``, ``pairs``, ``qrels_jg``); a kind other than ``qrels``
+        is read from a path, in memory, and read by its measures only
+        (:mod:`prefeval.measures.judgments`).
         """
         chosen = resolve_measures(measures, measure_set)
         rules = make_conventions(conventions, complete=complete, empty_queries=empty_queries,
@@ -220,8 +233,13 @@ class Evaluation:
         check_policy(ties, draws)
         check_measures(ties, chosen)
         check_judged(ties, relevance)
+        check_judgments(rel_format, chosen, ties=ties, label_fraction=label_fraction, relevance=relevance,
+                        named=bool(measures) or measure_set != "none")
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
-        collection = reader_class(reader).open(qrels, runs, relevance, rules, others, jobs, progress, executor)
+        loading = relevance
+        if rel_format != QRELS:
+            qrels, loading = loading_options(rel_format, qrels, runs, relevance, reader)
+        collection = reader_class(reader).open(qrels, runs, loading, rules, others, jobs, progress, executor)
         if collection is None:  # the qrels could not be streamed
             collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress)
         return cls(collection, chosen, subsampling, relevance, jobs, progress, statistics, ties, draws, rules,
@@ -251,6 +269,11 @@ class Evaluation:
     def needs_others(self) -> bool:
         """True when some measure reads the judged documents that are not relevant."""
         return any(m.reads_judged or m.judged_only for m in self.measures)
+
+    @property
+    def needs_intents(self) -> bool:
+        """True when some measure reads the judgments per subtopic (:mod:`prefeval.ranking.intents`)."""
+        return any(m.reads_intents for m in self.measures)
 
     def judged_table(self) -> RankTable:
         """The whole table with the documents that are not judged removed (``-J``, ``judged_only=1``),
@@ -401,16 +424,23 @@ class SampleEvaluation:
         self.every_grade = self.positions(reads_grades=True)
         self.qids = [table.qids[q] for q in selection.queries]
         self.table_queries = selection.queries
+        # judgments of another kind than grades: their measures read the runs ranked against them
+        self.judged = JudgedRuns(table, selection.queries, evaluation.relevance, evaluation.conventions.sequential) \
+            if table.qrels.judgments is not None else None
         tied = evaluation.ties != DOCID
         self.preference_positions: dict[bool, tuple[Positions | None, np.ndarray | None]] = {}
         for levels in (False, True):
             if any(m.per_grade_level == levels for m in evaluation.preference_measures):
                 level = None if levels else evaluation.relevance.relevance_level
+                intents = level if not levels and evaluation.needs_intents else False
                 self.preference_positions[levels] = _with_relevant(
                     table, selection.at_relevance_level(table, level), self.every_grade if levels else self.binary,
-                    levels, tied)
+                    levels, tied, intents)
         values, extras = {}, {}
         for measure in evaluation.metric_measures:
+            if self.judged is not None:
+                values[measure.name] = judged_values(measure, self.judged, lambda m=measure: self.positions_for(m))
+                continue
             computed = _metrics_under_ties(evaluation, [measure], self.positions_for(measure))
             values.update(computed[0])
             extras.update(computed[1])
@@ -458,6 +488,8 @@ class SampleEvaluation:
             if reads_grades and evaluation.relevance.relevance_level is not None:
                 at_level = self.positions(False, None, judged_only)
                 positions = positions._replace(num_at_level=at_level.length)
+            if evaluation.needs_intents and not reads_grades:
+                positions = with_intents(positions, table, self.selection.at_relevance_level(table, level), level)
             self._positions[key] = positions
         return self._positions[key]
 
@@ -519,7 +551,7 @@ class SampleEvaluation:
             pair_extras.update(extras)
         metric_extras = {key: values[:, start:stop] for key, values in self.metric_extras.items()}
         for measure in evaluation.pair_measures:
-            if isinstance(measure, Metric) and evaluation.ties == DOCID and self.zeroed is None:
+            if isinstance(measure, Metric) and evaluation.ties == DOCID and self.zeroed is None and self.judged is None:
                 # divided once (P@10 of 7 hits against 1 is 0.6, where 0.7 − 0.1 is 0.6000000000000001)
                 positions = self.positions_for(measure).query_block(start, stop)
                 preferences[measure.name] = measure.differences(positions, self.first, self.second)
@@ -545,10 +577,12 @@ class SampleEvaluation:
 
 
 def _with_relevant(table: RankTable, selection: Selection, positions: Positions, levels: bool,
-                   tied: bool) -> tuple[Positions | None, np.ndarray | None]:
+                   tied: bool, intents: float | None | bool = False) -> tuple[Positions | None, np.ndarray | None]:
     """The positions a preference is computed on: those of the queries with a relevant document
     (preferences need m >= 1), and the columns of those queries among all (None: every query). No
-    positions (None) when no query has one: every value is a tie."""
+    positions (None) when no query has one: every value is a tie. ``intents`` (a relevance level, or
+    None for grade > 0; False: none): the positions carry the queries' intents
+    (:func:`~prefeval.ranking.intents.with_intents`)."""
     has_relevant = np.bincount(table.qrels.query_of_document[selection.documents],
                                minlength=table.num_queries)[selection.queries] > 0
     if has_relevant.all():
@@ -557,7 +591,10 @@ def _with_relevant(table: RankTable, selection: Selection, positions: Positions,
     if not len(columns):
         return None, columns
     kept = Selection(selection.queries[columns], selection.documents)
-    return (graded_positions if levels else binary_positions)(table, kept, tied), columns
+    kept_positions = (graded_positions if levels else binary_positions)(table, kept, tied)
+    if intents is not False:
+        kept_positions = with_intents(kept_positions, table, kept, intents)
+    return kept_positions, columns
 
 
 def _taken(results: Iterable[T]) -> Iterator[T]:

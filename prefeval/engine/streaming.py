@@ -6,9 +6,10 @@ Two passes over the qrels, one over each run:
 1. :func:`index_qrels` reads the qrels in blocks and keeps, per query, the 64-bit key of its id
    (:func:`~prefeval.io.fields.byte_keys`) and its number among the kept queries (those with a
    relevant document, or all with ``keep_empty``): 12 bytes a query. It checks that the qrels are
-   **grouped by query** (the lines of a query one after the other); when they are not it returns
-   None, and the collection is read in memory instead (:mod:`prefeval.ranking.loading`), before
-   anything is written.
+   **grouped by query** (the lines of a query one after the other) and **judge no query on several
+   subtopics** (:mod:`prefeval.io.subtopics`: such qrels, a few thousand lines, are read whole, with
+   their subtopics and the note on them); when they do not it returns None, and the collection is
+   read in memory instead (:mod:`prefeval.ranking.loading`), before anything is written.
 2. :class:`StreamedCollection` then reads the qrels again and every run in step, block by block
    (:func:`~prefeval.io.source.read_blocks`), gives each line the number of its query, and hands
    over a chunk of queries as soon as every file has been read past it: each chunk is ranked as
@@ -49,6 +50,7 @@ from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.source import display_name, read_blocks
 from prefeval.io.trec import (
     QRELS_FORMAT,
+    QRELS_ITER_FORMAT,
     RUN_FORMAT,
     LineFormat,
     Qrels,
@@ -61,7 +63,15 @@ from prefeval.io.trec import (
     run_id_from_path,
 )
 from prefeval.ranking.conventions import Conventions
-from prefeval.ranking.loading import SHOWN, below_level, note_below_level, note_dropped, note_run
+from prefeval.ranking.loading import (
+    SHOWN,
+    below_level,
+    check_judged_once,
+    note_below_level,
+    note_dropped,
+    note_run,
+    note_views,
+)
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, query_id_hint, rank_relevant
@@ -118,19 +128,24 @@ class QueryIndex(NamedTuple):
 def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
                 keep_empty: bool = False, span: tuple[int, int] | None = None) -> QueryIndex | None:
     """The :class:`QueryIndex` of the qrels file ``path``, every line checked as the in-memory reader
-    checks it; None when the qrels are not grouped by query. Raises the in-memory reader's errors: no
-    line, a query named ``all``, no query with a relevant document (unless ``keep_empty`` keeps the
-    queries without one). ``span``: the bytes of one partition only (:func:`~prefeval.io.source.read_blocks`)."""
+    checks it; None when the qrels are not grouped by query, or judge a query on several subtopics
+    (two iter values). Raises the in-memory reader's errors: no line, a query named ``all``, no query
+    with a relevant document (unless ``keep_empty`` keeps the queries without one). ``span``: the
+    bytes of one partition only (:func:`~prefeval.io.source.read_blocks`)."""
     source = display_name(path)
     hashes = _Growing(np.uint64)  # the keys of the queries, in order
     relevant = _Growing(bool)  # whether each has a relevant document
     texts: list[str] = []  # the ids of the first queries, for hints
     empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
     rows, last, count, max_grade = 0, None, 0, 0.0
+    last_line = None  # the (query, iter) keys of the previous block's last line
     for block, first_line in read_blocks(path, span=span):
-        qids, _, grades = read_fields(block, source, QRELS_FORMAT, first_line)
+        qids, _, iters, grades = read_fields(block, source, QRELS_ITER_FORMAT, first_line)
         if not len(qids):
             continue
+        if _several_iters(qids.keys, iters.keys, last_line):
+            return None
+        last_line = (qids.keys[-1], iters.keys[-1])
         rows += len(qids)
         named_all = np.flatnonzero(qids.keys == _SUMMARY_KEY)
         if len(named_all):
@@ -182,6 +197,15 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
         first_qids=[texts[i] for i in np.flatnonzero(kept[:len(texts)])],
         max_grade=max_grade,
     )
+
+
+def _several_iters(qids: np.ndarray, iters: np.ndarray, before: tuple | None) -> bool:
+    """Whether two lines of one query, next to each other (in this block, or the previous block's last
+    line ``before`` and this one's first), hold two iter values: a query judged on several subtopics
+    (in qrels grouped by query, one of its lines follows another of another value)."""
+    if before is not None and before[0] == qids[0] and before[1] != iters[0]:
+        return True
+    return bool(((qids[1:] == qids[:-1]) & (iters[1:] != iters[:-1])).any())
 
 
 class _Growing:
@@ -369,7 +393,10 @@ class _Readers:
         judgments = self.qrels.take(stop)
         qrels = qrels_from_columns(self.collection.index.source, judgments.qids, judgments.docids, judgments.values,
                                    relevance.binary_relevance, relevance.relevance_floor,
+                                   line_of=lambda row: int(judgments.lines[row]),
                                    keep_empty=True)._replace(top_grade=self.collection.index.max_grade)
+        if self.collection.conventions.judged_once:
+            check_judged_once(qrels)
         lookup = RelevantLookup(qrels, self.collection.others)
         ranked = []
         for number, stream in zip(self.numbers, self.runs):
@@ -413,6 +440,7 @@ class StreamedCollection:
         self.run_tags: list[str | None] = [None] * len(self.run_paths)
         self._below_level: list[str] = []
         self._below_count = 0
+        self._viewed_by: Sequence = ()  # the measures whose views of the qrels are noted after the data
 
     @classmethod
     def open(cls, qrels: str, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool = False,
@@ -495,6 +523,12 @@ class StreamedCollection:
             self._below_level.extend(table.qids[q] for q in below[:max(SHOWN + 1 - len(self._below_level), 0)])
         return table
 
+    def note_views(self, measures: Sequence) -> None:
+        """The note on how ``measures`` read the qrels (:func:`~prefeval.ranking.loading.note_views`:
+        these qrels have no subtopics, which are read in memory), made after the notes on the data, where
+        the in-memory reader makes it."""
+        self._viewed_by = measures
+
     def _note_data(self, reports: list[RunReport]) -> None:
         if self.relevance.relevance_level is not None:
             note_below_level(self.index.source, self._below_level, self._below_count, self.relevance.relevance_level)
@@ -506,3 +540,4 @@ class StreamedCollection:
                                  + query_id_hint(report.foreign_shown, self.index.first_qids))
             note_run(run_id, report.scored, self.num_queries - report.judged_queries, self.num_queries,
                      report.foreign_shown, report.foreign_count, self.conventions.missing_queries)
+        note_views(self.index.source, None, self._viewed_by)

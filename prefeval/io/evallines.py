@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
@@ -235,13 +236,15 @@ def _regular_columns(lines: list[bytes], layout: list[str], kind: str, labels: t
     for key, dtype in dtypes_by_key.items():
         dtypes[value_column[key]] = dtype  # labels as text: as categories, '01' and '1' could both become 1
     try:
-        frame = pd.read_csv(
-            io.BytesIO(text.translate(_COLON_TO_COMMA)), sep=",", header=None, names=range(2 * width),
-            usecols=sorted(dtypes), dtype=dtypes, skipinitialspace=True, quoting=csv.QUOTE_MINIMAL,
-            doublequote=False, keep_default_na=False, na_filter=False, engine="c",
-            encoding="utf-8", encoding_errors="strict",  # JSON is UTF-8: the line-by-line reader says where not
-        )
-    except (ValueError, OverflowError, pd.errors.ParserError):
+        with warnings.catch_warnings():  # a cast numpy doubts (1e300 as a sample) is irregular: the
+            warnings.simplefilter("error", RuntimeWarning)  # line-by-line reader names its line
+            frame = pd.read_csv(
+                io.BytesIO(text.translate(_COLON_TO_COMMA)), sep=",", header=None, names=range(2 * width),
+                usecols=sorted(dtypes), dtype=dtypes, skipinitialspace=True, quoting=csv.QUOTE_MINIMAL,
+                doublequote=False, keep_default_na=False, na_filter=False, engine="c",
+                encoding="utf-8", encoding_errors="strict",  # JSON is UTF-8: the line-by-line reader says where not
+            )
+    except (ValueError, OverflowError, RuntimeWarning, pd.errors.ParserError):
         raise _Irregular from None
     for key in read:
         if list(frame[value_column[key] - 1].cat.categories) != [key]:

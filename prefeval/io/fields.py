@@ -221,21 +221,22 @@ def first_of_each(column: TextColumn) -> np.ndarray:
 
 class FieldLayout(NamedTuple):
     """Where :func:`split_fields` finds what it reads: the text fields ``texts`` (their 0-based
-    numbers, the query id's and the docid's), the number field ``number``, how many fields a line
-    has (from ``min_fields`` to ``max_fields``, None: no limit), and whether a decimal comma may
-    stand for the point."""
+    numbers: the query id's and the docid's, then any other, such as a qrels' iter column), the
+    number field ``number``, how many fields a line has (from ``min_fields`` to ``max_fields``,
+    None: no limit), and whether a decimal comma may stand for the point."""
 
-    texts: tuple[int, int]
+    texts: tuple[int, ...]
     number: int
     min_fields: int
     max_fields: int | None
     decimal_comma: bool
 
 
-def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn, TextColumn, np.ndarray] | None:
+def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn | np.ndarray, ...] | None:
     """(query ids, docids, numbers) of the text ``data`` when it has the common shape of the module
-    docstring and the fields of ``layout``; None otherwise (nothing is wrong then: the general reader
-    decides)."""
+    docstring and the fields of ``layout`` (a column of each further text field of the layout before
+    the numbers: (query ids, docids, iters, numbers)); None otherwise (nothing is wrong then: the
+    general reader decides)."""
     if not data or data[:1] <= b" ":
         return None
     has_space, has_tab = b" " in data, b"\t" in data
@@ -254,10 +255,33 @@ def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn, TextColu
         start = stop
     if len({piece[0] for piece in pieces}) != 1:
         return None  # the number of fields changes between pieces
-    qid_keys, qid_starts, qid_lengths, doc_keys, doc_starts, doc_lengths, numbers = (
-        np.concatenate(column) for column in zip(*(piece[1:] for piece in pieces)))
-    return (TextColumn(qid_keys, data, qid_starts, qid_lengths), TextColumn(doc_keys, data, doc_starts, doc_lengths),
-            numbers)
+    columns = []
+    for field in zip(*(piece[1:-1] for piece in pieces)):  # a text field's parts, piece by piece
+        constant = {(part.key, part.start, part.length) if isinstance(part, _Same) else None for part in field}
+        if len(constant) == 1 and None not in constant:  # the same bytes on every line: no array per line
+            key, first, length = constant.pop()
+            count = sum(part.count for part in field)
+            columns.append(TextColumn(np.full(count, key), data, np.broadcast_to(np.int64(first), (count,)),
+                                      np.broadcast_to(np.int64(length), (count,))))
+            continue
+        keys, starts, lengths = (np.concatenate(column) for column in
+                                 zip(*(part.arrays() if isinstance(part, _Same) else part for part in field)))
+        columns.append(TextColumn(keys, data, starts, lengths))
+    return (*columns, np.concatenate([piece[-1] for piece in pieces]))
+
+
+class _Same(NamedTuple):
+    """A text field of the same bytes on every line of a piece: its key, where the first is in the
+    file, its length, and the number of lines."""
+
+    key: np.uint64
+    start: int
+    length: int
+    count: int
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return (np.full(self.count, self.key), np.full(self.count, self.start, dtype=np.int64),
+                np.full(self.count, self.length, dtype=np.int64))
 
 
 def _split_piece(data: bytes, start: int, stop: int, separator: int, layout: FieldLayout):
@@ -296,9 +320,26 @@ def _split_piece(data: bytes, start: int, stop: int, separator: int, layout: Fie
     numbers = _decimals(buffer, text, *bounds(layout.number), decimal_comma=layout.decimal_comma)
     if numbers is None:
         return None
-    (qid_starts, qid_lengths), (doc_starts, doc_lengths) = (bounds(field) for field in layout.texts)
-    return (fields, byte_keys(buffer, qid_starts, qid_lengths), qid_starts + start, qid_lengths,
-            byte_keys(buffer, doc_starts, doc_lengths), doc_starts + start, doc_lengths, numbers)
+    columns = []
+    for place, field in enumerate(layout.texts):  # per text field: (its keys, starts in ``data``, lengths)
+        same = _same_field(buffer, grid, field, start) if place >= 2 and field > 0 else None
+        if same is None:
+            starts, lengths = bounds(field)
+            same = (byte_keys(buffer, starts, lengths), starts + start, lengths)
+        columns.append(same)
+    return (fields, *columns, numbers)
+
+
+def _same_field(buffer: np.ndarray, grid: np.ndarray, field: int, offset: int) -> _Same | None:
+    """Field ``field`` (not the first) as :class:`_Same` when it is one byte, the same on every line
+    (a qrels' iter column, ``0`` on every line), so that no key is computed per line; None otherwise.
+    ``grid`` says where each line's fields end (:func:`_split_piece`)."""
+    first = grid[0, field - 1] + 1
+    if grid[0, field] - first != 1 or ((grid[:, field] - grid[:, field - 1]) != 2).any():
+        return None
+    if (buffer[grid[:, field - 1] + 1] != buffer[first]).any():
+        return None
+    return _Same(byte_keys(buffer, np.array([first]), np.array([1]))[0], int(first) + offset, 1, len(grid))
 
 
 def _decimals(buffer: np.ndarray, text: bytes, starts: np.ndarray, lengths: np.ndarray,

@@ -2,8 +2,9 @@
 
 * **qrels**: a path (``-`` for stdin); a DataFrame with one row per judgment and columns
   ``query_id``, ``doc_id``, ``relevance`` (ir_measures' names; ``q_id``/``qid``, ``docid`` and
-  ``grade``/``score`` are accepted too, ``score`` being ranx's name for the grade); or a dict
-  ``{qid: {docid: grade}}``.
+  ``grade``/``score`` are accepted too, ``score`` being ranx's name for the grade), and optionally
+  ``iteration`` (ir_measures' name; ``iter`` and ``subtopic_id`` too), the subtopic of a diversity
+  qrels (:mod:`prefeval.io.subtopics`); or a dict ``{qid: {docid: grade}}``.
 * **a run**: a path; a DataFrame with columns ``query_id``, ``doc_id``, ``score`` (or the same
   alternatives); or a dict ``{qid: {docid: score}}``. Like a run file's ``nan`` lines, rows whose
   score is NaN are skipped.
@@ -30,6 +31,7 @@ import numpy as np
 
 from prefeval.errors import InputError, UsageError, shown
 from prefeval.io.fields import TextColumn
+from prefeval.io.judgments import JudgmentsPath, read_judgments
 from prefeval.io.trec import QRELS_FORMAT, Qrels, RunColumns, qrels_from_columns, read_qrels, read_run
 
 if TYPE_CHECKING:
@@ -42,6 +44,7 @@ Judgments = Union[PathLike, "pd.DataFrame", Mapping]
 QUERY_COLUMNS = ("query_id", "q_id", "qid")
 DOCUMENT_COLUMNS = ("doc_id", "docid")
 GRADE_COLUMNS = ("relevance", "grade", "score")
+ITERATION_COLUMNS = ("iteration", "iter", "subtopic_id")
 SCORE_COLUMNS = ("score",)
 QRELS_SOURCE = "<qrels>"
 
@@ -49,7 +52,10 @@ QRELS_SOURCE = "<qrels>"
 def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevance_floor: float | None = None,
                keep_empty: bool = False) -> Qrels:
     """Read or convert qrels (see the module docstring) into :class:`~prefeval.io.trec.Qrels`;
-    ``keep_empty`` keeps the queries without a relevant document (trec_eval's convention)."""
+    ``keep_empty`` keeps the queries without a relevant document (trec_eval's convention). Judgments
+    of another kind (a :class:`~prefeval.io.judgments.JudgmentsPath`) are read by their kind's reader."""
+    if isinstance(qrels, JudgmentsPath):
+        return read_judgments(qrels, binary_relevance, relevance_floor, keep_empty)
     if _is_path(qrels):
         return read_qrels(os.fspath(qrels), binary_relevance, relevance_floor, keep_empty)
     qids, docids, grades = _columns(qrels, QRELS_SOURCE, GRADE_COLUMNS, "grade")
@@ -60,7 +66,22 @@ def load_qrels(qrels: Judgments, binary_relevance: float | None = None, relevanc
         what = "is missing (NaN)" if np.isnan(value) else f"is out of range ({value!r}): {QRELS_FORMAT.limit_text}"
         raise InputError(QRELS_SOURCE, f"the grade of document {docids[row]!r} in query {qids[row]!r} {what}")
     return qrels_from_columns(QRELS_SOURCE, TextColumn.of_texts(qids), TextColumn.of_texts(docids), grades,
-                              binary_relevance, relevance_floor, keep_empty=keep_empty)
+                              binary_relevance, relevance_floor, keep_empty=keep_empty, iters=_iterations(qrels))
+
+
+def _iterations(qrels) -> TextColumn | None:
+    """The iter column of qrels given as a DataFrame (:data:`ITERATION_COLUMNS`), as text; None
+    when it has none."""
+    if not _is_frame(qrels):
+        return None
+    name = next((name for name in ITERATION_COLUMNS if name in qrels.columns), None)
+    if name is None:
+        return None
+    column = qrels[name]
+    if column.isna().any():
+        row = column.index[column.isna().to_numpy()][0]
+        raise InputError(QRELS_SOURCE, f"column {name!r} is missing a value (row {shown(row)})")
+    return TextColumn.of_texts(_as_text(column.to_numpy(dtype=object)))
 
 
 def named_runs(runs) -> list[tuple[str | None, Judgments]]:

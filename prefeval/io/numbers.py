@@ -32,3 +32,19 @@ def is_number(text: str | bytes, syntax: re.Pattern = NUMBER) -> bool:
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogateescape")
     return syntax.fullmatch(text) is not None
+
+
+_HEXADECIMAL = re.compile(rb"\s*[+-]?0[xX]")
+_LEADING_SPACE = re.compile(rb"\s*")
+
+
+def leading_number(text: str | bytes) -> float | None:
+    """The number C's ``sscanf("%lf")`` reads at the start of ``text`` (after any whitespace, up to
+    the first byte that does not continue it: ``0.7x`` is 0.7), or None when none starts it, or when
+    it is hexadecimal (``0x1p3``: not a number here, module docstring)."""
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogateescape")
+    if _HEXADECIMAL.match(text):
+        return None
+    found = NUMBER.match(text, _LEADING_SPACE.match(text).end())
+    return float(found.group(0)) if found is not None else None

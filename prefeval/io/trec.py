@@ -1,7 +1,8 @@
 """TREC qrels and run files.
 
 * qrels: ``qid iter docid grade``, exactly four fields. ``iter`` is ``0``, ``Q0`` or a subtopic id; a
-  document's grade is its maximum over the lines that judge it.
+  document's grade is its maximum over the lines that judge it, and a query judged on several
+  subtopics keeps its judgments per subtopic too (:mod:`prefeval.io.subtopics`).
 * run: ``qid Q0 docid rank score [tag ...]``. Only qid, docid and score are used (the rank column is
   ignored, as trec_eval ignores it); fields after the tag (trec_eval's run id) are ignored, as
   trec_eval ignores them, and the tag may be left out; a line whose score is ``nan`` is skipped.
@@ -62,6 +63,7 @@ from prefeval.io.fields import FieldLayout, TextColumn, pair_keys, split_fields
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.numbers import NAN_SPELLINGS, NUMBER, NUMBER_WITH_COMMA
 from prefeval.io.source import UTF8_BOM, display_name, read_bytes
+from prefeval.io.subtopics import Repeated, Subtopics, subtopic_judgments
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -77,12 +79,22 @@ _NOT_BLANK = re.compile(rb"\S")
 _ENCODING = dict(encoding="utf-8", encoding_errors="surrogateescape")
 
 
+class ShapeHint(NamedTuple):
+    """A line of ``fields`` to ``most_fields`` fields (None: any more) where a format expects another
+    number may be a line of another kind of file: ``text`` says which."""
+
+    fields: int
+    most_fields: int | None
+    text: str
+
+
 class LineFormat(NamedTuple):
     """The shape of one kind of TREC file, for both reading paths and for error messages.
 
     ``max_fields`` None: any number of fields from ``min_fields`` on, those after the used ones
     ignored. ``number_limit``: the largest magnitude a number may have (None: any, infinities
-    included).
+    included). ``shape_hints``: what a line of a wrong number of fields may be instead, by its
+    number of fields (:class:`ShapeHint`); a count no hint names gets none.
     """
 
     kind: str
@@ -95,7 +107,7 @@ class LineFormat(NamedTuple):
     decimal_comma: bool
     number_limit: float | None
     limit_text: str
-    other_kind_hint: str
+    shape_hints: tuple[ShapeHint, ...] = ()
 
     @property
     def syntax(self) -> re.Pattern:
@@ -121,21 +133,29 @@ class LineFormat(NamedTuple):
             refused = refused | (abs(numbers) > self.number_limit)
         return refused
 
-    def field_count_error(self, found: int) -> str:
-        """What is wrong with a line of ``found`` fields, with a hint that the file may be of the other kind."""
+    def field_count_error(self, fields: list[bytes]) -> str:
+        """What is wrong with a line of the wrong number of ``fields``, with a hint only where the
+        line's shape supports one: the kind of file that has that many fields (``shape_hints``), or
+        commas in a line of one field (a CSV file: TREC files separate fields by whitespace)."""
         if self.max_fields is None:
             expected = f"at least {self.min_fields}"
         elif self.min_fields == self.max_fields:
             expected = f"{self.min_fields}"
         else:
             expected = f"{self.min_fields} to {self.max_fields}"
+        found = len(fields)
         message = f"expected {expected} fields ({self.layout}), found {found}"
-        return message + self.other_kind_hint
+        if found == 1 and b"," in fields[0]:
+            return message + "; fields are separated by spaces or tabs, not commas: is this a CSV file?"
+        for hint in self.shape_hints:
+            if hint.fields <= found <= (hint.most_fields or found):
+                return f"{message}; {hint.text}"
+        return message
 
     @property
     def field_layout(self) -> FieldLayout:
         """The fields as :func:`~prefeval.io.fields.split_fields` finds them."""
-        return FieldLayout(texts=(self.text_fields["qid"], self.text_fields["docid"]), number=self.number_field[1],
+        return FieldLayout(texts=tuple(self.text_fields.values()), number=self.number_field[1],
                            min_fields=self.min_fields, max_fields=self.max_fields, decimal_comma=self.decimal_comma)
 
     @property
@@ -155,8 +175,13 @@ QRELS_FORMAT = LineFormat(
     decimal_comma=False,
     number_limit=MAX_GRADE,
     limit_text="grades must be finite and at most 2^53 in magnitude",
-    other_kind_hint="; is this a run file given as qrels?",
+    shape_hints=(ShapeHint(3, 3, "is the iter column missing? (trec_eval reads qid 0 docid grade)"),
+                 ShapeHint(5, 5, "are these preference judgments (--rel-format prefs), or a run given as qrels?"),
+                 ShapeHint(6, None, "is this a run file given as qrels?")),
 )
+
+QRELS_ITER_FORMAT = QRELS_FORMAT._replace(text_fields={"qid": 0, "docid": 2, "iter": 1})
+"""The qrels read with their iter column too (the subtopic of a diversity qrels): :func:`read_qrels`."""
 
 RUN_FORMAT = LineFormat(
     kind="run",
@@ -169,7 +194,7 @@ RUN_FORMAT = LineFormat(
     decimal_comma=True,
     number_limit=None,
     limit_text="",
-    other_kind_hint="; is this a qrels file given as a run?",
+    shape_hints=(ShapeHint(4, 4, "is this a qrels file given as a run?"),),
 )
 
 
@@ -264,6 +289,17 @@ class Qrels(NamedTuple):
     other_grades: np.ndarray | None = None
     top_grade: float | None = None
     """The largest grade of the whole qrels when these are a part of them (a streamed chunk)."""
+    judgments: object | None = None
+    """The judgments of another kind than a grade per document, when the qrels were read from such a
+    file (``--rel-format``, :mod:`prefeval.io.judgments`): preference judgments
+    (:class:`~prefeval.io.prefs.Preferences`) or judgment groups
+    (:class:`~prefeval.io.judgment_groups.JudgmentGroups`), which number the documents as these qrels
+    do; these qrels then hold the documents the runs are ranked against. None for a plain qrels."""
+    subtopics: Subtopics | None = None
+    """The judgments per subtopic when some query is judged on several (:mod:`prefeval.io.subtopics`),
+    None for an ad hoc qrels (or qrels read without their iter column)."""
+    repeated: Repeated | None = None
+    """The first document judged on two lines of a query, None when none is (what trec_eval stops on)."""
 
     @property
     def max_grade(self) -> float:
@@ -337,12 +373,12 @@ def read_qrels(
     """Read a qrels file (see :func:`qrels_from_columns` for ``binary_relevance``,
     ``relevance_floor`` and ``keep_empty``)."""
     source = display_name(path)
-    data = read_bytes(path, check_head=lambda head: read_fields(head, source, QRELS_FORMAT, first_line=1))
-    qids, docids, grades = read_fields(data, source, QRELS_FORMAT)
+    data = read_bytes(path, check_head=lambda head: read_fields(head, source, QRELS_ITER_FORMAT, first_line=1))
+    qids, docids, iters, grades = read_fields(data, source, QRELS_ITER_FORMAT)
     return qrels_from_columns(
         source, qids, docids, grades, binary_relevance, relevance_floor,
         line_of=lambda row: int(LineNumbers.of_file(data, len(grades)).of([row])[0]),
-        keep_empty=keep_empty,
+        keep_empty=keep_empty, iters=iters,
     )
 
 
@@ -355,6 +391,7 @@ def qrels_from_columns(
     relevance_floor: float | None = None,
     line_of: Callable[[int], int] | None = None,
     keep_empty: bool = False,
+    iters: TextColumn | None = None,
 ) -> Qrels:
     """Build :class:`Qrels` from one row per judgment (from a file, a DataFrame or a dict).
 
@@ -365,9 +402,11 @@ def qrels_from_columns(
     A query named ``all`` is an error: eval lines, trec_eval's output and every summary line use that
     id for the means over queries. ``line_of(row)`` gives the line of a row, for that message.
 
-    A document judged on several lines of a query (subtopics) keeps its largest grade. Queries and
-    documents are numbered in order of first appearance, and ids matched by their keys
-    (:mod:`prefeval.io.fields`).
+    A document judged on several lines of a query (subtopics) keeps its largest grade, and the first
+    such document is :attr:`Qrels.repeated`. ``iters``, the iter column: when some query's lines hold
+    two iter values, its judgments are kept per subtopic too (:attr:`Qrels.subtopics`,
+    :mod:`prefeval.io.subtopics`). Queries and documents are numbered in order of first appearance,
+    and ids matched by their keys (:mod:`prefeval.io.fields`).
     """
     query_codes, query_rows = factorize(qids.keys)
     qid_texts = qids.texts(query_rows)
@@ -377,7 +416,9 @@ def qrels_from_columns(
                                  "over queries) has; rename the query",
                          line_of(int(query_rows[named_all[0]])) if line_of is not None else None)
     grades = mapped_grades(np.asarray(grades, dtype=np.float64), binary_relevance, relevance_floor)
-    rows, grades = _best_judgments(pair_keys(query_codes, docids.keys), grades)
+    row_grades = grades
+    keys = pair_keys(query_codes, docids.keys)
+    rows, grades, again = _best_judgments(keys, grades)
     query = query_codes[rows]
     if (query[1:] < query[:-1]).any():  # a query's judgments apart: together, in the order they come
         by_query = np.argsort(query, kind="stable")
@@ -390,6 +431,14 @@ def qrels_from_columns(
     if not kept.any():
         raise InputError(source, "no query has a relevant document (a grade > 0 after -b/-f)")
     other = ~relevant & kept[query]
+    repeated = None
+    if again is not None:
+        qid, docid = qid_texts[query_codes[again[1]]], docids.texts([again[1]])[0]
+        lines = [line_of(int(row)) if line_of is not None else None for row in again]
+        repeated = Repeated(str(qid), str(docid), lines[1], lines[0])
+    subtopics = None
+    if iters is not None:
+        subtopics = subtopic_judgments(query_codes, kept, iters, keys, row_grades, keys[rows[relevant]])
     return Qrels(
         source=source,
         qids=qid_texts[kept].tolist(),
@@ -401,19 +450,23 @@ def qrels_from_columns(
         other_offsets=_offsets(judged_count[kept] - relevant_count[kept]),
         other_docids=docids[rows[other]],
         other_grades=grades[other],
+        subtopics=subtopics,
+        repeated=repeated,
     )
 
 
-def _best_judgments(keys: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, best): the first row of each distinct (query, docid) pair key, in order, and the
-    largest grade of the pair's rows. A document judged more than once in a query (subtopic qrels) is
-    rare: one sort tells whether there is any, and only then are the rows grouped by key."""
+def _best_judgments(keys: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(rows, best, again): the first row of each distinct (query, docid) pair key, in order, the
+    largest grade of the pair's rows, and (the first row, the row) of the first pair judged again
+    (None when none is). A document judged more than once in a query (subtopic qrels) is rare: one
+    sort tells whether there is any, and only then are the rows grouped by key."""
     if not has_repeats(keys):
-        return np.arange(len(keys)), grades
+        return np.arange(len(keys)), grades, None
     codes, rows = factorize(keys)
     best = np.full(len(rows), -np.inf)
     np.maximum.at(best, codes, grades)
-    return rows, best
+    second = int(np.flatnonzero(rows[codes] != np.arange(len(codes)))[0])
+    return rows, best, np.array([rows[codes[second]], second])
 
 
 def _offsets(counts: np.ndarray) -> np.ndarray:
@@ -450,9 +503,10 @@ def read_run(path: str) -> RunColumns:
 
 
 def read_fields(data: bytes, source: str, fmt: LineFormat, first_line: int | None = None,
-                ) -> tuple[TextColumn, TextColumn, np.ndarray]:
+                ) -> tuple[TextColumn | np.ndarray, ...]:
     """The query ids, docids and numbers of every line of a run's or qrels' text (a run's ``nan``
-    scores included).
+    scores included); and, before the numbers, a column of each further text field of ``fmt`` (the
+    iter column of :data:`QRELS_ITER_FORMAT`).
 
     Text of the common shape is split by :func:`~prefeval.io.fields.split_fields`, without a Python
     string per field; any other text (and numbers ``fmt`` refuses, grades out of range, which they
@@ -460,14 +514,13 @@ def read_fields(data: bytes, source: str, fmt: LineFormat, first_line: int | Non
     at all is an error) or :func:`read_block_columns` (a block whose first line is ``first_line``),
     which name a malformed line."""
     split = split_fields(data, fmt.field_layout)
-    if split is not None and not np.any(fmt.refused(split[2])):
+    if split is not None and not np.any(fmt.refused(split[-1])):
         return split
     if first_line is None:
         columns = read_columns(data, source, fmt)
     else:
         columns = read_block_columns(data, source, fmt, first_line)
-    return (TextColumn.of_texts(columns["qid"]), TextColumn.of_texts(columns["docid"]),
-            columns[fmt.number_field[0]])
+    return (*(TextColumn.of_texts(columns[name]) for name in fmt.text_fields), columns[fmt.number_field[0]])
 
 
 def first_tag(data: bytes) -> str | None:
@@ -689,7 +742,7 @@ def scan_lines(data: bytes, source: str, fmt: LineFormat, *, strict: bool, shown
                 continue
             count = len(fields)
             if count < fmt.min_fields or fmt.max_fields is not None and count > fmt.max_fields:
-                problem = fmt.field_count_error(count)
+                problem = fmt.field_count_error(fields)
             else:
                 number, problem = fmt.read_number(fields[number_index])
         if problem is not None:

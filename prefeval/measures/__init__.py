@@ -12,12 +12,16 @@ from collections.abc import Sequence
 from prefeval.errors import UsageError
 from prefeval.measures import (  # noqa: F401  (registers the measures)
     counts,
+    diversity,
     gain_discount,
     gains,
+    intent_preferences,
     interpolated,
     judged,
+    judgment_groups,
     precision_recall,
     preferences,
+    prefs,
     set_based,
 )
 from prefeval.measures.base import (

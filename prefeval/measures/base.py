@@ -106,6 +106,10 @@ class Measure(ABC):
     reads_judged: ClassVar[bool] = False
     """True when the measure needs the judged documents that are not relevant and the unjudged ones
     (bpref, infAP, Judged@k, ...): its positions carry :attr:`~prefeval.ranking.positions.Positions.others`."""
+    reads_intents: ClassVar[bool] = False
+    """True when the measure reads the judgments per subtopic of a query (the intent-aware measures,
+    :mod:`prefeval.measures.diversity`, and the preferences over intents): its positions carry
+    :attr:`~prefeval.ranking.positions.Positions.intents` when the qrels have subtopics."""
     aggregator: ClassVar[Aggregator] = MEAN
     """How the summary line aggregates the per-query values (:mod:`prefeval.measures.aggregators`):
     the mean (the default), the sum (counts such as num_ret, as trec_eval sums them) or the geometric

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from prefeval.io.judgments import PREFERENCES
 from prefeval.measures.base import Measure, families, family_syntax
 from prefeval.measures.foreign import names_of
+from prefeval.measures.judgments import JudgmentMetric
 
 
 def measure_catalogue() -> list[dict]:
@@ -14,8 +16,9 @@ def measure_catalogue() -> list[dict]:
          "trec_eval": ["map", "map_cut.k"], "ir_measures": ["AP[@k]"], "description": ...,
          "citation": "Buckley and Voorhees, ..."}
 
-    ``relevance`` is ``binary`` (grade >= the relevance level counts) or ``graded`` (every positive
-    grade, as a gain or a grade level); every metric is also valid as a preference (its difference).
+    ``relevance`` is ``binary`` (grade >= the relevance level counts), ``graded`` (every positive
+    grade, as a gain or a grade level) or ``preferences`` (a measure of preference judgments:
+    :mod:`prefeval.measures.judgments`); every metric is also valid as a preference (its difference).
     """
     return [_describe(family) for family in families()]
 
@@ -26,7 +29,8 @@ def _describe(family: type[Measure]) -> dict:
         "name": family.family,
         "syntax": family_syntax(family),
         "kind": family.kind,
-        "relevance": "graded" if family.reads_grades else "binary",
+        "relevance": family.judgments if issubclass(family, JudgmentMetric) and family.judgments == PREFERENCES
+        else "graded" if family.reads_grades else "binary",
         "aliases": list(family.aliases),
         "parameters": [
             {

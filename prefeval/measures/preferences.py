@@ -28,11 +28,15 @@ def sign_of_difference(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 @dataclass(eq=False)
 class Comparison:
     """The position vectors of the first (``x``) and second (``y``) run of P pairs, (P, N) each, on
-    the segments of ``positions``; the signs sgn(y_i − x_i) are computed once for all measures."""
+    the segments of ``positions``; the signs sgn(y_i − x_i) are computed once for all measures.
+    ``first`` and ``second``: the runs of the pairs (P each), which a preference over intents reads
+    its own positions of (:mod:`prefeval.measures.intent_preferences`); None where not given."""
 
     positions: Positions
     x: np.ndarray
     y: np.ndarray
+    first: np.ndarray | None = None
+    second: np.ndarray | None = None
 
     @cached_property
     def signs(self) -> np.ndarray:

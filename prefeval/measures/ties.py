@@ -72,6 +72,7 @@ from prefeval.measures.base import AdditiveMetric, Measure, Metric, Preference
 from prefeval.measures.gain_discount import PFound
 from prefeval.measures.gains import GAINS, GainShortfall, NDCGOverRelevant, gain_map
 from prefeval.measures.judged import Accuracy
+from prefeval.measures.judgments import JudgmentMetric
 from prefeval.measures.preferences import (
     Comparison,
     LexiPrecision,
@@ -124,6 +125,12 @@ def check_policy(ties: str, draws: int) -> None:
 def check_measures(ties: str, measures: Sequence[Measure]) -> None:
     """A :class:`UsageError` for a measure that ``ties`` cannot handle."""
     for measure in measures:
+        if ties != DOCID and isinstance(measure, JudgmentMetric):
+            raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads {measure.judgments}: "
+                             "documents of equal scores are ordered as trec_eval orders them; use --ties docid")
+        if ties != DOCID and measure.reads_intents:
+            raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads the judgments per subtopic; "
+                             "use --ties docid")
         if ties != DOCID and (measure.reads_judged or measure.judged_only):
             raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads the judged documents "
                              "that are not relevant; use --ties docid")
@@ -395,7 +402,7 @@ def expected_preferences(measures: Sequence[Preference], positions: Positions, f
     linear = [m for m in measures if isinstance(m, RecallPairedPreference)]
     if linear:
         signs = expected_signs(positions, first, second)
-        comparison = _ExpectedSigns(positions, positions.ranks[first], positions.ranks[second], signs)
+        comparison = _ExpectedSigns(positions, positions.ranks[first], positions.ranks[second], expected=signs)
         results.update({m.name: PairValues(m.compare(comparison)) for m in linear})
     others = [m for m in measures if not isinstance(m, RecallPairedPreference)]
     if others:
@@ -612,7 +619,7 @@ def preferences_under(ties: str, measures: Sequence[Preference], positions: Posi
         results = expected_preferences(measures, positions, first, second, draws, generator)
         extras = {error_key(name): result.variance for name, result in results.items() if result.variance is not None}
         return {m.name: results[m.name].values for m in measures}, extras
-    comparison = Comparison(positions, positions.ranks[first], positions.ranks[second])
+    comparison = Comparison(positions, positions.ranks[first], positions.ranks[second], first, second)
     values = {m.name: m.compare(comparison) for m in measures}
     extras = {}
     if ties == RANGE:

@@ -40,6 +40,10 @@ ir_measures    keep             zero                  qrels               sequen
   whole qrels, whatever the relevance level: what trec_eval prints with ``-c`` (its ``m_num_rel.c``
   goes back to the qrels for the summary), set by :meth:`Conventions.complete` on the trec_eval
   profile.
+* ``judged_once``: a document judged on two lines of a query (a qrels of subtopics, which judges a
+  document once per subtopic) is an error, as trec_eval stops on it (``duplicate docs``): the trec_eval
+  profile's, so that its layout never reads such a qrels; the others read each document's largest
+  grade, and the subtopics for the measures that read them (:mod:`prefeval.io.subtopics`).
 
 ``-c`` (trec_eval's "complete") is a modifier of a profile: :meth:`Conventions.complete`.
 """
@@ -78,6 +82,7 @@ class Conventions(NamedTuple):
     arithmetic: str = PAIRWISE
     qrels_num_rel: bool = False
     summary_order: str = QUERIES
+    judged_once: bool = False
 
     @property
     def keep_empty(self) -> bool:
@@ -119,7 +124,7 @@ REFERENCE_CONVENTIONS = Conventions(REFERENCE)
 
 PROFILES: dict[str, Conventions] = {
     REFERENCE: REFERENCE_CONVENTIONS,
-    TREC_EVAL: Conventions(TREC_EVAL, KEEP, SKIP, TREC_EVAL_ORDER, SEQUENTIAL),
+    TREC_EVAL: Conventions(TREC_EVAL, KEEP, SKIP, TREC_EVAL_ORDER, SEQUENTIAL, judged_once=True),
     IR_MEASURES: Conventions(IR_MEASURES, KEEP, ZERO, QRELS_ORDER, SEQUENTIAL, summary_order=LISTED),
 }
 """The named profiles (module docstring), by name."""

@@ -14,8 +14,12 @@ ranked, and any error in it reported, when its turn comes, as without it.
 This is the one place that reports what the user should know about the data (as
 :class:`~prefeval.runtime.notes.Note` s, for the command line and the API alike): queries of the
 qrels without a relevant document (dropped), queries without a document at the relevance level
-(left out), and per run the queries of the qrels it lacks (scored as retrieving nothing) and the
-queries it has that the qrels lack (ignored).
+(left out), per run the queries of the qrels it lacks (scored as retrieving nothing) and the
+queries it has that the qrels lack (ignored), and qrels whose queries are judged on several
+subtopics, with which view of them each measure reads (:func:`note_views`: never silently).
+
+Under conventions that judge once (trec_eval's, :mod:`prefeval.ranking.conventions`), a document
+judged on two lines of a query is an error, as trec_eval stops on it (:func:`check_judged_once`).
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from prefeval.errors import InputError
 from prefeval.io.ids import id_text, id_texts
 from prefeval.io.inputs import Judgments, load_qrels, load_run, named_runs
 from prefeval.io.source import STDIN, check_stdin_used_once
+from prefeval.io.subtopics import Subtopics
 from prefeval.io.trec import Qrels, RunColumns
 from prefeval.ranking.conventions import LISTED, REFERENCE_CONVENTIONS, SKIP, WORST, ZERO, Conventions
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
@@ -64,6 +70,8 @@ def load_collection(
     check_stdin_used_once([qrels, *(run for _, run in named)])
     ahead = ReadAhead.first_run_ranked_here(named, jobs)
     judgments = load_judgments(qrels, relevance, conventions.keep_empty)
+    if conventions.judged_once:
+        check_judged_once(judgments)
     ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent(), others, ahead,
                         listing=conventions.summary_order == LISTED)
     table = RankTable.from_ranked(judgments, ranked)
@@ -79,6 +87,51 @@ def load_judgments(qrels: Judgments, relevance: RelevanceOptions = NO_RELEVANCE_
     judgments = load_qrels(qrels, relevance.binary_relevance, relevance.relevance_floor, keep_empty)
     note_dropped(judgments.source, judgments.dropped_qids)
     return judgments
+
+
+def check_judged_once(qrels: Qrels) -> None:
+    """An :class:`InputError` naming the line of the first document judged twice in a query, which
+    trec_eval stops on (``duplicate docs``): the conventions that judge once
+    (:attr:`~prefeval.ranking.conventions.Conventions.judged_once`)."""
+    if qrels.repeated is not None:
+        kind = " (a qrels of subtopics: the other formats read it)" if qrels.subtopics is not None else ""
+        raise InputError(qrels.source, f"{qrels.repeated.message()}: trec_eval stops on it (duplicate docs), and so "
+                                       f"do its conventions{kind}", qrels.repeated.line)
+
+
+SHOWN_MEASURES = 5
+"""How many measure names a note lists."""
+
+
+def note_views(source: str, subtopics: Subtopics | None, measures: Sequence) -> None:
+    """The note on judgments per subtopic (:mod:`prefeval.io.subtopics`), so that a qrels of subtopics
+    is never read silently as an ad hoc one: when some query is judged on several subtopics, how many,
+    and which measures read each document's largest grade over its subtopics (the classic ones) and
+    which read the judgments per subtopic (those of :attr:`~prefeval.measures.base.Measure.reads_intents`);
+    when none is but a measure reads subtopics, that it reads each query as one intent."""
+    intents = [m.name for m in measures if m.reads_intents]
+    classic = [m.name for m in measures if not m.reads_intents]
+    if subtopics is None:
+        if intents:
+            note(f"{source}: no query is judged on several subtopics (one iter value each): {_listed(intents)} "
+                 "read each query as one intent")
+        return
+    several = int(subtopics.several.sum())
+    views = []
+    if classic:
+        views.append(f"{_listed(classic)} read each document's largest grade over its subtopics")
+    if intents:
+        views.append(f"{_listed(intents)} read the judgments per subtopic")
+    if not measures:
+        views.append("the classic measures read each document's largest grade over its subtopics, the intent-aware "
+                     "ones the judgments per subtopic")
+    note(f"{source}: {several} of {len(subtopics.counts)} {'query' if len(subtopics.counts) == 1 else 'queries'} "
+         f"judged on several subtopics (the iter column): " + "; ".join(views))
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:SHOWN_MEASURES])
+    return shown + (f" and {len(names) - SHOWN_MEASURES} more" if len(names) > SHOWN_MEASURES else "")
 
 
 def note_dropped(source: str, dropped_qids: Sequence[str], count: int | None = None) -> None:

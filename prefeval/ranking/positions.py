@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 if TYPE_CHECKING:  # only named in annotations: importing it (and pandas) would slow `prefeval measures`
+    from prefeval.ranking.intents import IntentPositions
     from prefeval.ranking.ranktable import RankTable
 
 
@@ -200,7 +201,9 @@ class Positions(NamedTuple):
     adds them, and a measure computes its value in its tool's own order of operations (trec_eval's,
     which ir_measures runs through pytrec_eval; the sequential arithmetic of
     :mod:`prefeval.ranking.conventions`), for the tools' output byte for byte; otherwise numpy's
-    faster pairwise order, which can differ in the last bit.
+    faster pairwise order, which can differ in the last bit. ``intents``: the positions per subtopic
+    of the same queries when the qrels have subtopics and a measure reads them
+    (:mod:`prefeval.ranking.intents`; None: each query is one intent).
 
     A segment may be empty (m = 0): a query without a relevant document, kept under trec_eval's
     convention, or without one at the relevance level. The segment reductions give 0 (sum), +inf
@@ -221,6 +224,7 @@ class Positions(NamedTuple):
     others: Others | None = None
     sequential: bool = False
     num_at_level: np.ndarray | None = None
+    intents: IntentPositions | None = None
 
     @property
     def num_queries(self) -> int:
@@ -299,6 +303,7 @@ class Positions(NamedTuple):
             others=self.others.columns(first, stop) if self.others is not None else None,
             sequential=self.sequential,
             num_at_level=self.num_at_level[first:stop] if self.num_at_level is not None else None,
+            intents=self.intents.query_block(first, stop) if self.intents is not None else None,
         )
 
     def unjudged_within(self, k) -> np.ndarray:

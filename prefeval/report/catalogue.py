@@ -19,8 +19,8 @@ def catalogue_table(catalogue: list[dict]) -> Table:
     def names(values: list[str]) -> str:
         return ", ".join(values) or "-"
 
-    header = ["measure", "kind", "relevance", "defaults", "aliases", "trec_eval", "ir_measures", "description",
-              "citation"]
+    header = ["measure", "kind", "relevance", "defaults", "aliases", "trec_eval", "ir_measures", "ndeval",
+              "description", "citation"]
     rows = [
         [
             m["syntax"],
@@ -30,6 +30,7 @@ def catalogue_table(catalogue: list[dict]) -> Table:
             names(m["aliases"]),
             names(m["trec_eval"]),
             names(m["ir_measures"]),
+            names(m["ndeval"]),
             m["description"],
             m["citation"],
         ]

@@ -4,7 +4,8 @@ record it can write.
 A *record kind* is what one command writes: :data:`EVALUATION` (``eval``: an
 :class:`~prefeval.engine.evaluation.Evaluation`), :data:`ORDERINGS` (``aggregate``),
 :data:`SIGNIFICANCE`, :data:`CHECK`, :data:`CATALOGUE` (``prefeval measures``), :data:`SAMPLED` and
-:data:`NULL` (records of the analyses: :mod:`prefeval.io.records`). A *format* is a name and one
+:data:`NULL` (records of the analyses: :mod:`prefeval.io.records`), :data:`NDEVAL` (``prefeval
+ndeval``: :class:`~prefeval.analyses.ndeval.NdevalReport`). A *format* is a name and one
 writer per kind it can write (:data:`FORMATS`):
 
 * ``jsonl`` (the default): the JSON lines each command documents, so pipelines keep working.
@@ -20,6 +21,7 @@ writer per kind it can write (:data:`FORMATS`):
   (:mod:`.catalogue`).
 * ``trec_eval`` and ``ir_measures``: eval's output as those tools print it (:mod:`.trec_eval`,
   :mod:`.ir_measures`), by default of an evaluation with their conventions.
+* ``ndeval``: ndeval's CSV (:mod:`.ndeval`), of ``prefeval ndeval``'s report.
 
 :func:`write_records` writes records of a kind in a format; :func:`formats_for` lists the formats of a
 kind, which are its command's ``--format`` choices, and :func:`formats_help` what its help says of
@@ -42,6 +44,7 @@ from prefeval.ranking.conventions import IR_MEASURES, REFERENCE, TREC_EVAL
 
 EVALUATION, ORDERINGS, SIGNIFICANCE, CHECK, CATALOGUE = "evaluation", "orderings", "significance", "check", "catalogue"
 SAMPLED, NULL = "sampled", "null"
+NDEVAL = "ndeval"
 KIND_OPTIONS: dict[str, tuple[str, ...]] = {
     EVALUATION: ("per_query", "summary", "baseline", "request", "zscores"),
     ORDERINGS: (),
@@ -50,6 +53,7 @@ KIND_OPTIONS: dict[str, tuple[str, ...]] = {
     CATALOGUE: (),
     SAMPLED: (),
     NULL: (),
+    NDEVAL: (),
 }
 """Every record kind, and the options its writers are given (each writer reads those it names):
 eval's per-query lines, summary lines, baseline, the request of ``-m`` (the names each tool
@@ -117,6 +121,7 @@ def _table_writers(style: str) -> dict[str, Writer]:
 
 TREC_EVAL_FORMAT = "trec_eval"
 IR_MEASURES_FORMAT = "ir_measures"
+NDEVAL_FORMAT = "ndeval"
 FORMATS: dict[str, dict[str, Writer]] = {
     "jsonl": {
         EVALUATION: Writer("prefeval.report.evaluation:write_evaluation_jsonl", ("per_query", "summary"),
@@ -127,6 +132,7 @@ FORMATS: dict[str, dict[str, Writer]] = {
         CATALOGUE: JSON_LINES,
         SAMPLED: JSON_LINES,
         NULL: JSON_LINES,
+        NDEVAL: Writer("prefeval.report.ndeval:write_ndeval_jsonl", help="one JSON object per topic and the means"),
     },
     "tsv": {
         EVALUATION: Writer("prefeval.report.evaluation:write_evaluation_tsv", ("per_query", "summary", "request"),
@@ -151,6 +157,9 @@ FORMATS: dict[str, dict[str, Writer]] = {
     IR_MEASURES_FORMAT: {
         EVALUATION: Writer("prefeval.report.ir_measures:write_ir_measures", ("per_query", "summary", "request"),
                            "ir_measures' output", EvaluationNeeds(IR_MEASURES, (), **TOOL_LAYOUT)),
+    },
+    NDEVAL_FORMAT: {
+        NDEVAL: Writer("prefeval.report.ndeval:write_ndeval_report", help="ndeval's CSV, byte for byte"),
     },
 }
 """Every format, in the order the commands list them, with its writer of each kind it writes."""

@@ -2,7 +2,8 @@
 
 * :mod:`~prefeval.measures.foreign.trec_eval`: trec_eval 10.0's measures, in its order, with their
   default lists, nicknames and which lines print them;
-* :mod:`~prefeval.measures.foreign.ir_measures`: ir_measures 0.4.3's names and parameters.
+* :mod:`~prefeval.measures.foreign.ir_measures`: ir_measures 0.4.3's names and parameters;
+* :mod:`~prefeval.measures.foreign.ndeval`: ndeval 4.5's names (its intent-aware measures) and its columns.
 
 prefeval's ``-m`` reads a name the same way in every output format (:mod:`prefeval.measures.request`):
 prefeval's own name first (case-insensitively), then the tools' names through :func:`read`; each
@@ -15,10 +16,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from prefeval.measures.foreign import ir_measures, trec_eval
+from prefeval.measures.foreign import ir_measures, ndeval, trec_eval
 from prefeval.measures.foreign.rows import CUTOFF, Translation
 
-TOOLS: dict[str, ModuleType] = {trec_eval.TOOL: trec_eval, ir_measures.TOOL: ir_measures}
+TOOLS: dict[str, ModuleType] = {trec_eval.TOOL: trec_eval, ir_measures.TOOL: ir_measures, ndeval.TOOL: ndeval}
 """Every foreign tool, by name: its module has ``ROWS`` (each with ``family``, ``shown()`` and
 ``example()``), ``read(text)`` and ``spell(measure)``."""
 
@@ -31,7 +32,7 @@ def read(text: str) -> tuple[str, list[Translation]] | None:
     ``text`` is neither tool's name. A name written in ir_measures' own syntax (parentheses, ``@``,
     or an exact spelling that :func:`~prefeval.measures.foreign.ir_measures.takes_precedence`) is
     ir_measures'; otherwise trec_eval's name is tried first (``map`` is trec_eval's, and ir_measures'
-    ``MAP`` the same measure), then ir_measures' plain one."""
+    ``MAP`` the same measure), then ir_measures' plain one, then ndeval's (``alpha-nDCG@20``)."""
     text = text.strip()
     row = ir_measures.row_of(text)
     if row is not None and (ir_measures.is_explicit(text) or ir_measures.takes_precedence(text)):
@@ -41,6 +42,9 @@ def read(text: str) -> tuple[str, list[Translation]] | None:
         return trec_eval.TOOL, translations
     if row is not None:
         return ir_measures.TOOL, [ir_measures.read(text)]
+    found = ndeval.read(text)
+    if found is not None:
+        return ndeval.TOOL, [found]
     return None
 
 

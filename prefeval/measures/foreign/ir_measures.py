@@ -79,13 +79,14 @@ class Row(NamedTuple):
         return self.name + (f"({params})" if params else "") + (f"[@{self.cutoff}]" if self.cutoff else "")
 
     def example(self) -> str:
-        """The name written out with example values: ``RBP(p=0.7)@10``, ``SetF(beta=2.0)``."""
+        """The name written out with example values: ``RBP(p=0.7)@10``, ``SetF(beta=0.5)`` (a β that
+        NRBP's range, [0, 1], takes too)."""
         params = ",".join(f"{theirs}={_EXAMPLES.get(theirs, '1')}" for theirs in self.parameters)
         cutoff = _EXAMPLES.get(self.cutoff, "10")
         return self.name + (f"({params})" if params else "") + (f"@{cutoff}" if self.cutoff else "")
 
 
-_EXAMPLES = {CUTOFF: "10", "recall": "0.5", "p": "0.7", "beta": "2.0", "normalize": "False",
+_EXAMPLES = {CUTOFF: "10", "recall": "0.5", "p": "0.7", "beta": "0.5", "normalize": "False",
              "gains": "{0:0,1:1,2:3}"}
 _SET = {CUTOFF: "0"}
 
@@ -123,6 +124,20 @@ ROWS: tuple[Row, ...] = (
     Row("Compat", "compat", parameters={"p": "p", "normalize": "normalize"},
         tool_params={"p": 0.95, "normalize": True}),
     Row("Accuracy", "accuracy", CUTOFF, tool_params={"rel": 1}),
+    Row("ERR_IA", "err_ia", CUTOFF, tool_params=_BINARY),
+    Row("nERR_IA", "nerr_ia", CUTOFF, tool_params=_BINARY),
+    Row("alpha_DCG", "alpha_dcg", CUTOFF, parameters={"alpha": "alpha"},
+        tool_params={"rel": 1, "alpha": 0.5, "judged_only": False}),
+    Row("alpha_nDCG", "alpha_ndcg", CUTOFF, parameters={"alpha": "alpha"},
+        tool_params={"rel": 1, "alpha": 0.5, "judged_only": False}),
+    Row("NRBP", "nrbp", parameters={"alpha": "alpha", "beta": "beta"},
+        tool_params={"rel": 1, "alpha": 0.5, "beta": 0.5}),
+    Row("nNRBP", "nnrbp", parameters={"alpha": "alpha", "beta": "beta"},
+        tool_params={"rel": 1, "alpha": 0.5, "beta": 0.5}),
+    Row("AP_IA", "ap_ia", tool_params=_BINARY),
+    Row("MAP_IA", "ap_ia", alias_of=("AP_IA", {})),
+    Row("P_IA", "p_ia", CUTOFF, tool_params=_BINARY),
+    Row("StRecall", "strec", CUTOFF, tool_params={"rel": 1}),
 )
 """ir_measures' names; the first row of a family is the one :func:`spell` writes, but where a
 later row says more (``SetRelP`` is ``SetP(relative=True)``, which ir_measures prints)."""

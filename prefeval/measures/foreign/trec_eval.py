@@ -87,7 +87,9 @@ class Row(NamedTuple):
     ``-N``). ``joined``: the values after the dot, separated by commas, are one list, the parameter's
     values separated by ``;`` (11pt_avg's recall levels: ``11pt_avg.0.2,0.5,0.8`` is
     ``iprec_avg@0.2;0.5;0.8,0.5``). ``all_trec``: whether the nickname ``all_trec`` names it
-    (trec_eval 10.0's ``measures.c`` leaves out ``dcg``, ``ideal_dcg`` and ``yaap``)."""
+    (trec_eval 10.0's ``measures.c`` leaves out ``dcg``, ``ideal_dcg`` and ``yaap``, and the measures
+    of preference judgments and of judgment groups, which read other judgments than a qrels:
+    ``all_prefs``, ``prefs`` and ``qrels_jg`` name those)."""
 
     name: str
     family: str | None
@@ -164,6 +166,23 @@ ROWS: tuple[Row, ...] = (
     Row("set_map", "set_ap"),
     Row("set_F", "f", "weight", fixed=_SET),
     Row("num_nonrel_judged_ret", "num_nonrel_judged_ret"),
+    Row("prefs_num_prefs_poss", "prefs_num_prefs_poss", all_trec=False),
+    Row("prefs_num_prefs_ful", "prefs_num_prefs_ful", all_trec=False),
+    Row("prefs_num_prefs_ful_ret", "prefs_num_prefs_ful_ret", all_trec=False),
+    Row("prefs_simp", "prefs_simp", all_trec=False),
+    Row("prefs_pair", "prefs_pair", all_trec=False),
+    Row("prefs_avgjg", "prefs_avgjg", all_trec=False),
+    Row("prefs_avgjg_Rnonrel", "prefs_avgjg_rnonrel", all_trec=False),
+    Row("prefs_simp_ret", "prefs_simp_ret", all_trec=False),
+    Row("prefs_pair_ret", "prefs_pair_ret", all_trec=False),
+    Row("prefs_avgjg_ret", "prefs_avgjg_ret", all_trec=False),
+    Row("prefs_avgjg_Rnonrel_ret", "prefs_avgjg_rnonrel_ret", all_trec=False),
+    Row("prefs_simp_imp", "prefs_simp_imp", all_trec=False),
+    Row("prefs_pair_imp", "prefs_pair_imp", all_trec=False),
+    Row("prefs_avgjg_imp", "prefs_avgjg_imp", all_trec=False),
+    Row("map_avgjg", "ap_avgjg", all_trec=False),
+    Row("P_avgjg", "p_avgjg", CUTOFF, TREC_CUTOFFS, all_trec=False),
+    Row("Rprec_mult_avgjg", "rp_mult_avgjg", "f", R_MULTIPLES, printed=_two_decimals, all_trec=False),
     Row("yaap", "yaap", all_trec=False),
     Row("rbp", "trec_rbp", pairs={"p": "p", **_GAINS}),
     Row("rbp_resid", "trec_rbp_resid", pairs={"p": "p"}),
@@ -177,8 +196,13 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
     "set": ("runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall",
             "set_relative_P", "set_map", "set_F"),
     "all_trec": tuple(row.name for row in ROWS if row.all_trec),
+    "all_prefs": ("runid", "num_q", *(row.name for row in ROWS if row.name.startswith("prefs_"))),
+    "prefs": ("runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret",
+              "prefs_simp", "prefs_pair", "prefs_avgjg"),
+    "qrels_jg": ("runid", "num_q", "map_avgjg", "P_avgjg", "Rprec_mult_avgjg"),
 }
-"""trec_eval's nicknames for lists of measures (``all_trec`` is every row it names: :attr:`Row.all_trec`)."""
+"""trec_eval's nicknames for lists of measures (``all_trec`` is every row it names:
+:attr:`Row.all_trec`; the others as trec_eval 10.0's ``measures.c`` lists them)."""
 
 BY_NAME = {row.name.lower(): row for row in ROWS}
 """Every row by its name, lower-cased (prefeval reads names case-insensitively)."""
