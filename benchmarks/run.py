@@ -105,12 +105,14 @@ def large_scenarios(names: list[str]) -> list[Scenario]:
     return found
 
 
-def run_large(scenario: Scenario, repeat: int) -> dict:
+def run_large(scenario: Scenario, repeat: int, memory: bool = True) -> dict:
     """The pandas floor, ``eval -q`` with the default engine, ``--engine stream --jobs 1`` and
     ``--jobs 2``, and ``--engine dask`` through a real cluster of one and of two single-threaded
     workers (:func:`dask_cluster`, started before the turns and stopped after them: a cluster is
     long-lived, its start is not timed); the dask runs' memory is the client's process tree's plus the
-    cluster's processes'. ``recsys-10m``: once, the default engine and dask on two workers only."""
+    cluster's processes'. ``recsys-10m``: once, the default engine and dask on two workers only.
+    ``memory`` False: wall times alone (sampling the trees' memory takes a share of the cores, the
+    more so the more processes: a cluster's)."""
     huge = scenario.name == "recsys-10m"
     repeat = 1 if huge else repeat
     python = sys.executable
@@ -129,7 +131,7 @@ def run_large(scenario: Scenario, repeat: int) -> dict:
                                   pids)
         if not huge:
             commands["floor"] = [python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs]
-        runs = in_turns(commands, repeat, memory=True, warm_up=False)
+        runs = in_turns(commands, repeat, memory=memory, warm_up=False)
     timings = {name: median_timing(timings) for name, timings in runs.items()}
     ratios = {name: turn_ratio(runs[name], runs["floor"]) for name in names} if not huge else {}
     if "dask1" in runs:
@@ -496,6 +498,8 @@ def main() -> None:
     parser.add_argument("--engines", action="store_true",
                         help="Time --engine memory, stream and auto (the default) instead, taking turns, with -q and "
                              "without, and check auto's choice against the fastest.")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="Recommender scale: time the commands without sampling their memory.")
     parser.add_argument("--against", metavar="DIR",
                         help="Time eval -q of the prefeval code in DIR against this code instead, taking turns.")
     args = parser.parse_args()
@@ -524,11 +528,12 @@ def main() -> None:
         print(text)
         return
     command = "python benchmarks/run.py" + "".join(f" --scenario {s}" for s in args.scenario) + (
-        f" --repeat {args.repeat}" if args.repeat != 5 else "") + (f" --ties {args.ties}" if args.ties else "")
+        f" --repeat {args.repeat}" if args.repeat != 5 else "") + (f" --ties {args.ties}" if args.ties else "") + (
+        " --no-memory" if args.no_memory else "")
     results, tied, large = [], [], []
     for scenario in large_scenarios(args.scenario):
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
-        large.append(run_large(scenario, args.repeat))
+        large.append(run_large(scenario, args.repeat, memory=not args.no_memory))
         print(large_report(large[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     small = [name for name in args.scenario if name not in LARGE]
     for scenario in scenarios(small) if small or not args.scenario else []:

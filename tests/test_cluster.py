@@ -1,7 +1,7 @@
 """A real Dask cluster: ``dask scheduler`` and two ``dask worker`` processes started as a user starts
-them (the README's commands, in "On a cluster"), ``prefeval eval --engine dask --scheduler ADDRESS``
-evaluated through them (every worker reading its own partitions of the files), the bytes checked
-against ``--engine memory``, and the processes stopped.
+them (:data:`COMMANDS`, which ``docs/scale-out.md`` shows in "On a cluster"), ``prefeval eval
+--engine dask --scheduler ADDRESS`` evaluated through them (every worker reading its own partitions
+of the files), the bytes checked against ``--engine memory``, and the processes stopped.
 
 Skipped when dask.distributed is not installed (it is in the ``test`` extra).
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -25,6 +26,23 @@ pytest.importorskip("distributed")
 USERS = 20_000
 """Users of the collection: 2 runs × 10 items, 12 MB, cut into 8 partitions or more."""
 START_TIMEOUT = 120
+COMMANDS = """\
+dask scheduler --host 127.0.0.1 --port 0 --no-dashboard --scheduler-file scheduler.json
+dask worker $ADDRESS --nthreads 1 --no-dashboard --name worker1
+dask worker $ADDRESS --nthreads 1 --no-dashboard --name worker2
+prefeval eval -q -R qrels.txt run0 run1 --engine dask --scheduler $ADDRESS -o prefs.jsonl
+prefeval eval -q -R qrels.txt run0 run1 --engine dask --scheduler $ADDRESS --parts parts
+""".splitlines()
+"""What the test runs, as a user types it (``$ADDRESS``: the scheduler's, from ``scheduler.json``), in
+the folder of the files (the scheduler and workers in a folder of their own)."""
+DOCS = ROOT / "docs" / "scale-out.md"
+
+
+def _argv(command: str, address: str = "") -> list[str]:
+    """A line of :data:`COMMANDS` as it is run: ``dask`` the one beside this Python, ``prefeval`` this
+    Python's ``-m prefeval``."""
+    words = shlex.split(command.replace("$ADDRESS", address))
+    return {"dask": [_dask()], "prefeval": [sys.executable, "-m", "prefeval"]}[words[0]] + words[1:]
 
 
 def _dask() -> str:
@@ -42,16 +60,13 @@ def cluster(tmp_path_factory):
     scheduler's address, and stops every process afterwards (SIGTERM, then SIGKILL)."""
     folder = tmp_path_factory.mktemp("cluster")
     scheduler_file = folder / "scheduler.json"
-    dask = _dask()
     logs = [open(folder / name, "wb") for name in ("scheduler.log", "worker1.log", "worker2.log")]
-    processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-                                   "--scheduler-file", str(scheduler_file)], stdout=logs[0], stderr=logs[0],
-                                  cwd=folder, start_new_session=True)]
+    processes = [subprocess.Popen(_argv(COMMANDS[0]), stdout=logs[0], stderr=logs[0], cwd=folder,
+                                  start_new_session=True)]
     try:
         address = _address(scheduler_file, processes[0])
         for number in (1, 2):
-            processes.append(subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard",
-                                               "--name", f"worker{number}"], stdout=logs[number],
+            processes.append(subprocess.Popen(_argv(COMMANDS[number], address), stdout=logs[number],
                                               stderr=logs[number], cwd=folder, start_new_session=True))
         _wait_for_workers(address, 2)
         yield address
@@ -107,26 +122,31 @@ def _prefeval(*args, cwd=None) -> subprocess.CompletedProcess:
                           timeout=600)
 
 
-def test_a_real_cluster_writes_the_bytes_of_memory(cluster, collection, tmp_path):
+def test_a_real_cluster_writes_the_bytes_of_memory(cluster, collection):
     """Through the scheduler, the files named by relative paths (the workers, started elsewhere, read
     them by absolute ones): memory's bytes and notes, as one file and as parts."""
     qrels, runs = collection
-    folder = os.path.dirname(qrels)
-    names = [os.path.basename(path) for path in (qrels, *runs)]
-    memory = _prefeval("eval", "-q", "-R", *names[:1], "--engine", "memory", *names[1:], cwd=folder)
+    folder = Path(qrels).parent
+    assert [path.name for path in map(Path, (qrels, *runs))] == ["qrels.txt", "run0", "run1"]
+    memory = _prefeval("eval", "-q", "-R", "qrels.txt", "--engine", "memory", "run0", "run1", cwd=folder)
     assert memory.returncode == 0, memory.stderr
-    output = tmp_path / "prefs.jsonl"
-    dask = _prefeval("eval", "-q", "-R", names[0], "--engine", "dask", "--scheduler", cluster, "-o", output,
-                     *names[1:], cwd=folder)
+    dask = subprocess.run(_argv(COMMANDS[3], cluster), capture_output=True, cwd=folder, timeout=600)
     assert dask.returncode == 0, dask.stderr
-    assert output.read_bytes() == memory.stdout and dask.stderr == memory.stderr
-    parts = tmp_path / "parts"
-    dask = _prefeval("eval", "-q", "-R", names[0], "--engine", "dask", "--scheduler", cluster, "--parts", parts,
-                     *names[1:], cwd=folder)
+    assert (folder / "prefs.jsonl").read_bytes() == memory.stdout and dask.stderr == memory.stderr
+    dask = subprocess.run(_argv(COMMANDS[4], cluster), capture_output=True, cwd=folder, timeout=600)
     assert dask.returncode == 0, dask.stderr
-    files = sorted(os.listdir(parts))
+    files = sorted(os.listdir(folder / "parts"))
     assert len(files) >= 9 and files[-1] == "summary.jsonl"
-    assert b"".join((parts / name).read_bytes() for name in files) == memory.stdout
+    assert b"".join((folder / "parts" / name).read_bytes() for name in files) == memory.stdout
+
+
+def test_the_docs_show_the_commands_run_here():
+    """docs/scale-out.md's cluster block, under the comment that names this test's module, is :data:`COMMANDS`."""
+    text = DOCS.read_text()
+    marker = "<!-- run by tests/test_cluster.py::test_a_real_cluster_writes_the_bytes_of_memory -->\n```sh\n"
+    assert marker in text
+    block = text.split(marker, 1)[1].split("```", 1)[0]
+    assert block.splitlines() == COMMANDS
 
 
 def test_both_workers_evaluate_partitions(cluster, collection):
