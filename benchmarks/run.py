@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import contextlib
 import os
 import platform
 import statistics
@@ -96,7 +97,7 @@ def scenarios(names: list[str]) -> list[Scenario]:
     return found
 
 
-LARGE = {"recsys-1m": 1_000_000, "recsys-10m": 10_000_000}
+LARGE = {"recsys-50k": 50_000, "recsys-200k": 200_000, "recsys-1m": 1_000_000, "recsys-10m": 10_000_000}
 """The recommender-scale scenarios: users (2 runs × 10 items each)."""
 
 
@@ -158,25 +159,126 @@ def columnar_report(results: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_large(scenario: Scenario, repeat: int) -> dict:
-    """The pandas floor, ``eval -q`` (default engine) and ``eval -q --engine dask --jobs 2``."""
+def run_large(scenario: Scenario, repeat: int, memory: bool = True) -> dict:
+    """The pandas floor, ``eval -q`` with the default engine, ``--engine stream --jobs 1`` and
+    ``--jobs 2``, and ``--engine dask`` through a real cluster of one and of two single-threaded
+    workers (:func:`dask_cluster`, started before the turns and stopped after them: a cluster is
+    long-lived, its start is not timed); the dask runs' memory is the client's process tree's plus the
+    cluster's processes'. ``recsys-10m``: once, the default engine and dask on two workers only.
+    ``memory`` False: wall times alone (sampling the trees' memory takes a share of the cores, the
+    more so the more processes: a cluster's)."""
     huge = scenario.name == "recsys-10m"
     repeat = 1 if huge else repeat
     python = sys.executable
-    outputs = {name: os.path.join(CACHE, f"{scenario.name}.{name}.jsonl") for name in ("default", "dask")}
+    names = ["eval", "dask2"] if huge else ["eval", "stream1", "stream2", "dask1", "dask2"]
+    outputs = {name: os.path.join(CACHE, f"{scenario.name}.{name}.jsonl") for name in names}
     base = [python, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, *scenario.runs]
-    commands = {"eval": base + ["-o", outputs["default"]],
-                "dask": base + ["--engine", "dask", "--jobs", "2", "-o", outputs["dask"]]}
-    if not huge:
-        commands["floor"] = [python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs]
-    runs = in_turns(commands, repeat, memory=True, warm_up=False)
+    with contextlib.ExitStack() as stack:
+        clusters = {name: stack.enter_context(dask_cluster(int(name[-1]))) for name in names if name.startswith("dask")}
+        commands: dict = {"eval": base + ["-o", outputs["eval"]]}
+        for name in names[1:]:
+            if name.startswith("stream"):
+                commands[name] = base + ["--engine", "stream", "--jobs", name[-1], "-o", outputs[name]]
+            else:
+                address, pids = clusters[name]
+                commands[name] = (base + ["--engine", "dask", "--scheduler", address, "-o", outputs[name]], None,
+                                  pids)
+        if not huge:
+            commands["floor"] = [python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs]
+        runs = in_turns(commands, repeat, memory=memory, warm_up=False)
     timings = {name: median_timing(timings) for name, timings in runs.items()}
-    ratios = {name: turn_ratio(runs[name], runs["floor"]) for name in ("eval", "dask")} if not huge else {}
-    same = _same_bytes(*outputs.values())
+    ratios = {name: turn_ratio(runs[name], runs["floor"]) for name in names} if not huge else {}
+    if "dask1" in runs:
+        ratios["dask1/dask2"] = turn_ratio(runs["dask1"], runs["dask2"])
+        ratios["stream2/dask2"] = turn_ratio(runs["stream2"], runs["dask2"])
+    same = all(_same_bytes(outputs["eval"], outputs[name]) for name in names[1:])
     for path in outputs.values():
         os.unlink(path)
-    return {"scenario": scenario, "floor": timings.get("floor"), "eval": timings["eval"], "dask": timings["dask"],
-            "ratios": ratios, "same": same, "repeat": repeat}
+    return {"scenario": scenario, "floor": timings.get("floor"), **{name: timings[name] for name in names},
+            "names": names, "ratios": ratios, "same": same, "repeat": repeat}
+
+
+@contextlib.contextmanager
+def dask_cluster(workers: int):
+    """A Dask cluster as the README starts one: ``dask scheduler`` on 127.0.0.1 and ``workers``
+    single-threaded ``dask worker`` processes, each in a process group of its own; yields (the
+    scheduler's address, the process ids of the scheduler and workers, whose memory is the cluster's),
+    and stops them (SIGTERM to each group) when done."""
+    import json
+    import signal
+    import tempfile
+
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    folder = tempfile.mkdtemp(prefix="prefeval-cluster-")
+    scheduler_file = os.path.join(folder, "scheduler.json")
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=folder, start_new_session=True)
+    processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                                   "--scheduler-file", scheduler_file], **quiet)]
+    try:
+        while not os.path.exists(scheduler_file):
+            time.sleep(0.2)
+        time.sleep(0.2)
+        with open(scheduler_file) as handle:
+            address = json.load(handle)["address"]
+        processes += [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-dashboard"], **quiet)
+                      for _ in range(workers)]
+        from distributed import Client
+
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(workers, timeout=120)
+        yield address, [process.pid for process in processes]
+    finally:
+        for process in reversed(processes):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=60)
+
+
+def run_engines(scenario: Scenario, repeat: int) -> list[dict]:
+    """``eval`` with ``--engine memory``, ``--engine stream`` and the default (``auto``), taking turns,
+    with ``-q`` and without (the summary alone); and the engine ``auto`` chose (asked of
+    :func:`prefeval.engine.auto_engine` in this process, on the same inputs): whether it is within
+    10% of the fastest. ``recsys-10m`` is not run (memory does not fit)."""
+    python = sys.executable
+    output = os.path.join(CACHE, f"{scenario.name}.engines.jsonl")
+    found = []
+    for per_query in (True, False):
+        base = [python, "-m", "prefeval", "eval", *(["-q"] if per_query else []), "-R", scenario.qrels,
+                "-o", output, *scenario.runs]
+        commands = {"memory": base + ["--engine", "memory"], "stream": base + ["--engine", "stream"], "auto": base}
+        medians = median_walls(commands, repeat)
+        chosen = _auto_choice(scenario, per_query)
+        best = min(medians["memory"], medians["stream"])
+        found.append({"scenario": scenario, "per_query": per_query, **medians, "chosen": chosen,
+                      "ratio": medians[chosen] / best, "auto_ratio": medians["auto"] / best})
+        print(engines_report(found[-1:], repeat).splitlines()[-1], file=sys.stderr, flush=True)
+    os.unlink(output)
+    return found
+
+
+def _auto_choice(scenario: Scenario, per_query: bool) -> str:
+    """The engine ``eval`` (``-q`` or not) chooses on the scenario's files, by default."""
+    from prefeval.engine import auto_engine
+
+    return auto_engine(scenario.qrels, scenario.runs, per_query=per_query)
+
+
+def engines_report(results: list[dict], repeat: int) -> str:
+    lines = [
+        "",
+        f"`--engine auto` against `memory` and `stream` (median of {repeat} runs each, the three commands taking "
+        "turns after a warm-up; whole processes; the default `--jobs`):",
+        "",
+        "| scenario | lines | output | `memory` | `stream` | `auto` | auto chose | its engine ÷ the fastest | "
+        "`auto` ÷ the fastest |",
+        "|---|---:|---|---:|---:|---:|---|---:|---:|",
+    ]
+    for r in results:
+        output = "per query" if r["per_query"] else "summary"
+        lines.append(f"| {r['scenario'].name} | {r['scenario'].lines:,} | {output} "
+                     f"| {r['memory']:.2f} s | {r['stream']:.2f} s | {r['auto']:.2f} s | {r['chosen']} "
+                     f"| {r['ratio']:.2f} | {r['auto_ratio']:.2f} |")
+    return "\n".join(lines) + "\n"
 
 
 def _same_bytes(first: str, second: str, size: int = 1 << 24) -> bool:
@@ -201,23 +303,33 @@ def large_report(results: list[dict]) -> str:
     lines = [
         "",
         "Recommender scale (median of the runs shown, the commands taking turns; ratios: median of the turns' "
-        "ratios; whole processes; peak memory "
-        "summed over the process tree, sampled every 10 ms, as proportional set sizes (PSS: a page that forked "
-        "processes share counts once) and, after the slash, resident set sizes (RSS: counted in every process "
-        "that maps it); the pandas floor is `benchmarks/pandas_floor.py`):",
+        "ratios; whole processes; peak memory summed over the process tree, sampled every 10 ms, as proportional "
+        "set sizes (PSS: a page that forked processes share counts once) and, after the slash, resident set sizes "
+        "(RSS: counted in every process that maps it); `dask` runs go through a real cluster of `dask scheduler` "
+        "and N single-threaded `dask worker` processes, whose memory is added to the tree's, and the client's "
+        "peak RSS is given apart; the pandas floor is `benchmarks/pandas_floor.py`):",
         "",
-        "| scenario | lines | runs | pandas floor | floor memory, PSS / RSS | `eval -q` | ÷ floor | eval memory "
-        "| `eval -q --engine dask` (2 workers) | ÷ floor | dask memory (client + scheduler + workers) | same bytes |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| scenario | command | runs | wall | ÷ floor | memory, PSS / RSS | client peak RSS "
+        "| same bytes as `eval -q` |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
     ]
+    labels = {"floor": "pandas floor", "eval": "`eval -q` (default engine)", "stream1": "`--engine stream --jobs 1`",
+              "stream2": "`--engine stream --jobs 2`", "dask1": "`--engine dask`, 1 worker",
+              "dask2": "`--engine dask`, 2 workers"}
     for r in results:
-        s, floor, ev, dask = r["scenario"], r["floor"], r["eval"], r["dask"]
-        base = f"{floor.wall:.1f} s | {_memory(floor)}" if floor else "(does not fit) | —"
-        lines.append(
-            f"| {s.name} | {s.lines:,} | {r['repeat']} | {base} "
-            f"| {ev.wall:.1f} s | {_ratio(r['ratios'], 'eval')} | {_memory(ev)} "
-            f"| {dask.wall:.1f} s | {_ratio(r['ratios'], 'dask')} | {_memory(dask)} "
-            f"| {'yes' if r['same'] else 'NO'} |")
+        s = r["scenario"]
+        for name in ["floor", *r["names"]]:
+            timing = r.get(name)
+            if timing is None:
+                lines.append(f"| {s.name} | {labels[name]} | | (does not fit) | | | | |")
+                continue
+            same = "" if name in ("floor", "eval") else ("yes" if r["same"] else "NO")
+            lines.append(f"| {s.name} | {labels[name]} | {r['repeat']} | {timing.wall:.1f} s | "
+                         f"{_ratio(r['ratios'], name)} | {_memory(timing)} | {timing.max_rss_mib:,.0f} MiB | {same} |")
+        for key, text in (("dask1/dask2", "dask, 1 worker ÷ 2 workers"), ("stream2/dask2", "stream --jobs 2 ÷ dask, "
+                                                                                              "2 workers")):
+            if key in r["ratios"]:
+                lines.append(f"| {s.name} | {text} | | {r['ratios'][key]:.2f} | | | | |")
     return "\n".join(lines) + "\n"
 
 
@@ -254,8 +366,9 @@ def in_turns(commands: dict[str, list[str] | tuple[list[str], dict | None]], rep
     runs: dict[str, list[Timing]] = {name: [] for name in commands}
     for turn in range(repeat + warm_up):
         for name, command in commands.items():
-            command, env = command if isinstance(command, tuple) else (command, None)
-            timing = _run_once(command, env, memory=memory)
+            command, env, others = (command + (None,) * (3 - len(command)) if isinstance(command, tuple)
+                                    else (command, None, None))
+            timing = _run_once(command, env, memory=memory, others=others)
             if turn or not warm_up:
                 runs[name].append(timing)
     return runs
@@ -275,16 +388,17 @@ def turn_ratio(timings: list[Timing], others: list[Timing]) -> float:
     return statistics.median(one.wall / other.wall for one, other in zip(timings, others))
 
 
-def _run_once(command: list[str], env: dict[str, str] | None = None, memory: bool = True) -> Timing:
+def _run_once(command: list[str], env: dict[str, str] | None = None, memory: bool = True,
+              others: list[int] | None = None) -> Timing:
     """One whole-process run: its wall time and, with ``memory``, the peaks of its process tree's
-    memory, sampled every 10 ms. Sampling reads ``/proc`` (``smaps_rollup`` walks the page tables),
-    which takes a share of a 2-core machine from the command it measures: timings alone are taken
-    without it."""
+    memory (and of the trees of the processes ``others``, a cluster's), sampled every 10 ms. Sampling
+    reads ``/proc`` (``smaps_rollup`` walks the page tables), which takes a share of a 2-core machine
+    from the command it measures: timings alone are taken without it."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     peak = [0, 0]
     done = threading.Event()
-    sampler = threading.Thread(target=_sample_tree, args=(process.pid, peak, done), daemon=True)
+    sampler = threading.Thread(target=_sample_tree, args=([process.pid, *(others or ())], peak, done), daemon=True)
     if memory:
         sampler.start()
     _, status, usage = os.wait4(process.pid, 0)
@@ -300,12 +414,12 @@ def _run_once(command: list[str], env: dict[str, str] | None = None, memory: boo
                   tree_pss_mib=peak[1] / 1024)
 
 
-def _sample_tree(pid: int, peak: list[int], done: threading.Event) -> None:
-    """The peaks of the sums over the process tree of the resident sets (which count a page that
-    forked processes share once in each) and of the proportional sets (which share it out among
+def _sample_tree(pids: list[int], peak: list[int], done: threading.Event) -> None:
+    """The peaks of the sums over the process trees of ``pids`` of the resident sets (which count a page
+    that forked processes share once in each) and of the proportional sets (which share it out among
     them: the memory the tree takes)."""
     while not done.wait(0.01):
-        tree = _tree(pid)
+        tree = [member for pid in pids for member in _tree(pid)]
         peak[0] = max(peak[0], sum(_memory_kib(p, "status", "VmRSS:") for p in tree))
         peak[1] = max(peak[1], sum(_memory_kib(p, "smaps_rollup", "Pss:") for p in tree))
 
@@ -313,9 +427,10 @@ def _sample_tree(pid: int, peak: list[int], done: threading.Event) -> None:
 def _tree(pid: int) -> list[int]:
     pids, index = [pid], 0
     while index < len(pids):
-        try:
-            with open(f"/proc/{pids[index]}/task/{pids[index]}/children") as handle:
-                pids += [int(child) for child in handle.read().split()]
+        try:  # every thread's children: a Dask nanny starts its worker from a thread of its own
+            for thread in os.listdir(f"/proc/{pids[index]}/task"):
+                with open(f"/proc/{pids[index]}/task/{thread}/children") as handle:
+                    pids += [int(child) for child in handle.read().split()]
         except OSError:
             pass
         index += 1
@@ -434,6 +549,11 @@ def main() -> None:
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--ties", choices=["expected", "range"],
                         help="Also time eval -q --ties TIES against eval -q, taking turns.")
+    parser.add_argument("--engines", action="store_true",
+                        help="Time --engine memory, stream and auto (the default) instead, taking turns, with -q and "
+                             "without, and check auto's choice against the fastest.")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="Recommender scale: time the commands without sampling their memory.")
     parser.add_argument("--against", metavar="DIR",
                         help="Time eval -q of the prefeval code in DIR against this code instead, taking turns.")
     args = parser.parse_args()
@@ -449,8 +569,21 @@ def main() -> None:
             handle.write(text)
         print(text)
         return
+    if args.engines:
+        chosen = []
+        small = [name for name in args.scenario if name not in LARGE]
+        for scenario in [*(scenarios(small) if small or not args.scenario else []),
+                         *(s for s in large_scenarios(args.scenario) if s.name != "recsys-10m")]:
+            print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
+            chosen += run_engines(scenario, args.repeat)
+        text = engines_report(chosen, args.repeat)
+        with open(args.output, "w") as handle:
+            handle.write(text)
+        print(text)
+        return
     command = "python benchmarks/run.py" + "".join(f" --scenario {s}" for s in args.scenario) + (
-        f" --repeat {args.repeat}" if args.repeat != 5 else "") + (f" --ties {args.ties}" if args.ties else "")
+        f" --repeat {args.repeat}" if args.repeat != 5 else "") + (f" --ties {args.ties}" if args.ties else "") + (
+        " --no-memory" if args.no_memory else "")
     results, tied, large, columnar = [], [], [], []
     for name in args.scenario:
         if name in COLUMNAR:
@@ -459,7 +592,7 @@ def main() -> None:
             print(columnar_report(columnar[-1:]), file=sys.stderr, flush=True)
     for scenario in large_scenarios(args.scenario):
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
-        large.append(run_large(scenario, args.repeat))
+        large.append(run_large(scenario, args.repeat, memory=not args.no_memory))
         print(large_report(large[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
     small = [name for name in args.scenario if name not in LARGE and name not in COLUMNAR]
     for scenario in scenarios(small) if small or not args.scenario else []:

@@ -36,7 +36,6 @@ from contract import assert_one_line_error
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prefeval import engine as engines
 from prefeval.engine import streaming
 from prefeval.engine.results import SUM_BLOCK, FixedOrderSum
 from prefeval.engine.streaming import StreamedCollection
@@ -283,24 +282,48 @@ def test_a_run_out_of_the_qrels_order_is_evaluated_in_memory(tmp_path, monkeypat
     assert "run disordered: 1 of 3 queries missing" in memory.stderr
 
 
-def test_auto_streams_inputs_of_stream_bytes_or_more(tmp_path, monkeypatch, chunks):
-    """``--engine auto`` (the default) reads inputs smaller than ``STREAM_BYTES`` in memory (no chunk,
-    no note), and streams from that size on, so falls back as ``stream`` does; the bytes are memory's."""
+def test_auto_streams_where_streaming_is_estimated_faster(tmp_path, monkeypatch, chunks):
+    """``--engine auto`` (the default) reads the inputs in memory where that is estimated faster (no
+    chunk, no note), and streams them where streaming is (:mod:`prefeval.engine.costs`), so falls back
+    as ``stream`` does; the bytes are memory's."""
+    from prefeval.engine import costs
+
     qrels = write_qrels(tmp_path / "qrels", {"q1": {"a": 1}, "q2": {"b": 1}})
     ordered = write_run(tmp_path / "ordered", {"q1": {"a": 1.0}, "q2": {"b": 1.0}})
     disordered = write_run(tmp_path / "disordered", {"q2": {"b": 1.0}, "q1": {"a": 1.0}})
     memory = evaluate("memory", qrels, [ordered, disordered], "-q")
-    size = sum((tmp_path / name).stat().st_size for name in ("qrels", "ordered", "disordered"))
-    monkeypatch.setattr(engines, "STREAM_BYTES", size + 1)
     auto = run_cli("eval", "-q", "-R", qrels, ordered, disordered)
     assert (auto.exit_code, auto.stderr, chunks) == (0, "", [])
     assert auto.stdout_bytes == memory.stdout_bytes
-    monkeypatch.setattr(engines, "STREAM_BYTES", size)
+    monkeypatch.setattr(costs, "STREAM_START", -1.0)  # streaming estimated cheaper than anything
     auto = run_cli("eval", "-q", "-R", qrels, ordered, disordered)
     assert auto.exit_code == 0 and len(chunks) == 1  # streaming began
     assert auto.stdout_bytes == memory.stdout_bytes
     assert auto.stderr == f"prefeval: note: {disordered}:2: query 'q1' comes after a query that follows it in the " \
                           f"qrels: {FALLBACK_NOTE}\n"
+
+
+def test_auto_estimates_from_sizes_processes_and_the_output(tmp_path, monkeypatch):
+    """The estimates grow with the bytes (a gzip file's as its trailer records them), ``auto`` reads a
+    small collection in memory, and streams one that memory is not estimated to hold; per-query lines
+    make streaming, whose main process writes them alone, comparatively dearer."""
+    import gzip
+
+    from prefeval.engine import costs
+
+    text = b"q1 Q0 d 1 1.0 t\n" * 1000
+    (tmp_path / "plain").write_bytes(text)
+    (tmp_path / "packed").write_bytes(gzip.compress(text))
+    assert costs.read_size(tmp_path / "plain") == costs.read_size(tmp_path / "packed") == len(text)
+    small = costs.InputShape(10_000, (100_000, 100_000), 2)
+    large = costs.InputShape(40 << 20, (400 << 20, 400 << 20), 2)
+    assert costs.costs(small, True)["memory"] < costs.costs(small, True)["stream"]
+    for shape in (small, large):
+        per_query, summary = costs.costs(shape, True), costs.costs(shape, False)
+        assert per_query["stream"] - summary["stream"] >= per_query["memory"] - summary["memory"] > 0
+    assert costs.memory_fits(large, available=16 << 30) and not costs.memory_fits(large, available=4 << 30)
+    monkeypatch.setattr(costs, "available_memory", lambda: 4 << 30)
+    assert costs.costs(large, True)["memory"] == float("inf") > costs.costs(large, True)["stream"]
 
 
 def test_qrels_not_grouped_by_query_are_read_in_memory(tmp_path, monkeypatch, chunks):

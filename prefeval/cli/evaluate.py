@@ -14,7 +14,7 @@ from prefeval.cli.common import (
     output_option,
     reported_errors,
 )
-from prefeval.engine import AUTO, ENGINE_NAMES, check_engine, engines_help, input_size, streaming_obstacle
+from prefeval.engine import AUTO, ENGINE_NAMES, check_engine, engines_help, input_shape, streaming_obstacle
 from prefeval.errors import UsageError
 from prefeval.io.judgments import KINDS, QRELS, judgments_obstacle, kinds_help
 from prefeval.io.source import check_stdin_used_once
@@ -164,12 +164,17 @@ Examples:
               help="With --engine dask: the address of the Dask scheduler (tcp://host:8786); default: a local "
                    "cluster of --jobs workers.")
 @output_option
+@click.option("--parts", metavar="DIR",
+              help="Write the lines to the new (or empty) directory DIR instead: a part file per partition of the "
+                   "queries (part-00000.jsonl, ...; with --engine dask each written by the worker that evaluates "
+                   "it, so DIR must be on a filesystem the workers share) and summary.jsonl; `cat DIR/*` is "
+                   "the single output's bytes. jsonl only.")
 @click.argument("runs", nargs=-1, required=True, type=INPUT_FILE, metavar="RUN...")
 def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor, relevance_level, query_eval_wanted,
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
                  conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores,
-                 rel_format, qrels_columns, run_columns):
+                 rel_format, qrels_columns, run_columns, parts=None):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -196,6 +201,8 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         check_policy(ties, draws)  # before the engine's choice, which looks at the inputs
         check_judgments(rel_format, chosen, ties=ties, label_fraction=label_fraction, named=bool(measures),
                         layout_lines=[item.line for item in request.lines], tool=fmt if fmt in TOOLS else None)
+        if parts is not None:
+            check_parts(parts, output, fmt, samples, [qrels, *runs])
         if zscores is not None:
             from prefeval.io.zscores import read_zscores
 
@@ -205,7 +212,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
         qrels, runs = with_columns(qrels, runs, qrels_columns, run_columns)
         obstacle = judgments_obstacle(rel_format) or streaming_obstacle(qrels, runs, samples, query_fraction,
                                                                          label_fraction, rules)
-        engine = check_engine(engine, scheduler, obstacle, input_size(qrels, runs))
+        engine = check_engine(engine, scheduler, obstacle, input_shape(qrels, runs, jobs), per_query=query_eval_wanted)
 
         def make(reader: str, executor) -> Evaluation:
             return Evaluation.from_files(
@@ -222,4 +229,18 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             write_evaluation(evaluation, stream, fmt, per_query=query_eval_wanted, summary=not nosummary,
                              baseline=baseline, request=request, zscores=zscores)
 
-        write_files_evaluation(make, write, output, engine, scheduler, jobs)
+        write_files_evaluation(make, write, output, engine, scheduler, jobs, parts=parts)
+
+
+def check_parts(parts: str, output: str | None, fmt: str, samples: int, inputs: list[str]) -> None:
+    """``--parts DIR`` as it can be written (before any work): not with ``-o``, in jsonl, one sample
+    (the summary is the last part), and a new or empty directory that holds no input."""
+    from prefeval.io.output import check_parts_directory
+
+    if output is not None:
+        raise UsageError("--parts writes a directory of parts, -o one file: give one or the other")
+    if fmt != "jsonl":
+        raise UsageError(f"--parts writes JSON lines (jsonl), not {fmt}")
+    if samples != 1:
+        raise UsageError("--parts writes one sample (its summary is the last part): drop --samples")
+    check_parts_directory(parts, inputs)

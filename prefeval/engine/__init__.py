@@ -21,9 +21,9 @@
   turns out not to be in the qrels' order, a note says so and the evaluation starts again in memory,
   having written nothing.
 * ``dask``: streamed, each chunk evaluated (and its lines written out) by a worker of a Dask cluster.
-* ``auto`` (the default): ``stream`` where it applies and the files hold at least
-  :data:`STREAM_BYTES` (on disk, gzip as it is), ``memory`` otherwise: a small collection is read
-  faster in one pass than in two, and fits in memory anyway.
+* ``auto`` (the default): ``memory`` or ``stream``, whichever :mod:`~prefeval.engine.costs` estimates
+  is faster for these inputs (their sizes, the processes, whether the lines are per query), where
+  streaming applies; ``memory`` otherwise.
 
 Every engine writes the same bytes: per-query values do not depend on the chunks, and summaries
 add them in query order (:mod:`prefeval.engine.results`). **A new engine** is a new reader or
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, BinaryIO, NamedTuple
 
@@ -47,14 +46,16 @@ from prefeval.io.source import check_readable, is_regular_file
 from prefeval.runtime.notes import note
 
 if TYPE_CHECKING:
+    from prefeval.engine.costs import InputShape
     from prefeval.engine.evaluation import Evaluation
     from prefeval.ranking.conventions import Conventions
 
 
-MEMORY, STREAM = "memory", "stream"
+MEMORY, STREAM, PARTITIONED = "memory", "stream", "partitioned"
 READERS: dict[str, str] = {
     MEMORY: "prefeval.engine.whole:WholeCollection",
     STREAM: "prefeval.engine.streaming:StreamedCollection",
+    PARTITIONED: "prefeval.engine.partitioned:PartitionedCollection",
 }
 """Every reader, by name, and where its class is (:class:`~prefeval.engine.chunks.Reader`)."""
 LOCAL_NAME, DASK = "local", "dask"
@@ -92,19 +93,18 @@ ENGINES: dict[str, Engine] = {engine.name: engine for engine in (
     Engine(STREAM, STREAM, LOCAL_NAME, "read and evaluate chunks of queries, in memory that does not grow with the "
                                        "collection (files only, runs in the qrels' query order, else it falls back "
                                        "to memory)"),
-    Engine(DASK, STREAM, DASK, "stream, each chunk evaluated on a Dask cluster"),
+    Engine(DASK, PARTITIONED, DASK, "cut the files into partitions of queries, each read and evaluated by a "
+                                    "worker of a Dask cluster (paths every worker can read)"),
 )}
 """Every engine of ``--engine`` (module docstring); ``auto`` chooses one of them."""
 ENGINE_NAMES = (AUTO, *ENGINES)
-STREAM_BYTES = 1 << 27
-"""128 MiB: from this size of the input files on, ``auto`` streams them."""
 
 
 def engines_help() -> str:
     """What ``--engine`` says of each engine, from :data:`ENGINES`."""
     described = "; ".join(f"{engine.name}: {engine.help}" for engine in ENGINES.values())
-    return (f"{described}; {AUTO}: {STREAM} where it applies to inputs of {STREAM_BYTES >> 20} MiB or more. "
-            "Every engine writes the same bytes.")
+    return (f"{described}; {AUTO}: {MEMORY} or {STREAM}, whichever is estimated faster for these inputs (their "
+            "sizes, the processes, per-query lines or not). Every engine writes the same bytes.")
 
 
 def streaming_obstacle(qrels, runs: Sequence, samples: int = 1, query_fraction: float = 1.0,
@@ -125,24 +125,40 @@ def streaming_obstacle(qrels, runs: Sequence, samples: int = 1, query_fraction: 
     return None
 
 
-def check_engine(engine: str, scheduler: str | None, obstacle: str | None, size: int = STREAM_BYTES) -> str:
-    """The engine that will run (``auto`` resolved, for input files of ``size`` bytes), or a
+def check_engine(engine: str, scheduler: str | None, obstacle: str | None, shape: InputShape | None = None,
+                 per_query: bool = True) -> str:
+    """The engine that will run (``auto`` resolved for inputs of ``shape``, with per-query lines or not:
+    :func:`~prefeval.engine.costs.costs`; without a shape, ``stream`` where it applies), or a
     :class:`UsageError` when the one asked for cannot run: a streaming engine on what cannot be
     streamed, ``--scheduler`` without ``dask``."""
     if engine not in ENGINE_NAMES:
         raise UsageError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINE_NAMES)}")
     if scheduler is not None and (engine == AUTO or ENGINES[engine].executor != DASK):
         raise UsageError("--scheduler names the Dask scheduler of --engine dask")
-    if engine != AUTO and ENGINES[engine].reader == STREAM and obstacle is not None:
+    if engine != AUTO and ENGINES[engine].reader != MEMORY and obstacle is not None:
         raise UsageError(f"--engine {engine} streams the collection, which it cannot do here: {obstacle}")
     if engine == AUTO:
-        return MEMORY if obstacle is not None or size < STREAM_BYTES else STREAM
+        if obstacle is not None:
+            return MEMORY
+        if shape is None:
+            return STREAM
+        from prefeval.engine.costs import costs
+
+        estimates = costs(shape, per_query)
+        return STREAM if estimates[STREAM] < estimates[MEMORY] else MEMORY
     return engine
 
 
-def input_size(qrels, runs: Sequence) -> int:
-    """The bytes of the input files on disk (0 for what is not a file)."""
-    return sum(os.path.getsize(path) for path in [qrels, *runs] if is_regular_file(path))
+def input_shape(qrels, runs: Sequence, jobs: int | None = None) -> InputShape:
+    """What ``auto`` knows of the inputs before reading them (:func:`prefeval.engine.costs.input_shape`)."""
+    from prefeval.engine.costs import input_shape as shape
+
+    return shape(qrels, runs, jobs)
+
+
+def auto_engine(qrels, runs: Sequence, per_query: bool = True, jobs: int | None = None) -> str:
+    """The engine ``auto`` picks for these files where streaming applies (:mod:`prefeval.engine.costs`)."""
+    return check_engine(AUTO, None, None, input_shape(qrels, runs, jobs), per_query)
 
 
 @contextlib.contextmanager
@@ -157,24 +173,69 @@ def open_executor(name: str, scheduler: str | None = None, jobs: int | None = No
 
 def write_files_evaluation(make: Callable[[str, Executor], Evaluation],
                            write: Callable[[Evaluation, BinaryIO], None], output, engine: str,
-                           scheduler: str | None = None, jobs: int | None = None, inputs: Sequence = ()) -> None:
+                           scheduler: str | None = None, jobs: int | None = None, inputs: Sequence = (),
+                           parts: str | None = None) -> None:
     """Evaluate with ``make(reader, executor)``, the reader and executor of ``engine`` (resolved:
-    :func:`check_engine`), and ``write`` it to ``output`` (``-o``), falling back to memory when a run
-    is out of order (module docstring)."""
+    :func:`check_engine`), and ``write`` it to ``output`` (``-o``), or to the directory ``parts``
+    (``--parts``: a part file per partition, and the summary), falling back to the streamed reader
+    when a partition fails (:class:`~prefeval.engine.chunks.PartitionFailed`; what its first attempt
+    noted is not noted again), and to memory when a run is out of order (module docstring)."""
+    from prefeval.engine.chunks import PartitionFailed
+    from prefeval.runtime.notes import shown_once
+
     chosen = ENGINES[engine]
     with open_executor(chosen.executor, scheduler, jobs) as executor:
-        evaluation = make(chosen.reader, executor)
-        if not evaluation.reader.reads_ahead:  # read whole (or the qrels could not be streamed)
-            with output_stream(output, inputs) as stream:
-                write(evaluation, stream)
-            return
-        from prefeval.engine.streaming import OutOfOrder  # imported by the streamed reader already
+        seen: set[str] = set()
+        for attempt, reader in enumerate(dict.fromkeys((chosen.reader, STREAM))):
+            try:
+                with shown_once(seen, add=attempt == 0):
+                    evaluation = make(reader, executor)
+                    with _output(output, parts, inputs, held=evaluation.reader.reads_ahead) as (stream, directory):
+                        _write_to(evaluation, write, stream, directory)
+                return
+            except PartitionFailed:
+                continue
+            except _out_of_order() as disorder:
+                note(f"{disorder}: streaming needs every run in the qrels' query order; evaluated in memory instead")
+                break
+    with _output(output, parts, inputs, held=False) as (stream, directory):
+        _write_to(make(MEMORY, LOCAL), write, stream, directory)
 
-        try:
-            with output_stream(output, inputs, held=True) as stream:
-                write(evaluation, stream)
-            return
-        except OutOfOrder as disorder:
-            note(f"{disorder}: streaming needs every run in the qrels' query order; evaluated in memory instead")
-    with output_stream(output, inputs) as stream:
-        write(make(MEMORY, LOCAL), stream)
+
+def _out_of_order() -> type[Exception]:
+    """:class:`~prefeval.engine.streaming.OutOfOrder` when the streamed reader has been imported (it
+    alone raises it), else an exception that is never raised."""
+    import sys
+
+    streaming = sys.modules.get("prefeval.engine.streaming")
+    return streaming.OutOfOrder if streaming is not None else _Never
+
+
+class _Never(Exception):
+    """Never raised (:func:`_out_of_order`)."""
+
+
+@contextlib.contextmanager
+def _output(output, parts: str | None, inputs: Sequence, held: bool):
+    """(the stream of the output, None), or with ``parts`` (the stream of the summary part, the
+    directory of parts: :func:`~prefeval.io.output.parts_output`); ``held``: see
+    :func:`~prefeval.io.output.output_stream`."""
+    if parts is None:
+        with output_stream(output, inputs, held=held) as stream:
+            yield stream, None
+        return
+    from prefeval.io.output import parts_output
+
+    with parts_output(parts, inputs) as directory, output_stream(directory.summary) as stream:
+        yield stream, directory
+
+
+def _write_to(evaluation: Evaluation, write: Callable[[Evaluation, BinaryIO], None], stream,
+              parts=None) -> None:
+    """``write(evaluation, stream)``, its per-query lines going to the part files of ``parts`` when given
+    (written by the workers for a partitioned reader)."""
+    if parts is not None:
+        evaluation.parts = parts
+        if hasattr(evaluation.reader, "parts_directory"):
+            evaluation.reader.parts_directory = parts.staging
+    write(evaluation, stream)

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from prefeval.ranking.conventions import Conventions
 from prefeval.ranking.options import RelevanceOptions
@@ -14,16 +14,36 @@ from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import SubsamplingOptions
 from prefeval.runtime.progress import Progress
 
+if TYPE_CHECKING:
+    from prefeval.measures import Measure
+
 
 @dataclass(frozen=True, eq=False)
 class Chunk:
     """Consecutive queries of one sample, evaluated together: ``selection`` of ``table`` (None: the
-    evaluation's whole table), whose first query is query ``query_offset`` of the whole collection."""
+    evaluation's whole table), whose first query is query ``query_offset`` of the whole collection;
+    or a ``partition`` of the files (:mod:`prefeval.engine.partitioned`; no selection nor table),
+    which whoever evaluates it reads."""
 
     sample: int
-    selection: Selection
+    selection: Selection | None
     table: RankTable | None = None
     query_offset: int = 0
+    partition: object | None = None
+
+
+class PartitionFailed(Exception):
+    """A partition of the files (:mod:`prefeval.engine.partitioned`) met what only a reading of the
+    whole files reports as every engine does (a bad line, numbered from the partition's start; a run
+    out of the qrels' order): the evaluation starts again with the streamed reader
+    (:func:`prefeval.engine.write_files_evaluation`)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+    def __reduce__(self):  # raised on a worker, raised again in the client
+        return (type(self), (self.reason,))
 
 
 class Sampling(NamedTuple):
@@ -55,9 +75,14 @@ class Reader(Protocol):
 
     @classmethod
     def open(cls, qrels, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool, jobs: int,
-             progress: Progress | None) -> Reader | None:
+             progress: Progress | None, executor=None) -> Reader | None:
         """The reader of ``qrels`` and ``runs`` (as :func:`~prefeval.io.inputs.named_runs` takes them),
-        or None when it cannot read them (the evaluation then reads them whole)."""
+        or None when it cannot read them (the evaluation then reads them whole). ``executor``: where
+        the evaluation's work runs (:mod:`~prefeval.engine.executors`), where a reader may plan too."""
+
+    def note_views(self, measures: Sequence[Measure]) -> None:
+        """The note on how ``measures`` read the qrels' subtopics (:func:`~prefeval.ranking.loading.note_views`),
+        made after the notes on the data (those of the in-memory reader's loading), now or once they are made."""
 
     def samples(self, sampling: Sampling) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
         """Per sample: its number, its number of queries, and its chunks in query order."""

@@ -25,6 +25,7 @@ step, so that a stop during its start stops it once it is up rather than leaving
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -33,6 +34,7 @@ from typing import Any
 from prefeval.engine.chunks import Chunk
 from prefeval.engine.executors import ChunkEvaluator
 from prefeval.errors import UsageError
+from prefeval.runtime.parallel import ClusterFailed
 from prefeval.runtime.signals import ignored_by_spawned_children
 
 IN_FLIGHT_PER_WORKER = 2
@@ -63,9 +65,55 @@ def _quiet_loggers() -> Iterator[None]:
             logger.setLevel(level)
 
 
+@contextlib.contextmanager
+def _cluster_failures() -> Iterator[None]:
+    """Within the block, what the cluster raises of its own (a worker lost, a task that could not be
+    unpickled where it was sent, a connection closed) is a :class:`~prefeval.runtime.parallel.ClusterFailed`
+    naming it in one line; prefeval's own errors, raised by a task, pass as they are."""
+    try:
+        yield
+    except Exception as error:
+        if type(error).__module__.startswith("prefeval.") or isinstance(error, MemoryError):
+            raise
+        text = (str(error).strip().splitlines() or [""])[0]
+        hint = " (the scheduler and the workers need the Python packages of this client: prefeval's version " \
+               "among them)" if "deserializ" in text.lower() or isinstance(error, (AttributeError, ImportError)) \
+            else ""
+        raise ClusterFailed(f"the Dask cluster failed: {type(error).__name__}{': ' + text if text else ''}{hint}"
+                            ) from None
+
+
 def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
-    """What a worker runs: the rendered blocks of one chunk, with the blocks' values."""
+    """What a worker runs: the rendered blocks of one chunk, with the blocks' values (in memory kept
+    for reuse: :func:`_keep_freed_memory`)."""
+    _keep_freed_memory()
     return list(evaluation.chunk_results(chunk, render))
+
+
+def _keep_freed_memory() -> None:
+    """The worker's process keeps freed memory for reuse, as the command line's does
+    (:func:`~prefeval.runtime.memory.keep_freed_memory`), from the first prefeval task it runs on:
+    reading a partition makes and drops arrays of megabytes, which glibc, as Dask's nanny sets it
+    (``MALLOC_TRIM_THRESHOLD_``), would hand back to the system and page-fault afresh each time."""
+    global _KEEPING
+    if not _KEEPING:
+        from prefeval.runtime.memory import keep_freed_memory
+
+        _KEEPING = keep_freed_memory() or True
+
+
+_KEEPING = False
+"""Whether this (worker) process keeps freed memory already (:func:`_keep_freed_memory`)."""
+
+
+def _kept_memory(function: Callable) -> Callable:
+    """``function``, run after :func:`_keep_freed_memory`."""
+    return functools.partial(_run_keeping, function)
+
+
+def _run_keeping(function: Callable, *args) -> Any:
+    _keep_freed_memory()
+    return function(*args)
 
 
 class DaskExecutor:
@@ -100,18 +148,36 @@ class DaskExecutor:
             workers = len(client.scheduler_info().get("workers", {})) or jobs
             yield cls(client, workers)
 
+    def submit(self, function: Callable, *args) -> Any:
+        """A future of ``function(*args)`` run by a worker, whose value stays there while the future is held."""
+        with _cluster_failures():
+            return self.client.submit(_kept_memory(function), *args, pure=False)
+
+    def result(self, handle: Any, function: Callable | None = None) -> Any:
+        """The value of the future ``handle``, or ``function(value)`` computed by the worker that holds it."""
+        with _cluster_failures():
+            if function is None:
+                return handle.result()
+            return self.client.submit(function, handle, pure=False).result()
+
     def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk], render: Callable) -> Iterator[list]:
         """The results of every chunk in order, computed by the cluster's workers."""
-        [shared] = self.client.scatter([evaluation.for_workers()], broadcast=True)
+        with _cluster_failures():
+            [shared] = self.client.scatter([evaluation.for_workers()], broadcast=True)
         waiting: deque = deque()
         limit = IN_FLIGHT_PER_WORKER * self.workers
         try:
             for chunk in chunks:
-                waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, pure=False))
+                with _cluster_failures():
+                    waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, pure=False))
                 if len(waiting) >= limit:
-                    yield waiting.popleft().result()
+                    with _cluster_failures():
+                        done = waiting.popleft().result()
+                    yield done
             while waiting:
-                yield waiting.popleft().result()
+                with _cluster_failures():
+                    done = waiting.popleft().result()
+                yield done
         finally:
             for future in waiting:
                 future.cancel()

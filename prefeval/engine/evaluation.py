@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -37,6 +37,7 @@ from prefeval.engine.results import Block, FixedOrderSum, RunningSummary, Sequen
 from prefeval.engine.whole import WholeCollection
 from prefeval.errors import UsageError
 from prefeval.io.judgments import QRELS
+from prefeval.io.output import PartsDirectory, PartWriter
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.judgments import JudgedRuns, check_judgments, check_read, judged_values, loading_options
 from prefeval.measures.summaries import MEAN, check_statistics
@@ -57,7 +58,6 @@ from prefeval.measures.ties import (
 from prefeval.ranking.conventions import LISTED, REFERENCE, REFERENCE_CONVENTIONS, ZERO, Conventions
 from prefeval.ranking.conventions import conventions as make_conventions
 from prefeval.ranking.intents import with_intents
-from prefeval.ranking.loading import note_views
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
@@ -136,6 +136,9 @@ class Evaluation:
     compare: bool = True
     executor: Executor = LOCAL
     seed: int | None = field(init=False, default=None)
+    parts: PartsDirectory | None = field(init=False, default=None)
+    """Where the per-query lines go, as part files (``eval --parts``), instead of :meth:`rendered`'s
+    results: written by the workers for a partitioned reader, here otherwise (one part)."""
 
     def __post_init__(self):
         check_jobs(self.jobs)
@@ -164,10 +167,7 @@ class Evaluation:
         if self.subsampling.draws_at_random:
             self.seed = resolve_seed(self.subsampling.seed)
         self.progress = self.progress or Progress.silent()
-        if self._table is not None:
-            note_views(self._table.qrels.source, self._table.qrels.subtopics, self.measures)
-        elif self.needs_intents:  # a streamed collection: its qrels have no subtopics (it reads them in memory)
-            note_views(getattr(self.reader, "qrels_source", "the qrels"), None, self.measures)
+        self.reader.note_views(self.measures)
 
     @classmethod
     def from_files(
@@ -239,7 +239,7 @@ class Evaluation:
         loading = relevance
         if rel_format != QRELS:
             qrels, loading = loading_options(rel_format, qrels, runs, relevance, reader)
-        collection = reader_class(reader).open(qrels, runs, loading, rules, others, jobs, progress)
+        collection = reader_class(reader).open(qrels, runs, loading, rules, others, jobs, progress, executor)
         if collection is None:  # the qrels could not be streamed
             collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress)
         return cls(collection, chosen, subsampling, relevance, jobs, progress, statistics, ties, draws, rules,
@@ -328,7 +328,12 @@ class Evaluation:
 
     def chunk_results(self, chunk: Chunk, render: Callable[[Block], T]) -> Iterator[tuple[T, Block]]:
         """The blocks of a chunk in query order, each rendered (in :attr:`jobs` forked processes, or
-        here while the reader's own processes read the next chunk)."""
+        here while the reader's own processes read the next chunk). A chunk that is a partition of the
+        files is read here by the reader's part that evaluates partitions
+        (:meth:`prefeval.engine.partitioned.PartitionSource.evaluate`): its outputs with None, then
+        (None, what the reader merges)."""
+        if chunk.partition is not None:
+            return iter(self.reader.evaluate(self, chunk.partition, render))
         part = SampleEvaluation(self, chunk.sample, chunk.selection, chunk.table, chunk.query_offset)
         blocks = part.query_blocks()
         shared = self.jobs > 1 and not self.reader.reads_ahead and part.num_values >= SHARED_VALUES
@@ -353,21 +358,37 @@ class Evaluation:
         The executor computes and renders the blocks of every chunk (the rendering and the block's
         values come back; the summary adds them up in query order).
         """
-        aggregators = {m.name: m.aggregator for m in self.metric_measures}
-        sums = SequentialSum if self.conventions.sequential else FixedOrderSum
         for number, num_queries, chunks in self.reader.samples(self.sampling()):
             self.progress.start(f"evaluating sample {number}: queries", num_queries)
+            sink = PartWriter(self.parts) if self.parts is not None else None
             try:
-                running = RunningSummary(number, aggregators, self.summary_statistics, self.num_runs, len(self.pairs),
-                                         sums)
+                running = self.running_summary(number)
                 for chunk_results in self.executor.map_chunks(self, chunks, render):
-                    for output, block in chunk_results:
-                        running.add(block)
-                        self.progress.advance(len(block.qids))
-                        yield output
+                    for output, block in _taken(chunk_results):
+                        if isinstance(block, Block):
+                            running.add(block)
+                            self.progress.advance(len(block.qids))
+                        elif block is not None:  # a partition's results, merged by its reader
+                            self.progress.advance(self.reader.merge(block, running))
+                        if output is None:
+                            continue
+                        if sink is not None and isinstance(output, bytes):
+                            sink.write(output)
+                        else:
+                            yield output
+                if sink is not None:
+                    sink.close()
                 yield running.summary([m.name for m in self.pair_measures], summary_extras)
             finally:
                 self.progress.finish()
+
+    def running_summary(self, sample: int, partial: bool = False) -> RunningSummary:
+        """The summary of sample ``sample``, made from its blocks as they come (or, ``partial``, the
+        sums of a partition's blocks, merged later: :meth:`RunningSummary.merge`)."""
+        aggregators = {m.name: m.aggregator for m in self.metric_measures}
+        sums = SequentialSum if self.conventions.sequential else FixedOrderSum
+        return RunningSummary(sample, aggregators, self.summary_statistics, self.num_runs, len(self.pairs), sums,
+                              partial)
 
 
 class SampleEvaluation:
@@ -574,6 +595,17 @@ def _with_relevant(table: RankTable, selection: Selection, positions: Positions,
     if intents is not False:
         kept_positions = with_intents(kept_positions, table, kept, intents)
     return kept_positions, columns
+
+
+def _taken(results: Iterable[T]) -> Iterator[T]:
+    """The items of ``results`` in order; a list is emptied as they are taken, so that an item taken
+    (a partition's block of lines, received whole) is not held after it has been handed on."""
+    if not isinstance(results, list):
+        yield from results
+        return
+    results.reverse()
+    while results:
+        yield results.pop()
 
 
 def _scattered(values: np.ndarray, columns: np.ndarray, width: int) -> np.ndarray:

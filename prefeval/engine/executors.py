@@ -38,6 +38,13 @@ class Executor(Protocol):
                    render: Callable) -> Iterator[Iterable[tuple[Any, Any]]]:
         """Per chunk, in order, its (rendered block, block) pairs: :meth:`ChunkEvaluator.chunk_results`."""
 
+    def submit(self, function: Callable, *args) -> Any:
+        """A handle of ``function(*args)``, computed where chunks are evaluated and kept there (a reader
+        plans there: :mod:`prefeval.engine.partitioned`)."""
+
+    def result(self, handle: Any, function: Callable | None = None) -> Any:
+        """The value of ``handle``, or ``function(value)`` computed where the value is kept."""
+
 
 class LocalExecutor:
     """Every chunk evaluated in this process and the processes it forks."""
@@ -51,6 +58,13 @@ class LocalExecutor:
     def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk],
                    render: Callable) -> Iterator[Iterable[tuple[Any, Any]]]:
         return (evaluation.chunk_results(chunk, render) for chunk in chunks)
+
+    def submit(self, function: Callable, *args) -> Any:
+        """``function(*args)``, computed now (the value is its own handle)."""
+        return function(*args)
+
+    def result(self, handle: Any, function: Callable | None = None) -> Any:
+        return handle if function is None else function(handle)
 
 
 LOCAL = LocalExecutor()

@@ -16,6 +16,14 @@ queries (every TREC collection) that is numpy's sum of all the values; the error
 order of the queries, as trec_eval's loop adds them; under the summary order ``listed``
 (:class:`ListedOrderSum`, ir_measures' conventions) one after the other in each run's own order of
 its queries, as ir_measures' ``MeanAgg`` adds them (:mod:`prefeval.ranking.conventions`).
+
+**Partial summaries.** A partition of the queries evaluated elsewhere (a worker of
+:mod:`prefeval.engine.partitioned`) makes a *partial* :class:`RunningSummary`, which keeps what the
+order of the sums needs rather than adding it up: the block sums of :class:`FixedOrderSum` (a
+partition starts at a multiple of :data:`SUM_BLOCK` queries, so its blocks are the whole
+collection's), and the values themselves for the sequential sums. :meth:`RunningSummary.merge`
+adds partial summaries, in query order, to the summary of the whole collection: the same bits as
+adding their blocks.
 """
 
 from __future__ import annotations
@@ -84,10 +92,11 @@ class FixedOrderSum:
     """Row sums of values that arrive a few columns (queries) at a time, always in the same order
     (module docstring): columns wait until a whole summation block has arrived."""
 
-    def __init__(self, rows: int):
+    def __init__(self, rows: int, partial: bool = False):
         self.total = np.zeros(rows)
         self._waiting: list[np.ndarray] = []
         self._width = 0
+        self._blocks: list[np.ndarray] | None = [] if partial else None
 
     def add(self, values: np.ndarray) -> None:
         """Add the next columns, (rows, k)."""
@@ -99,9 +108,26 @@ class FixedOrderSum:
         whole = self._width - self._width % SUM_BLOCK
         blocks = np.ascontiguousarray(waiting[:, :whole]).reshape(len(self.total), whole // SUM_BLOCK,
                                                                   SUM_BLOCK).sum(axis=2)
-        self.total = np.cumsum(np.concatenate((self.total[:, None], blocks), axis=1), axis=1)[:, -1]
+        self._add_blocks(blocks)
         self._waiting = [waiting[:, whole:]]
         self._width -= whole
+
+    def _add_blocks(self, blocks: np.ndarray) -> None:
+        if self._blocks is not None:  # partial: kept for the whole collection's sum
+            self._blocks.append(blocks)
+        else:
+            self.total = np.cumsum(np.concatenate((self.total[:, None], blocks), axis=1), axis=1)[:, -1]
+
+    def merge(self, partial: FixedOrderSum) -> None:
+        """Add a partial sum of the next columns (made with ``partial=True``), whose first column
+        starts a summation block: its block sums, then its last columns, as :meth:`add` would."""
+        if partial._blocks:
+            if self._width:
+                raise ValueError("a partial sum must start at a multiple of SUM_BLOCK columns")
+            self._add_blocks(np.concatenate(partial._blocks, axis=1))
+        for values in partial._waiting:
+            if values.shape[1]:
+                self.add(values)
 
     def result(self) -> np.ndarray:
         """The sums of every column added so far."""
@@ -114,13 +140,21 @@ class FixedOrderSum:
 class SequentialSum:
     """Row sums of values added one column (query) after the other, from 0 (module docstring)."""
 
-    def __init__(self, rows: int):
+    def __init__(self, rows: int, partial: bool = False):
         self.total = np.zeros(rows)
+        self._values: list[np.ndarray] | None = [] if partial else None
 
     def add(self, values: np.ndarray) -> None:
         """Add the next columns, (rows, k)."""
-        if values.shape[1]:
+        if self._values is not None:  # partial: the values are kept, to be added in order
+            self._values.append(values)
+        elif values.shape[1]:
             self.total = np.cumsum(np.concatenate((self.total[:, None], values), axis=1), axis=1)[:, -1]
+
+    def merge(self, partial: SequentialSum) -> None:
+        """Add the values of a partial sum (made with ``partial=True``), one after the other."""
+        for values in partial._values or ():
+            self.add(values)
 
     def result(self) -> np.ndarray:
         return self.total
@@ -131,10 +165,15 @@ class ListedOrderSum:
     order of its queries, :attr:`Block.listing_order`), from 0 (module docstring): the columns wait,
     with their places, until the sum is asked for."""
 
-    def __init__(self, rows: int):
+    def __init__(self, rows: int, partial: bool = False):
         self.rows = rows
         self._values: list[np.ndarray] = []
         self._places: list[np.ndarray] = []
+
+    def merge(self, partial: ListedOrderSum) -> None:
+        """Add the columns of another sum of the same rows (they wait, as here, for the summary)."""
+        self._values.extend(partial._values)
+        self._places.extend(partial._places)
 
     def add(self, values: np.ndarray, places: np.ndarray) -> None:
         """Add the next columns, (rows, k), and each one's place in its row's order, (rows, k)."""
@@ -165,7 +204,8 @@ class RunningSummary:
     """
 
     def __init__(self, sample: int, aggregators: dict[str, Aggregator], statistics: tuple[str, ...], num_runs: int,
-                 num_pairs: int, sums: type[FixedOrderSum | SequentialSum] = FixedOrderSum):
+                 num_pairs: int, sums: type[FixedOrderSum | SequentialSum] = FixedOrderSum, partial: bool = False):
+        self.partial = partial
         self.sample = sample
         self.aggregators = aggregators
         self.statistics = statistics
@@ -206,8 +246,24 @@ class RunningSummary:
             totals.setdefault(name, ListedOrderSum(len(values))).add(values, places)
             return
         if name not in totals:
-            totals[name] = self.sums(len(values))
+            totals[name] = self.sums(len(values), self.partial)
         totals[name].add(values)
+
+    def merge(self, partial: RunningSummary) -> None:
+        """Add the queries of a partial summary (made with ``partial=True`` on the next queries, the
+        first of them at a multiple of :data:`SUM_BLOCK`; partial summaries merged in query order):
+        the sums come out as if the blocks had been added here (module docstring)."""
+        self.num_queries += partial.num_queries
+        self.metric_counts += partial.metric_counts
+        self.pair_counts += partial.pair_counts
+        for mine, theirs in ((self.metric_totals, partial.metric_totals), (self.pair_totals, partial.pair_totals),
+                             (self.extra_totals, partial.extra_totals)):
+            for name, total in theirs.items():
+                if name not in mine:
+                    mine[name] = type(total)(total.rows if isinstance(total, ListedOrderSum) else len(total.total))
+                mine[name].merge(total)
+        for name, values in partial.kept.items():
+            self.kept.setdefault(name, []).extend(values)
 
     def summary(self, pair_names: list[str], extras_of_pairs) -> Summary:
         """The :class:`Summary`. ``extras_of_pairs(names, totals, counts)`` turns the sums of the pair

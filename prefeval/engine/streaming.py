@@ -63,7 +63,15 @@ from prefeval.io.trec import (
     run_id_from_path,
 )
 from prefeval.ranking.conventions import Conventions
-from prefeval.ranking.loading import SHOWN, below_level, check_judged_once, note_below_level, note_dropped, note_run
+from prefeval.ranking.loading import (
+    SHOWN,
+    below_level,
+    check_judged_once,
+    note_below_level,
+    note_dropped,
+    note_run,
+    note_views,
+)
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, query_id_hint, rank_relevant
@@ -106,13 +114,17 @@ class Block(NamedTuple):
     iters: TextColumn | None = None
 
 
-def file_blocks(path, fmt: LineFormat) -> Iterator[Block]:
+def file_blocks(path, fmt: LineFormat, span: tuple[int, int] | None = None) -> Iterator[Block]:
     """The rows of the file ``path`` in blocks, the one place where the streamed reader reads a file:
     text in blocks of lines (:func:`~prefeval.io.source.read_blocks`, split by
     :func:`~prefeval.io.trec.read_fields`), a columnar input (:func:`~prefeval.io.source.columnar_format`:
     Parquet, Arrow, a directory of them) a row group at a time
-    (:func:`~prefeval.io.columnar.table_blocks`). Either way a file is open only while it is read."""
+    (:func:`~prefeval.io.columnar.table_blocks`). Either way a file is open only while it is read.
+    ``span``: the bytes of a text file's partition only (:mod:`prefeval.engine.partitioned`, which plans
+    no partition of a columnar input)."""
     if columnar_format(path) is not None:
+        if span is not None:
+            raise ValueError("a columnar input is read whole, not by spans of bytes")
         from prefeval.io.columnar import table_blocks
 
         for fields in table_blocks(path, fmt):
@@ -120,7 +132,7 @@ def file_blocks(path, fmt: LineFormat) -> Iterator[Block]:
                         fields.iters)
         return
     source, rows = display_name(path), 0
-    for data, first_line in read_blocks(path):
+    for data, first_line in read_blocks(path, span=span):
         qids, docids, *iters, values = read_fields(data, source, fmt, first_line)
         tag = first_tag(data) if fmt is RUN_FORMAT and not rows else None  # until a block has rows
         rows += len(values)
@@ -160,11 +172,12 @@ class QueryIndex(NamedTuple):
 
 
 def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
-                keep_empty: bool = False) -> QueryIndex | None:
+                keep_empty: bool = False, span: tuple[int, int] | None = None) -> QueryIndex | None:
     """The :class:`QueryIndex` of the qrels file ``path``, every line checked as the in-memory reader
     checks it; None when the qrels are not grouped by query, or judge a query on several subtopics
     (two iter values). Raises the in-memory reader's errors: no line, a query named ``all``, no query
-    with a relevant document (unless ``keep_empty`` keeps the queries without one)."""
+    with a relevant document (unless ``keep_empty`` keeps the queries without one). ``span``: the
+    bytes of one partition only (:func:`~prefeval.io.source.read_blocks`)."""
     source = display_name(path)
     hashes = _Growing(np.uint64)  # the keys of the queries, in order
     relevant = _Growing(bool)  # whether each has a relevant document
@@ -172,7 +185,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
     empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
     rows, last, count, max_grade = 0, None, 0, 0.0
     last_line = None  # the (query, iter) keys of the previous block's last line
-    for block in file_blocks(path, QRELS_ITER_FORMAT):
+    for block in file_blocks(path, QRELS_ITER_FORMAT, span):
         qids, iters, grades = block.qids, block.iters, block.values
         if not len(qids):
             continue
@@ -211,7 +224,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
         raise InputError(source, f"no qrels lines ({QRELS_FORMAT.layout}) in the file")
     all_hashes, kept = hashes.values.copy(), relevant.values.copy()
     del hashes, relevant
-    order = np.argsort(all_hashes, kind="stable")
+    order = np.argsort(all_hashes)  # not stable: a repeated key returns None below
     sorted_hashes = all_hashes[order]
     if (sorted_hashes[1:] == sorted_hashes[:-1]).any():
         return None  # a query in two places (or two ids of one key)
@@ -308,6 +321,8 @@ class _FileStream:
     path: str
     fmt: LineFormat
     index: QueryIndex
+    span: tuple[int, int] | None = None
+    """Only these bytes of the file (a partition's: :mod:`prefeval.engine.partitioned`)."""
     source: str = ""
     frontier: int = 0
     done: bool = False
@@ -326,7 +341,7 @@ class _FileStream:
 
     def __post_init__(self):
         self.source = display_name(self.path)
-        self._blocks = file_blocks(self.path, self.fmt)
+        self._blocks = file_blocks(self.path, self.fmt, self.span)
 
     def read(self) -> None:
         """Read the next block (the end of the file sets :attr:`frontier` to every query)."""
@@ -412,8 +427,8 @@ class _Readers:
     def __init__(self, collection: StreamedCollection, numbers: Sequence[int]):
         self.collection = collection
         self.numbers = list(numbers)
-        self.qrels = _FileStream(collection.qrels_path, QRELS_FORMAT, collection.index)
-        self.runs = [_FileStream(collection.run_paths[n], RUN_FORMAT, collection.index) for n in self.numbers]
+        self.qrels = collection.file_stream(collection.qrels_path, QRELS_FORMAT, None)
+        self.runs = [collection.file_stream(collection.run_paths[n], RUN_FORMAT, n) for n in self.numbers]
 
     def advance(self, start: int) -> int:
         """Read until every file is read past query ``start`` (to the end for the number of queries);
@@ -462,6 +477,8 @@ class StreamedCollection:
 
     draws_samples = False
     reads_ahead = True
+    first_query = 0
+    """The number of the first query handed over (a partition starts further on)."""
 
     def __init__(self, index: QueryIndex, qrels: str, runs: Sequence[str], names: Sequence[str | None],
                  relevance: RelevanceOptions, others: bool, conventions: Conventions, jobs: int = 1):
@@ -477,10 +494,11 @@ class StreamedCollection:
         self.run_tags: list[str | None] = [None] * len(self.run_paths)
         self._below_level: list[str] = []
         self._below_count = 0
+        self._viewed_by: Sequence = ()  # the measures whose views of the qrels are noted after the data
 
     @classmethod
     def open(cls, qrels: str, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool = False,
-             jobs: int = 1, progress=None) -> StreamedCollection | None:
+             jobs: int = 1, progress=None, executor=None) -> StreamedCollection | None:
         """Index the qrels (noting the queries dropped); None when they are not grouped by query. The
         files must be regular files (:func:`~prefeval.engine.streaming_obstacle`), and the conventions
         list the queries in the qrels' order."""
@@ -505,10 +523,9 @@ class StreamedCollection:
     def num_queries(self) -> int:
         return self.index.num_queries
 
-    @property
-    def qrels_source(self) -> str:
-        """The qrels' name, as notes give it."""
-        return self.index.source
+    def file_stream(self, path: str, fmt: LineFormat, run: int | None) -> _FileStream:
+        """The stream of the qrels (``run`` None) or of run number ``run``: the whole file."""
+        return _FileStream(path, fmt, self.index)
 
     def tables(self) -> Iterator[tuple[int, RankTable]]:
         """(the number of its first query, the RankTable) of every chunk, in query order; then the
@@ -529,7 +546,7 @@ class StreamedCollection:
                 self.index = self.index._replace(sorted_hashes=None, numbers=None)
             for group in groups:
                 group.send("advance", 0)
-            start = 0
+            start = self.first_query
             while start < self.num_queries:
                 stop = min(group.receive() for group in groups)
                 for number, group in enumerate(groups):
@@ -560,6 +577,12 @@ class StreamedCollection:
             self._below_level.extend(table.qids[q] for q in below[:max(SHOWN + 1 - len(self._below_level), 0)])
         return table
 
+    def note_views(self, measures: Sequence) -> None:
+        """The note on how ``measures`` read the qrels (:func:`~prefeval.ranking.loading.note_views`:
+        these qrels have no subtopics, which are read in memory), made after the notes on the data, where
+        the in-memory reader makes it."""
+        self._viewed_by = measures
+
     def _note_data(self, reports: list[RunReport]) -> None:
         if self.relevance.relevance_level is not None:
             note_below_level(self.index.source, self._below_level, self._below_count, self.relevance.relevance_level)
@@ -571,3 +594,4 @@ class StreamedCollection:
                                  + query_id_hint(report.foreign_shown, self.index.first_qids))
             note_run(run_id, report.scored, self.num_queries - report.judged_queries, self.num_queries,
                      report.foreign_shown, report.foreign_count, self.conventions.missing_queries)
+        note_views(self.index.source, None, self._viewed_by)

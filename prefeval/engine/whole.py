@@ -11,7 +11,7 @@ import numpy as np
 
 from prefeval.engine.chunks import Chunk, Sampling
 from prefeval.ranking.conventions import Conventions
-from prefeval.ranking.loading import load_collection
+from prefeval.ranking.loading import load_collection, note_views
 from prefeval.ranking.options import RelevanceOptions
 from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import draw_selection
@@ -30,7 +30,7 @@ class WholeCollection:
 
     @classmethod
     def open(cls, qrels, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool, jobs: int,
-             progress: Progress | None) -> WholeCollection:
+             progress: Progress | None, executor=None) -> WholeCollection:
         return cls(load_collection(qrels, runs, relevance, jobs, progress, others=others, conventions=conventions))
 
     @property
@@ -40,6 +40,11 @@ class WholeCollection:
     @property
     def run_tags(self) -> list[str | None]:
         return self.table.run_tags or [None] * self.table.num_runs
+
+    def note_views(self, measures) -> None:
+        """The note on how ``measures`` read the qrels' subtopics (:func:`~prefeval.ranking.loading.note_views`),
+        now: the notes on the data were made as the collection was read."""
+        note_views(self.table.qrels.source, self.table.qrels.subtopics, measures)
 
     def samples(self, sampling: Sampling) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
         """Each sample's selection of the sampling's table, drawn in turn from the seed."""

@@ -294,3 +294,126 @@ class _NamedStream:
 
     def __getattr__(self, name: str):
         return getattr(self._stream, name)
+
+
+# --- parts: a directory of part files (``eval --parts DIR``) -------------------------------------------
+
+PART_SUFFIX = ".jsonl"
+SUMMARY_PART = "summary" + PART_SUFFIX
+"""The part that holds the summary lines: it sorts after every ``part-NNNNN.jsonl``, so that ``cat
+DIR/*`` is the single output's bytes."""
+
+
+def part_name(number: int) -> str:
+    """The file name of part ``number``: ``part-00000.jsonl``, numbered from 0 (five digits, more past
+    99,999, so that names sort as their numbers do up to there)."""
+    return f"part-{number:05d}{PART_SUFFIX}"
+
+
+def check_parts_directory(path: str | os.PathLike, inputs: Iterable = ()) -> str:
+    """``path`` as ``--parts`` may write it, checked before any work (a :class:`UsageError` naming
+    it): a new directory, or an empty one, whose parent exists and may be written; not an input."""
+    path = os.fspath(path)
+    if not path:
+        raise UsageError("the parts directory name is empty")
+    directory = os.path.realpath(path)
+    if os.path.lexists(directory):
+        if not os.path.isdir(directory):
+            raise UsageError(f"{path}: is not a directory; --parts writes a new (or empty) directory")
+        if os.listdir(directory):
+            raise UsageError(f"{path}: is not empty; --parts writes a new (or empty) directory")
+    for source in inputs:
+        if isinstance(source, (str, os.PathLike)) and os.fspath(source) != STDIN and \
+                os.path.realpath(os.fspath(source)).startswith(directory + os.sep):
+            raise UsageError(f"{path}: holds an input ({os.fspath(source)}); --parts writes a new directory")
+    _check_directory(path.rstrip(os.sep) or path, directory)
+    return directory
+
+
+class PartsDirectory(NamedTuple):
+    """Where the parts of one output are written while it is made: ``staging``, a hidden directory
+    beside the target ``directory``, renamed to it when everything is written."""
+
+    directory: str
+    staging: str
+
+    def part(self, number: int) -> str:
+        """The path of part ``number`` (in the staging directory, where the workers write it)."""
+        return os.path.join(self.staging, part_name(number))
+
+    @property
+    def summary(self) -> str:
+        return os.path.join(self.staging, SUMMARY_PART)
+
+
+@contextlib.contextmanager
+def parts_output(path: str | os.PathLike, inputs: Iterable = ()) -> Iterator[PartsDirectory]:
+    """A directory of parts (``eval --parts DIR``): made as a hidden staging directory beside ``path``
+    (the processes that write parts must see it: a shared filesystem for a cluster's workers), which
+    replaces ``path`` (new, or an empty directory) only when the block completes; removed otherwise,
+    so that a failure leaves no partial directory (or, when it cannot be removed, an error that
+    names it)."""
+    import shutil
+    import tempfile
+
+    directory = check_parts_directory(path, inputs)
+    staging = None
+    try:
+        with deferred():
+            staging = tempfile.mkdtemp(dir=os.path.dirname(directory), prefix=f".{os.path.basename(directory)}.",
+                                       suffix=".tmp")
+        yield PartsDirectory(directory, staging)
+        with deferred():
+            os.chmod(staging, _mode_for_directory())
+            os.rename(staging, directory)  # over an empty directory too (checked before the work)
+            ignore_stops()
+    except BaseException:
+        if staging is not None and os.path.exists(staging):
+            shutil.rmtree(staging, ignore_errors=True)
+            if os.path.exists(staging):
+                raise OSError(f"{os.fspath(path)}: the parts could not be written, and {staging} (parts "
+                              "written so far) could not be removed") from None
+        raise
+
+
+def write_part(path: str, data: bytes) -> None:
+    """Write one part file whole: to a temporary name beside it, renamed when written (a worker that
+    is stopped, or whose task is run again, leaves no half part under the part's name)."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _mode_for_directory() -> int:
+    """The permissions a new directory gets (0777 less the umask): mkdtemp's are private."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o777 & ~umask
+
+
+class PartWriter:
+    """The part written here, in order, of an output whose parts are not written by workers (the
+    readers ``memory`` and ``stream``: one part, ``part-00000.jsonl``); created at the first bytes."""
+
+    def __init__(self, parts: PartsDirectory):
+        self.parts = parts
+        self._handle = None
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        if self._handle is None:
+            self._handle = _NamedStream(open(self.parts.part(0), "wb"), self.parts.part(0))
+        self._handle.write(data)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            with _named(self.parts.part(0)):
+                self._handle.close()

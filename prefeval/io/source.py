@@ -98,21 +98,28 @@ def read_bytes(path: str, stop_at_nul: bool = True, check_head: Callable[[bytes]
             return _joined(_pieces(_held_chunks(handle, PIECE_BYTES), name, stop_at_nul), name, check_head)
 
 
-def read_blocks(path: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int]]:
+def read_blocks(path: str, block_bytes: int | None = None,
+                span: tuple[int, int] | None = None) -> Iterator[tuple[bytes, int]]:
     """The content of the file ``path`` as :func:`read_bytes` gives it, in blocks of whole lines:
     (block, the 1-based number of its first line). Every block but the last ends with a line end;
     a line longer than ``block_bytes`` makes its block longer. Memory holds one block at a time (and
     the piece being read), gzip data is decompressed as it is read, and a regular file is open only
     while a piece of it is read (module docstring). The errors are those of :func:`read_bytes`.
-    Default ``block_bytes``: :data:`BLOCK_BYTES`."""
+    Default ``block_bytes``: :data:`BLOCK_BYTES`.
+
+    ``span``: only the bytes ``start..stop-1`` of a regular file that is not gzip (a partition,
+    :mod:`prefeval.engine.partitioned`, whose ends are line starts); lines are then numbered from 1
+    at ``start``, and a byte-order mark is dropped only at the file's own start."""
     name = display_name(path)
     block_bytes = block_bytes or BLOCK_BYTES
     piece_bytes = min(block_bytes, PIECE_BYTES)
     pending: list[bytes] = []  # the pieces read after the last block, the first starting a line
     size, line, done = 0, 1, 0  # the bytes pending, the number of their first line, the bytes before them
+    start, stop = span if span is not None else (0, None)
     with _reading(name):
         try:
-            for piece in _pieces(_file_chunks(path, name, piece_bytes), name, True, piece_bytes):
+            chunks = _file_chunks(path, name, piece_bytes, start, stop)
+            for piece in (_pieces(chunks, name, True, piece_bytes) if start == 0 else _plain_pieces(chunks, name)):
                 pending.append(piece)
                 size += len(piece)
                 if size < block_bytes:
@@ -243,6 +250,28 @@ def _refuse_columnar(head: bytes, name: str, regular: bool) -> None:
                            "not from standard input or a pipe")
 
 
+def _plain_pieces(chunks: Iterable[bytes], name: str) -> Iterator[bytes]:
+    """The chunks of a span that starts within a file (:func:`read_blocks`): what :func:`_pieces`
+    does but for gzip and a byte-order mark, which can only be at a file's start (a line longer
+    than :data:`MAX_LINE_BYTES` raises :class:`_LongLine`, the content ends with the first line
+    that holds a NUL byte)."""
+    read = line_start = 0
+    for piece in chunks:
+        nul = piece.find(b"\0")
+        if nul >= 0:
+            end = piece.find(b"\n", nul)
+            piece = piece if end < 0 else piece[:end + 1]
+        first_end = piece.find(b"\n")
+        if read + (len(piece) if first_end < 0 else first_end) - line_start > MAX_LINE_BYTES:
+            raise _LongLine(line_start)
+        if first_end >= 0:
+            line_start = read + piece.rfind(b"\n") + 1
+        read += len(piece)
+        yield piece
+        if nul >= 0:
+            return
+
+
 def _without_mark(pieces: Iterator[bytes]) -> Iterator[bytes]:
     """``pieces`` without a UTF-8 byte-order mark at their start, and without empty pieces."""
     head = b""
@@ -292,21 +321,22 @@ def _held_chunks(handle, size: int) -> Iterator[bytes]:
         yield chunk
 
 
-def _file_chunks(path: str, name: str, size: int) -> Iterator[bytes]:
-    """The bytes of the file ``path``, ``size`` at a time. A regular file is opened for each chunk and
-    read at the offset where the last ended (module docstring: a file replaced meanwhile is an
-    :class:`InputError`); anything else (a FIFO, a device) is held open."""
+def _file_chunks(path: str, name: str, size: int, start: int = 0, stop: int | None = None) -> Iterator[bytes]:
+    """The bytes of the file ``path``, ``size`` at a time (of a regular file, those from ``start`` to
+    ``stop``, the end by default). A regular file is opened for each chunk and read at the offset
+    where the last ended (module docstring: a file replaced meanwhile is an :class:`InputError`);
+    anything else (a FIFO, a device) is held open."""
     handle = open(path, "rb", buffering=0)
     status = os.fstat(handle.fileno())
     if not stat.S_ISREG(status.st_mode):
         with handle:
             yield from _held_chunks(handle, size)
         return
-    offset = 0
+    offset = start
     try:
         while True:
             handle.seek(offset)
-            chunk = handle.read(size)
+            chunk = handle.read(size if stop is None else max(min(size, stop - offset), 0))
             handle.close()
             if not chunk:
                 return

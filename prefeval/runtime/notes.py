@@ -42,3 +42,25 @@ def notes_to(show: Callable[[str], None]) -> Iterator[None]:
 
         warnings.showwarning = route
         yield
+
+
+@contextlib.contextmanager
+def shown_once(seen: set[str], add: bool = True) -> Iterator[None]:
+    """Within the block, a note whose message is in ``seen`` is not shown again, and (``add``) every
+    note shown is added to ``seen``: an evaluation started again with another reader
+    (:func:`prefeval.engine.write_files_evaluation`) says once what its first attempt said."""
+    original = warnings.showwarning
+
+    def route(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, Note):
+            if str(message) in seen:
+                return
+            if add:
+                seen.add(str(message))
+        original(message, category, filename, lineno, file, line)
+
+    warnings.showwarning = route
+    try:
+        yield
+    finally:
+        warnings.showwarning = original

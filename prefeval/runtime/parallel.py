@@ -49,6 +49,19 @@ class WorkerDied(RuntimeError):
         self.exitcode = exitcode
 
 
+class ClusterFailed(WorkerDied):
+    """A Dask cluster that failed to run prefeval's work (a worker lost, a scheduler gone, a worker
+    whose prefeval or Python differs from the client's): reported in one line, as a worker process
+    that died is (:mod:`prefeval.engine.dask`)."""
+
+    def __init__(self, message: str):
+        RuntimeError.__init__(self, message)
+        self.exitcode = None
+
+    def __reduce__(self):
+        return (type(self), (str(self),))
+
+
 def default_jobs() -> int:
     """The number of processors this process may run on."""
     if hasattr(os, "sched_getaffinity"):

@@ -1,0 +1,539 @@
+"""The reader ``partitioned``: the files cut into partitions of consecutive queries, each partition
+read, ranked and evaluated where it is evaluated (a worker of a Dask cluster), so that the process
+that plans them (the client) reads almost nothing and every worker adds its share.
+
+**Planning** (:meth:`PartitionedCollection.open`, in the client). The qrels are indexed as the
+streamed reader indexes them (:func:`~prefeval.engine.streaming.index_qrels`: every line checked,
+the queries' keys and numbers, 12 bytes a query; the notes on dropped queries are made then). The
+queries are cut into ranges ``first..stop-1`` whose first query is a multiple of
+``SUM_BLOCK`` (:mod:`~prefeval.engine.results`: so that each partition's summary is made of whole
+summation blocks, added in the client in the same order as on one machine), of about
+:data:`PARTITION_BYTES` of input each: the cut points are read off the largest run at even byte
+offsets. Each file (the qrels and every run) is then cut at the same query boundaries by a binary
+search over its bytes (:class:`_Prober`): seek, skip to the next line start, read query ids until
+one of a kept query, whose number says on which side the boundary is; runs list their queries in
+the qrels' order (what streaming needs anyway), so one search per boundary and file finds it. A
+partition (:class:`Partition`) is its query range and, in every file, the byte span of its lines: a
+span starts at a line start, and the lines of a query the qrels lack or dropped go with the next
+kept query. (A partition of a columnar file is a set of row groups instead: its source would say
+which, from the row groups' ranges of query ids.)
+
+**On a worker** (:meth:`PartitionSource.evaluate`): the partition's span of the qrels is indexed
+again, alone (its kept queries numbered from ``first``), the spans are read block by block as the
+streamed reader reads whole files (:class:`~prefeval.engine.streaming.StreamedCollection`, whose
+first query is then ``first``), ranked chunk by chunk and evaluated. What comes back is small: the
+partition's rendered lines (or nothing, when the worker wrote them to its part file of ``--parts``),
+a partial summary (:meth:`~prefeval.engine.results.RunningSummary.merge`) and what the notes need.
+
+**Back in the client** (:meth:`PartitionedCollection.merge`), in partition order: the summaries are
+merged, the lines written out, and the run reports added up. A line whose query the partition's
+qrels lack is looked up in the whole index there: a query of another partition means that the run
+is not in the qrels' order; one the qrels dropped counts as a dropped line; the others are the
+run's foreign queries, noted as every engine notes them.
+
+**What is not partitioned.** gzip files (they cannot be read from the middle), columnar inputs
+(Parquet, Arrow, directories of them: streamed a row group at a time) and conventions whose
+sums are sequential (trec_eval's, ir_measures'), which a partition cannot start in the middle of:
+those collections are streamed (:class:`~prefeval.engine.streaming.StreamedCollection`), chunks
+evaluated where the executor evaluates them. A partition that meets a bad line, or a run out of the
+qrels' order, raises :class:`PartitionFailed`: the evaluation starts again with the streamed reader
+(:func:`prefeval.engine.write_files_evaluation`), which reports the error, or the run out of order,
+at the line where every other engine reports it (a partition numbers its lines from its own start).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from prefeval.engine import results
+from prefeval.engine.chunks import Chunk, PartitionFailed, Sampling
+from prefeval.engine.results import Block, RunningSummary
+from prefeval.engine.streaming import (
+    DROPPED,
+    QueryIndex,
+    RunReport,
+    StreamedCollection,
+    _FileStream,
+    index_qrels,
+)
+from prefeval.errors import InputError
+from prefeval.io.codes import sorted_positions
+from prefeval.io.fields import TextColumn, text_keys
+from prefeval.io.inputs import named_runs
+from prefeval.io.source import GZIP_MAGIC, MAX_LINE_BYTES, UTF8_BOM, columnar_format, display_name
+from prefeval.io.trec import LineFormat, run_id_from_path
+from prefeval.ranking.conventions import Conventions
+from prefeval.ranking.loading import SHOWN, note_dropped
+from prefeval.ranking.options import RelevanceOptions
+from prefeval.ranking.positions import Selection
+
+PARTITION_BYTES = 1 << 25
+"""About this many bytes of input (qrels and runs together) per partition: 32 MiB, whose lines
+(about 15 MiB of JSON lines for 2 recommender runs with ``-q``) are what the client holds of a
+partition at a time."""
+MIN_PARTITIONS = 8
+"""At least this many partitions, where there are queries enough, so that two or four workers get
+even shares."""
+WINDOW = 1 << 12
+"""The bytes read at a time by the search for a boundary, and below which it scans line by line: 4 KiB,
+a page, about 70 lines of a recommender's run."""
+
+
+class Partition(NamedTuple):
+    """Queries ``first..stop-1`` (numbers among the kept queries) and the byte span of their lines in
+    the qrels and in each run; ``part``: where the worker writes its lines (``--parts``), if anywhere."""
+
+    number: int
+    first: int
+    stop: int
+    qrels: tuple[int, int]
+    runs: tuple[tuple[int, int], ...]
+    part: str | None = None
+
+
+class PartitionResult(NamedTuple):
+    """What a worker hands back of a partition besides its lines: its partial summary, per run its
+    report and the keys (with their numbers of lines) of the queries that the partition's qrels lack,
+    and the queries without a document at the relevance level (their count, the first few ids)."""
+
+    number: int
+    num_queries: int
+    summary: RunningSummary
+    reports: list[RunReport]
+    foreign: list[tuple[np.ndarray, np.ndarray]]
+    below_count: int
+    below_shown: list[str]
+
+
+@dataclass(frozen=True)
+class PartitionSource:
+    """What a worker needs to read and evaluate any partition: the files, the run ids, the options,
+    the qrels' largest grade (every chunk's qrels keep it). Nothing of the size of the collection."""
+
+    qrels: str
+    runs: tuple[str, ...]
+    run_ids: tuple[str, ...]
+    relevance: RelevanceOptions
+    others: bool
+    conventions: Conventions
+    max_grade: float
+    source: str
+    draws_samples = False
+    reads_ahead = True
+
+    def evaluate(self, evaluation, partition: Partition, render: Callable[[Block], Any]) -> list[tuple[Any, Any]]:
+        """Read, rank and evaluate ``partition`` here: its outputs (``render(block)`` of each block, in
+        query order; none when they are bytes written to the partition's part file), each with None,
+        and last (None, the :class:`PartitionResult`). The outputs stay apart (a block's lines are a
+        megabyte or two), so that the client, which takes them one by one, holds the lines of one
+        block at a time beside the partition being received. Raises :class:`PartitionFailed` for a bad
+        line or a run out of order."""
+        from prefeval.engine.streaming import OutOfOrder
+
+        try:
+            reader = _PartitionReader(self, partition, self._index(partition))
+            running = evaluation.running_summary(0, partial=True)
+            outputs = []
+            for offset, table in reader.tables():
+                chunk = Chunk(0, Selection.everything(table), table, offset)
+                for output, block in evaluation.chunk_results(chunk, render):
+                    running.add(block)
+                    outputs.append(output)
+        except InputError as error:
+            raise PartitionFailed(f"{error} (a line of a partition, numbered from its start)") from None
+        except OutOfOrder as disorder:
+            raise PartitionFailed(str(disorder)) from None
+        if partition.part is not None and all(isinstance(output, bytes) for output in outputs):
+            data = b"".join(outputs)
+            if data:  # no part without lines (the summary alone, without -q)
+                from prefeval.io.output import write_part
+
+                write_part(partition.part, data)
+            outputs = []
+        result = PartitionResult(partition.number, running.num_queries, running, reader.reports,
+                                 [stream.foreign_rows() for stream in reader.run_streams()],
+                                 reader._below_count, reader._below_level)
+        return [(output, None) for output in outputs] + [(None, result)]
+
+    def _index(self, partition: Partition) -> QueryIndex:
+        """The index of the partition's span of the qrels, its kept queries numbered from ``first``."""
+        index = index_qrels(self.qrels, self.relevance, self.conventions.keep_empty, span=partition.qrels)
+        if index is None or index.num_queries != partition.stop - partition.first:
+            raise InputError(self.source, "the qrels changed while they were read")
+        numbers = np.where(index.numbers >= 0, index.numbers + partition.first, DROPPED).astype(np.int64)
+        return index._replace(numbers=numbers, num_queries=partition.stop, max_grade=self.max_grade)
+
+
+@dataclass
+class _SpanStream(_FileStream):
+    """A file's span, read as :class:`~prefeval.engine.streaming._FileStream` reads a file, which also
+    counts the lines of each query that the partition's qrels lack (:meth:`foreign_rows`)."""
+
+    _foreign_rows: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+
+    def _note_foreign(self, qids: TextColumn) -> None:
+        super()._note_foreign(qids)
+        if len(qids):
+            self._foreign_rows.append(np.unique(qids.keys, return_counts=True))
+
+    def foreign_rows(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct keys of those queries, sorted, and the number of lines of each."""
+        if not self._foreign_rows:
+            return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+        keys = np.concatenate([keys for keys, _ in self._foreign_rows])
+        counts = np.concatenate([counts for _, counts in self._foreign_rows])
+        unique, inverse = np.unique(keys, return_inverse=True)
+        return unique, np.bincount(inverse, weights=counts, minlength=len(unique)).astype(np.int64)
+
+
+class _PartitionReader(StreamedCollection):
+    """One partition's spans read as a streamed collection whose queries are ``first..stop-1``; the
+    notes are not made here but handed back (:attr:`reports`)."""
+
+    def __init__(self, source: PartitionSource, partition: Partition, index: QueryIndex):
+        super().__init__(index, source.qrels, source.runs, source.run_ids, source.relevance, source.others,
+                         source.conventions, jobs=1)
+        self.partition = partition
+        self.first_query = partition.first
+        self.reports: list[RunReport] = []
+        self._runs: dict[int, _SpanStream] = {}
+
+    def file_stream(self, path: str, fmt: LineFormat, run: int | None) -> _FileStream:
+        span = self.partition.qrels if run is None else self.partition.runs[run]
+        stream = _SpanStream(path, fmt, self.index, span)
+        if run is not None:
+            self._runs[run] = stream
+        return stream
+
+    def run_streams(self) -> list[_SpanStream]:
+        return [self._runs[run] for run in range(len(self.run_paths))]
+
+    def _note_data(self, reports: list[RunReport]) -> None:
+        self.reports = reports
+
+
+class PartitionedCollection(StreamedCollection):
+    """The reader ``partitioned`` (module docstring), registered in :data:`prefeval.engine.READERS`:
+    hands over one chunk per partition, which whoever evaluates it reads
+    (:meth:`PartitionSource.evaluate`), and merges what comes back (:meth:`merge`). Its index holds
+    the qrels' counts and notes, not the keys: those stay where the plan was made
+    (:func:`_planned`), held by :attr:`_planning`."""
+
+    def __init__(self, index: QueryIndex, qrels: str, runs: Sequence[str], names: Sequence[str | None],
+                 relevance: RelevanceOptions, others: bool, conventions: Conventions, jobs: int = 1):
+        super().__init__(index, qrels, runs, names, relevance, others, conventions, jobs)
+        self.partitions: list[Partition] = []
+        self.parts_directory: str | None = None
+        self._planning: tuple[Any, Any] | None = None  # (the executor, the handle of the plan)
+        self._received = 0
+        count = len(self.run_paths)
+        self._reports: list[list[RunReport]] = [[] for _ in range(count)]
+        self._foreign: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(count)]
+        self._foreign_shown: list[list[str]] = [[] for _ in range(count)]
+
+    @classmethod
+    def open(cls, qrels: str, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool = False,
+             jobs: int = 1, progress=None, executor=None) -> StreamedCollection | None:
+        """Plan the partitions where ``executor`` runs (module docstring; a worker of a cluster, so that
+        the index of the qrels stays there); the streamed reader where the files cannot be cut (gzip, columnar)
+        or the sums cannot be split (sequential conventions); None when the qrels are not grouped by
+        query (the evaluation then reads them whole)."""
+        from prefeval.engine.executors import LOCAL
+
+        named = named_runs(runs)
+        paths = [qrels, *(path for _, path in named)]
+        if conventions.sequential or conventions.summary_order != "queries" or not all(map(_cut_by_bytes, paths)):
+            return StreamedCollection.open(qrels, runs, relevance, conventions, others, jobs, progress, executor)
+        executor = executor or LOCAL
+        names = [name if name is not None else run_id_from_path(path) for name, path in named]
+        request = _PlanRequest(tuple(paths), tuple(map(os.path.abspath, paths)), relevance, conventions.keep_empty)
+        handle = executor.submit(_planned, request)
+        index, partitions = executor.result(handle, _plan_of)
+        if index is None:
+            return None
+        note_dropped(index.source, index.dropped_shown, index.dropped_count)
+        collection = cls(index, qrels, [path for _, path in named], names, relevance, others, conventions, jobs)
+        collection.worker_paths = request.worker_paths
+        collection.partitions = partitions
+        collection._planning = (executor, handle)
+        return collection
+
+    def samples(self, sampling: Sampling) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
+        """One sample of every query, a chunk per partition (each partition writing its part file
+        under :attr:`parts_directory`, when set)."""
+        from prefeval.io.output import part_name
+
+        directory = self.parts_directory
+        chunks = (Chunk(0, None, partition=p if directory is None else p._replace(
+            part=os.path.join(directory, part_name(p.number)))) for p in self.partitions)
+        yield 0, self.num_queries, chunks
+
+    def for_workers(self) -> PartitionSource:
+        """What a worker needs (:class:`PartitionSource`): a few paths and options, not the index."""
+        return PartitionSource(self.worker_paths[0], tuple(self.worker_paths[1:]), tuple(self.run_ids),
+                               self.relevance, self.others, self.conventions, self.index.max_grade, self.index.source)
+
+    def evaluate(self, evaluation, partition: Partition, render: Callable[[Block], Any]) -> list[tuple[Any, Any]]:
+        """A partition evaluated in this process (:meth:`PartitionSource.evaluate`)."""
+        return self.for_workers().evaluate(evaluation, partition, render)
+
+    def tables(self):
+        raise TypeError("a partitioned collection is read partition by partition (samples)")
+
+    def merge(self, result: PartitionResult, running: RunningSummary) -> int:
+        """Add a partition's results (partitions in order) to the summary and the reports; after the
+        last, make the notes on the data (raising :class:`PartitionFailed` when a run's line of a
+        partition holds a query of another partition: the run is not in the qrels' order). Returns
+        the partition's number of queries."""
+        if result.number != self._received:
+            raise ValueError(f"partition {result.number} came before partition {self._received}")
+        self._received += 1
+        running.merge(result.summary)
+        for run, (report, foreign) in enumerate(zip(result.reports, result.foreign)):
+            if len(foreign[0]):
+                self._foreign[run].append(foreign)
+            shown = self._foreign_shown[run]
+            shown.extend(text for text in report.foreign_shown if text not in shown)
+            self._reports[run].append(report)
+        if self.relevance.relevance_level is not None:
+            self._below_count += result.below_count
+            self._below_level.extend(result.below_shown[:max(SHOWN + 1 - len(self._below_level), 0)])
+        if self._received == len(self.partitions):
+            self._finish()
+        return result.num_queries
+
+    def _finish(self) -> None:
+        """The run reports added up over the partitions, the ids the partitions' qrels lacked looked up
+        in the whole index (where the plan was made), and the notes on the data."""
+        foreign = [_counted(parts) for parts in self._foreign]
+        executor, handle = self._planning
+        checks = executor.result(handle, functools.partial(_checked_foreign, foreign, self._foreign_shown))
+        reports = []
+        for run, (parts, check) in enumerate(zip(self._reports, checks)):
+            if check.out_of_order:
+                raise PartitionFailed(f"{display_name(self.run_paths[run])}: a query out of the qrels' order")
+            tag = next((report.tag for report, partition in zip(parts, self.partitions)
+                        if partition.runs[run][0] == 0 and partition.runs[run][1] > 0), None)
+            reports.append(RunReport(
+                rows_read=sum(report.rows_read for report in parts),
+                scored=sum(report.scored for report in parts),
+                judged_queries=sum(report.judged_queries for report in parts),
+                dropped_rows=sum(report.dropped_rows for report in parts) + check.dropped_rows,
+                foreign_shown=check.shown,
+                foreign_count=check.count,
+                tag=tag))
+        self.run_tags = [report.tag for report in reports]
+        self._note_data(reports)
+
+
+class _PlanRequest(NamedTuple):
+    """What the plan is made of: the files as named (for messages) and as every worker reads them
+    (absolute paths), and the options that decide which queries are kept."""
+
+    names: tuple[str, ...]
+    worker_paths: tuple[str, ...]
+    relevance: RelevanceOptions
+    keep_empty: bool
+
+
+def _planned(request: _PlanRequest) -> tuple[QueryIndex | None, list[Partition] | None]:
+    """The whole index of the qrels and the partitions (:func:`_plan`); (None, None) when the qrels are
+    not grouped by query. Run where the executor runs: an error names the file as it was given, and a
+    file that is missing there says that the workers must see the inputs."""
+    qrels = request.worker_paths[0]
+    try:
+        index = index_qrels(qrels, request.relevance, request.keep_empty)
+        if index is None:
+            return None, None
+        return index._replace(source=display_name(request.names[0])), _plan(index, request.worker_paths)
+    except InputError as error:
+        name = dict(zip(request.worker_paths, request.names)).get(error.source, error.source)
+        message = error.message
+        if message == "no such file":
+            message += " where the evaluation runs (the workers of --engine dask read the inputs: a filesystem " \
+                       "they share, under the same paths)"
+        raise InputError(name, message, error.line) from None
+
+
+def _plan_of(planned: tuple[QueryIndex | None, list[Partition] | None]) -> tuple[QueryIndex | None, Any]:
+    """What the client keeps of the plan: the partitions, and the index without its keys."""
+    index, partitions = planned
+    if index is None:
+        return None, None
+    return index._replace(sorted_hashes=None, numbers=None), partitions
+
+
+def _plan(index: QueryIndex, paths: Sequence[str]) -> list[Partition]:
+    """The partitions: query ranges cut at multiples of SUM_BLOCK, about :data:`PARTITION_BYTES`
+    each, and each file's span of their lines (module docstring). ``paths``: the qrels, then the runs."""
+    sizes = [os.path.getsize(path) for path in paths]
+    wanted = max(-(-sum(sizes) // PARTITION_BYTES), MIN_PARTITIONS)
+    largest = int(np.argmax(sizes))
+    probe = _Prober(paths[largest], index)
+    cuts = set()
+    for k in range(1, wanted):
+        _, number, _ = probe.first_kept(sizes[largest] * k // wanted, sizes[largest])
+        if number is not None:
+            cut = int(round(number / results.SUM_BLOCK)) * results.SUM_BLOCK
+            if 0 < cut < index.num_queries:
+                cuts.add(cut)
+    starts = [0, *sorted(cuts)]
+    spans = []
+    for path, size in zip(paths, sizes):
+        prober, at = _Prober(path, index), 0
+        bounds = [0]
+        for start in starts[1:]:
+            at = prober.boundary(start, at, size)
+            bounds.append(at)
+        bounds.append(size)
+        spans.append(list(zip(bounds[:-1], bounds[1:])))
+    stops = [*starts[1:], index.num_queries]
+    return [Partition(number, first, stop, spans[0][number], tuple(run[number] for run in spans[1:]))
+            for number, (first, stop) in enumerate(zip(starts, stops))]
+
+
+def _counted(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Keys and their counts of lines, added up over the partitions: the distinct keys, sorted."""
+    if not parts:
+        return np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64)
+    keys = np.concatenate([keys for keys, _ in parts])
+    unique, inverse = np.unique(keys, return_inverse=True)
+    counts = np.bincount(inverse, weights=np.concatenate([counts for _, counts in parts]), minlength=len(unique))
+    return unique, counts.astype(np.int64)
+
+
+class _ForeignCheck(NamedTuple):
+    """Of a run's lines whose queries their partition's qrels lack: whether one is a query the qrels
+    keep (the run is not in their order), the lines of queries the qrels dropped, the count of ids
+    the qrels lack and the first few of them (:data:`~prefeval.ranking.loading.SHOWN` and one)."""
+
+    out_of_order: bool
+    dropped_rows: int
+    count: int
+    shown: list[str]
+
+
+def _checked_foreign(foreign: list[tuple[np.ndarray, np.ndarray]], shown: list[list[str]],
+                     planned: tuple[QueryIndex | None, Any]) -> list[_ForeignCheck]:
+    """Each run's :class:`_ForeignCheck`, from the whole index (where the plan was made)."""
+    index = planned[0]
+    checks = []
+    for (keys, counts), texts in zip(foreign, shown):
+        found = sorted_positions(index.sorted_hashes, keys) if len(keys) else np.empty(0, dtype=np.int64)
+        in_qrels = found >= 0
+        kept = bool((index.numbers[found[in_qrels]] >= 0).any()) if in_qrels.any() else False
+        outside = sorted_positions(index.sorted_hashes, text_keys(texts)) < 0 if texts else []
+        checks.append(_ForeignCheck(kept, int(counts[in_qrels].sum()), int((~in_qrels).sum()),
+                                    [text for text, out in zip(texts, outside) if out][:SHOWN + 1]))
+    return checks
+
+
+def _cut_by_bytes(path: str) -> bool:
+    """Whether the input can be read from the middle of its bytes: a text file, not gzip (which
+    cannot be) nor a columnar input (read by row groups: :mod:`prefeval.io.columnar`)."""
+    if columnar_format(path) is not None:
+        return False
+    with open(path, "rb") as handle:
+        return handle.read(len(GZIP_MAGIC)) != GZIP_MAGIC
+
+
+_BATCH = 8
+"""Lines whose queries are looked up at once by :meth:`_Prober.first_kept`."""
+
+
+class _Prober:
+    """Reads query ids at byte offsets of a file, to find where a partition's lines start
+    (:meth:`boundary`). A line's query is "kept" when the index numbers it; the others (queries
+    the qrels lack or dropped, blank and comment lines) go with the next kept query."""
+
+    def __init__(self, path: str, index: QueryIndex):
+        self.path = path
+        self.index = index
+
+    def _read(self, offset: int, length: int) -> bytes:
+        with open(self.path, "rb") as handle:
+            handle.seek(offset)
+            return handle.read(length)
+
+    def _numbers(self, lines: list[bytes]) -> list[int | None]:
+        """The number of each line's query (None: not a kept query)."""
+        firsts = [line.split(None, 1) for line in lines]
+        texts = [fields[0].decode("utf-8", "surrogateescape") if fields and not fields[0].startswith(b"#") else ""
+                 for fields in firsts]
+        found = sorted_positions(self.index.sorted_hashes, text_keys(texts))
+        numbers = np.where(found >= 0, self.index.numbers[np.maximum(found, 0)], DROPPED)
+        return [int(n) if n >= 0 and text else None for n, text in zip(numbers.tolist(), texts)]
+
+    def _lines(self, start: int, stop: int) -> Iterator[tuple[int, int, list[bytes]]]:
+        """From the line start ``start`` to ``stop``: windows of whole lines, as (where the first line
+        starts, where the window ends, the lines)."""
+        at = start
+        while at < stop:
+            data = self._read(at, min(WINDOW, stop - at))
+            if at == 0 and data.startswith(UTF8_BOM):
+                data = data[len(UTF8_BOM):]
+                at += len(UTF8_BOM)
+            end = data.rfind(b"\n") + 1
+            if end == 0:  # no line end in the window: a long line, or the last line
+                more = self._read(at, min(stop - at, MAX_LINE_BYTES + 2))
+                end = more.find(b"\n") + 1 or len(more)
+                data = more[:end]
+            else:
+                data = data[:end]
+            yield at, at + end, data.splitlines(keepends=True)
+            at += end
+
+    def first_kept(self, offset: int, stop: int) -> tuple[int, int | None, int]:
+        """(the first line start at or after ``offset``, the number of the first kept query at or
+        after it, the end of that kept query's line); the number None (and ``stop`` twice) when no
+        kept query comes before ``stop``."""
+        start = offset
+        if offset > 0:
+            while True:
+                data = self._read(start - 1, WINDOW)
+                found = data.find(b"\n")
+                if found >= 0:
+                    start += found
+                    break
+                if not data:
+                    return stop, None, stop
+                start += len(data)
+            if start >= stop:
+                return stop, None, stop
+        for at, _, lines in self._lines(start, stop):
+            for batch in range(0, len(lines), _BATCH):  # mostly the first line is a kept query's
+                for line, number in zip(lines[batch:batch + _BATCH], self._numbers(lines[batch:batch + _BATCH])):
+                    if number is not None:
+                        return start, number, at + len(line)
+                    at += len(line)
+        return start, None, stop
+
+    def boundary(self, target: int, low: int, high: int) -> int:
+        """The first line start in ``low..high`` whose first kept query at or after it is numbered
+        ``target`` or more, every line before ``low`` having one numbered less (``high``: a line
+        start or the end, whose is taken to be at least ``target``)."""
+        space = high
+        while space - low > WINDOW:
+            middle = (low + space) // 2
+            start, number, end = self.first_kept(middle, high)
+            if number is None or number >= target:
+                high, space = min(start, high), middle
+            else:
+                low = end
+        pending = None
+        for at, _, lines in self._lines(low, high):
+            for line, number in zip(lines, self._numbers(lines)):
+                if number is None:
+                    pending = at if pending is None else pending
+                elif number >= target:
+                    return at if pending is None else pending
+                else:
+                    pending = None
+                at += len(line)
+        return high if pending is None else pending
