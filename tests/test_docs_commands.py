@@ -29,8 +29,9 @@ def test_the_shell_completion_commands(shell_environment, tmp_path):
 
 
 def test_eval_on_a_dask_scheduler(shell_environment, tmp_path):
-    """docs/engines.md, "On a cluster": ``eval --engine dask --scheduler ADDRESS`` on a running
-    scheduler and worker writes the bytes of the default engine."""
+    """``eval --engine dask --scheduler ADDRESS`` on a running scheduler and worker (in process; the
+    cluster of docs/scale-out.md, of separate processes, is tests/test_cluster.py's) writes the bytes
+    of the default engine."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp",
                                   host="127.0.0.1", dashboard_address=None,
