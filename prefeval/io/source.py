@@ -119,7 +119,7 @@ def read_blocks(path: str, block_bytes: int | None = None,
     with _reading(name):
         try:
             chunks = _file_chunks(path, name, piece_bytes, start, stop)
-            for piece in (_pieces(chunks, name, True, piece_bytes) if start == 0 else _plain_pieces(chunks, name)):
+            for piece in (_pieces(chunks, name, True, piece_bytes) if start == 0 else _bounded(chunks)):
                 pending.append(piece)
                 size += len(piece)
                 if size < block_bytes:
@@ -219,21 +219,8 @@ def _pieces(chunks: Iterable[bytes], name: str, stop_at_nul: bool, size: int = P
             break
     _refuse_columnar(head, name, regular=False)
     raw = itertools.chain([head] if head else [], chunks)
-    read = line_start = 0  # the bytes handed out, where the line they end in starts
-    for piece in _without_mark(_inflated(raw, name, size) if head.startswith(GZIP_MAGIC) else raw):
-        nul = piece.find(b"\0") if stop_at_nul else -1
-        if nul >= 0:
-            end = piece.find(b"\n", nul)
-            piece = piece if end < 0 else piece[:end + 1]
-        first_end = piece.find(b"\n")
-        if read + (len(piece) if first_end < 0 else first_end) - line_start > MAX_LINE_BYTES:
-            raise _LongLine(line_start)
-        if first_end >= 0:
-            line_start = read + piece.rfind(b"\n") + 1
-        read += len(piece)
-        yield piece
-        if nul >= 0:
-            return
+    yield from _bounded(_without_mark(_inflated(raw, name, size) if head.startswith(GZIP_MAGIC) else raw),
+                        stop_at_nul)
 
 
 def _refuse_columnar(head: bytes, name: str, regular: bool) -> None:
@@ -250,14 +237,15 @@ def _refuse_columnar(head: bytes, name: str, regular: bool) -> None:
                            "not from standard input or a pipe")
 
 
-def _plain_pieces(chunks: Iterable[bytes], name: str) -> Iterator[bytes]:
-    """The chunks of a span that starts within a file (:func:`read_blocks`): what :func:`_pieces`
-    does but for gzip and a byte-order mark, which can only be at a file's start (a line longer
-    than :data:`MAX_LINE_BYTES` raises :class:`_LongLine`, the content ends with the first line
-    that holds a NUL byte)."""
-    read = line_start = 0
-    for piece in chunks:
-        nul = piece.find(b"\0")
+def _bounded(pieces: Iterable[bytes], stop_at_nul: bool = True) -> Iterator[bytes]:
+    """``pieces`` of text as they come, checked: :class:`_LongLine` as soon as a line is longer than
+    :data:`MAX_LINE_BYTES` (a line is measured where it ends, or where a piece ends within it); with
+    ``stop_at_nul``, the content ends with the end of the first line that holds a NUL byte. Alone, it
+    reads a span that starts within a file (:func:`read_blocks`), where neither gzip nor a byte-order
+    mark can be."""
+    read = line_start = 0  # the bytes handed out, where the line they end in starts
+    for piece in pieces:
+        nul = piece.find(b"\0") if stop_at_nul else -1
         if nul >= 0:
             end = piece.find(b"\n", nul)
             piece = piece if end < 0 else piece[:end + 1]
