@@ -185,3 +185,23 @@ def test_check_reads_a_run_from_stdin():
     twice = run_cli("check", "-R", "-", "-", input=run)
     assert twice.exit_code == 2 and twice.stdout == ""
     assert twice.stderr == "prefeval: error: standard input (-) can stand for only one of the input files\n"
+
+
+def test_ids_whose_bytes_are_not_utf8_are_checked_with_pyarrow_installed(tmp_path):
+    """pandas 3 stores inferred strings as Arrow strings once pyarrow is installed (the test extra
+    installs it), which cannot hold a surrogate escape: the duplicate-document check raised a
+    UnicodeEncodeError on a run with such a docid (found by the fuzz test in a fresh clone)."""
+    qrels = EXAMPLES / "qrels.txt"
+    lines = (EXAMPLES / "runs" / "bm25").read_bytes().splitlines(keepends=True)
+    odd = lines[5].replace(b"DOC-", b"\x80DOC-")
+    run = tmp_path / "odd"
+    run.write_bytes(b"".join([*lines[:5], odd, *lines[6:]]))
+    result = run_cli("check", "-R", qrels, run)
+    assert result.exit_code == 0, result.output
+    assert json_lines(result.stdout)[1]["duplicate_documents"] == {"count": 0, "first": None}
+    twice = tmp_path / "twice"
+    twice.write_bytes(b"".join([*lines[:5], odd, odd.replace(b"\t6\t", b"\t7\t", 1), *lines[7:]]))
+    result = run_cli("check", "-R", qrels, twice)
+    assert result.exit_code == 1, result.output
+    first = json_lines(result.stdout)[1]["duplicate_documents"]["first"]
+    assert first["docid"] == "\\x80" + lines[5].split()[2].decode() and first["lines"] == [6, 7]

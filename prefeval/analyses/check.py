@@ -317,7 +317,7 @@ def _against_qrels(run_qids: pd.Index, qrels: JudgedQrels, errors: list[str], wa
 
 
 def _duplicates(data: bytes, query_codes, unique_qids, docids, errors: list[str]) -> dict:
-    duplicated = pd.MultiIndex.from_arrays([query_codes, docids]).duplicated()
+    duplicated = pd.MultiIndex.from_arrays([query_codes, _objects(docids)]).duplicated()
     count = int(duplicated.sum())
     if not count:
         return {COUNT: 0, FIRST: None}
