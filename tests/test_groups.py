@@ -58,3 +58,31 @@ def test_worst_off_group_is_the_least_mean():
     means = sums.means()["p@3"]
     assert value.tolist() == means.min(axis=0).tolist()
     assert index.tolist() == means.argmin(axis=0).tolist()
+
+
+def test_api_by_group_from_a_file_equals_filtered_evaluations(tmp_path):
+    import prefeval
+
+    qrels, runs, groups = recommender_data(seed=3)
+    path = tmp_path / "groups.tsv"
+    path.write_text("user_id\tgroup\n" + "".join(f"{user}\t{group}\n" for user, group in groups.items()))
+    frame = prefeval.evaluate_by_group(qrels, runs, MEASURES, user_groups=str(path))
+    assert frame["group"].tolist() == ["active", "active", "cold", "cold"]
+    for group in ("active", "cold"):
+        users = [user for user, its in groups.items() if its == group]
+        alone = evaluate(qrels[qrels.user.isin(users)], {name: run[run.user.isin(users)] for name, run in runs.items()},
+                         MEASURES, per_query=False)
+        rows = frame[frame.group == group]
+        assert rows["run"].tolist() == alone["run"].tolist() and set(rows["users"]) == {len(users)}
+        for measure in MEASURES:
+            assert rows[measure].to_numpy() == pytest.approx(alone[measure].to_numpy(), abs=1e-12)
+
+
+def test_api_user_in_two_groups_is_an_input_error():
+    import prefeval
+    from prefeval.errors import InputError
+
+    qrels, runs, _ = recommender_data()
+    with pytest.raises(InputError, match=r"user 'u1' is in two groups \('a' and 'b'\)"):
+        prefeval.evaluate_by_group(qrels, runs, MEASURES,
+                                   user_groups=pd.DataFrame({"user": ["u1", "u1"], "group": ["a", "b"]}))
