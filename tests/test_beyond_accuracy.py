@@ -68,3 +68,13 @@ def test_popularity_measures_by_hand():
 def test_head_share_one_makes_every_trained_item_head():
     popularity = Popularity.of(TRAIN_USERS, TRAIN_ITEMS, 5, head_share=1.0)
     assert popularity.tail.tolist() == [False, False, True, False, True]
+
+
+def test_item_group_exposure_share_and_disparity():
+    from prefeval.analyses.beyond_accuracy import group_exposure
+
+    # exposure [3, 2, 1, 0, 0]; provider 0 holds items 0 and 3, provider 1 items 1 and 2, item 4 none
+    shares, disparity = group_exposure(exposure(), np.array([0, 1, 1, 0, -1]), 2)
+    assert shares.tolist() == pytest.approx([3 / 6, 3 / 6]) and disparity == pytest.approx(0.0)
+    shares, disparity = group_exposure(exposure(), np.array([0, 1, -1, 1, 1]), 2)
+    assert shares.tolist() == pytest.approx([3 / 6, 2 / 6]) and disparity == pytest.approx(1 / 6)

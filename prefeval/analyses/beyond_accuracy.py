@@ -129,3 +129,18 @@ def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popula
         sums = np.bincount(users, weights=values, minlength=num_users)
         out[name] = np.divide(sums, length, out=np.zeros(num_users), where=length > 0)
     return out
+
+
+def group_exposure(exposure: Exposure, item_groups: np.ndarray, num_groups: int) -> tuple[np.ndarray, float]:
+    """Each item group's share of the run's exposure, and the disparity between groups.
+
+    ``item_groups``: the group code (0..num_groups−1) of every catalogue item, −1 for an item in no
+    group (its exposure counts in the total, in no group's share). share_g = Σ_{i ∈ g} e_i / Σ_i e_i;
+    disparity = max_g share_g − min_g share_g, in [0, 1] (0: every group equally exposed; Diaz,
+    Mitra, Ekstrand, Biega and Carterette, CIKM 2020, compare groups' expected exposure). All 0
+    when nothing is exposed."""
+    total = exposure.counts.sum()
+    grouped = item_groups >= 0
+    sums = np.bincount(item_groups[grouped], weights=exposure.counts[grouped], minlength=num_groups)
+    shares = sums / total if total else np.zeros(num_groups)
+    return shares, float(shares.max() - shares.min()) if num_groups else 0.0
