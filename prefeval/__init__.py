@@ -3,7 +3,8 @@
 The command line (``prefeval eval``, ``prefeval aggregate``, ``prefeval check``, ...) is a thin
 layer over this API:
 
-* :func:`evaluate` and :func:`compare`: metric values and pairwise preferences as DataFrames, from
+* :func:`evaluate` and :func:`compare`: metric values and pairwise preferences as DataFrames (and
+  :func:`evaluate_by_group`, the metrics by user group), from
   files, DataFrames or dicts;
 * :func:`aggregate`: system orderings (mean, Borda, MC4) from per-query eval lines or DataFrames;
 * :func:`check`: a validation report on qrels and run files;
@@ -27,6 +28,7 @@ _PUBLIC = {
     "check": ("prefeval.analyses.check", "check"),
     "compare": ("prefeval.dataframes", "compare"),
     "evaluate": ("prefeval.dataframes", "evaluate"),
+    "evaluate_by_group": ("prefeval.dataframes", "evaluate_by_group"),
     "evaluation_records": ("prefeval.report.eval_lines", "evaluation_records"),
     "null": ("prefeval.analyses.null", None),
     "sampled": ("prefeval.analyses.sampled_metrics", None),

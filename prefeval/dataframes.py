@@ -76,6 +76,34 @@ def compare(qrels, runs, measures: str | Sequence[str] | None = (), *, per_query
     return _frame(evaluation, "preferences", labels, [m.name for m in evaluation.pair_measures], per_query)
 
 
+def evaluate_by_group(qrels, runs, measures: str | Sequence[str] | None = (), *, user_groups,
+                      **options) -> pd.DataFrame:
+    """Each metric's mean over the users of each group (``--user-groups``): columns ``group, run,
+    users`` and one per metric, a row per group with users and run (:mod:`prefeval.analyses.groups`);
+    the worst-off group's values are ``frame.groupby("run")[metrics].min()``.
+    ``user_groups``: a path or a DataFrame of (user, group) (:mod:`prefeval.io.side`); a user in two
+    groups is an :class:`~prefeval.errors.InputError`, users in no group count in none."""
+    from prefeval.analyses.groups import GroupSums
+    from prefeval.io.side import USER_GROUPS, read_side
+
+    sums = GroupSums(read_side(user_groups, USER_GROUPS).mapping())
+    evaluation = _evaluation(qrels, runs, measures, options)
+    for result in evaluation.results():
+        if isinstance(result, Block) and result.sample == 0:
+            sums.add(result)
+    names = [m.name for m in evaluation.metric_measures]
+    means = sums.means()
+    runs_of = np.array(evaluation.run_ids, dtype=object)
+    width = len(runs_of)
+    frame = pd.DataFrame({
+        "group": np.repeat(np.array(sums.names, dtype=object), width),
+        "run": np.tile(runs_of, len(sums.names)),
+        "users": np.repeat(sums.counts, width),
+        **{name: means[name].reshape(-1) for name in names},
+    })
+    return frame[frame["users"] > 0].reset_index(drop=True)
+
+
 def _evaluation(qrels, runs, measures, options: dict) -> Evaluation:
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:

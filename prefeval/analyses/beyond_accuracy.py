@@ -1,0 +1,146 @@
+"""Beyond-accuracy measures of recommendation lists: coverage, exposure, popularity and novelty.
+
+The input is a run's top-k lists as three aligned arrays (user, item, rank; rank 1 is the top) and,
+for popularity and novelty, the training interactions. Two kinds of measure:
+
+- **distributional** (over the whole run): catalogue coverage, user coverage, the Gini index and the
+  Shannon entropy of exposure. They are functions of the exposure of each item, a running sum that
+  :class:`Exposure` adds block by block, so a streamed run is summarised in memory proportional to
+  its items, not its users;
+- **per user** (then averaged over users): ARP, APLT, EPC, EFD and mean popularity rank
+  (:func:`per_user_popularity`), from the popularity of each item in the training data
+  (:class:`Popularity`).
+
+Definitions (n: catalogue size; L_u: the top-k list of user u; e_i: exposure of item i, the number
+of lists that hold it, or with the rank discount the sum of 1/log2(1 + rank) over them; p_i =
+e_i / Σ_j e_j; φ(i): the number of training interactions of i; U_train: the users of the training
+data, pop(i) the number of them who interacted with i):
+
+- catalogue coverage@k = |∪_u L_u ∩ catalogue| / n (Ge, Delgado-Battenfeld and Jannach, RecSys 2010);
+- user coverage = the share of users with a non-empty list (Herlocker et al., TOIS 2004);
+- Gini@k = (1 / (n − 1)) Σ_{j=1..n} (2j − n − 1) p_(j), p_(j) ascending, unexposed items at 0:
+  0 when every item is equally exposed, 1 when one item takes all (Vargas and Castells, RecSys 2011;
+  Microsoft Recommenders' ``gini``); 0 when n = 1;
+- entropy@k = −Σ_i p_i log2 p_i, in [0, log2 n] (Shannon; Microsoft Recommenders'
+  ``distributional_coverage``);
+- ARP = mean_u (1/|L_u|) Σ_{i ∈ L_u} φ(i) (Abdollahpouri, Burke and Mobasher, FLAIRS 2019);
+- APLT = mean_u |L_u ∩ tail| / |L_u|, the head being the fewest most popular training items whose
+  interactions reach ``head_share`` of all (default 0.2) and the tail every other item (same paper);
+- EPC = mean_u (1/|L_u|) Σ_{i ∈ L_u} (1 − pop(i)/|U_train|) and EFD = mean_u (1/|L_u|) Σ_{i ∈ L_u}
+  −log2(max(pop(i), 1)/|U_train|) (Vargas and Castells, RecSys 2011, without rank discount or
+  relevance; an item nobody trained on counts as seen once for EFD, so that it is finite);
+- mean popularity rank = mean_u (1/|L_u|) Σ_{i ∈ L_u} rank of φ(i) among the catalogue, 1 the most
+  popular, tied items sharing the mean of their ranks.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+
+class Exposure:
+    """Running sums of exposure per item of a catalogue: :meth:`add` a block of (item index, rank)
+    pairs; the distributional measures read the sums. Items are indexes 0..n−1 into the catalogue."""
+
+    def __init__(self, catalogue_size: int, discount: bool = False):
+        self.counts = np.zeros(catalogue_size, dtype=np.float64)
+        self.discount = discount
+        self.users = 0
+        self.users_with_list = 0
+
+    def add(self, items: np.ndarray, ranks: np.ndarray, users: int, users_with_list: int) -> None:
+        """Count one block: the items of its lists at their ranks, and how many users it holds."""
+        weights = 1.0 / np.log2(1.0 + ranks) if self.discount else np.ones(len(items))
+        self.counts += np.bincount(items, weights=weights, minlength=len(self.counts))
+        self.users += users
+        self.users_with_list += users_with_list
+
+    def catalogue_coverage(self) -> float:
+        return float(np.count_nonzero(self.counts)) / len(self.counts) if len(self.counts) else 0.0
+
+    def user_coverage(self) -> float:
+        return self.users_with_list / self.users if self.users else 0.0
+
+    def gini(self) -> float:
+        n = len(self.counts)
+        total = self.counts.sum()
+        if n < 2 or total == 0:
+            return 0.0
+        shares = np.sort(self.counts) / total
+        j = np.arange(1, n + 1)
+        return float(np.sum((2 * j - n - 1) * shares) / (n - 1))
+
+    def entropy(self) -> float:
+        total = self.counts.sum()
+        if total == 0:
+            return 0.0
+        shares = self.counts[self.counts > 0] / total
+        return float(-np.sum(shares * np.log2(shares)) + 0.0)
+
+
+class Popularity(NamedTuple):
+    """The popularity of each catalogue item in the training data: ``interactions`` φ(i), ``users``
+    pop(i) (distinct users), ``training_users`` |U_train|, and ``tail`` (bool per item)."""
+
+    interactions: np.ndarray
+    users: np.ndarray
+    training_users: int
+    tail: np.ndarray
+    rank: np.ndarray
+
+    @classmethod
+    def of(cls, train_users: np.ndarray, train_items: np.ndarray, catalogue_size: int,
+           head_share: float = 0.2) -> Popularity:
+        """From training interactions (user codes, item indexes into the catalogue; an item outside
+        it is left out by the caller)."""
+        interactions = np.bincount(train_items, minlength=catalogue_size).astype(np.float64)
+        pairs = np.unique(np.stack([train_users, train_items]), axis=1)
+        users = np.bincount(pairs[1], minlength=catalogue_size).astype(np.float64)
+        order = np.argsort(-interactions, kind="stable")
+        cumulative = np.cumsum(interactions[order])
+        total = cumulative[-1] if len(cumulative) else 0.0
+        head_count = int(np.searchsorted(cumulative, head_share * total, side="left")) + 1 if total else 0
+        tail = np.ones(catalogue_size, dtype=bool)
+        tail[order[:head_count]] = False
+        from scipy.stats import rankdata
+
+        rank = rankdata(-interactions, method="average")
+        return cls(interactions, users, len(np.unique(train_users)), tail, rank)
+
+
+def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popularity, num_users: int) -> dict:
+    """ARP, APLT, EPC, EFD and mean popularity rank of every user: ``{name: values (num_users,)}``,
+    from the users' codes 0..num_users−1 and the item indexes of their lists; a user with an empty
+    list has 0 for each."""
+    length = np.bincount(users, minlength=num_users).astype(np.float64)
+    seen = popularity.users[items] / max(popularity.training_users, 1)
+    seen_once = np.maximum(popularity.users[items], 1) / max(popularity.training_users, 1)
+    terms = {
+        "arp": popularity.interactions[items],
+        "aplt": popularity.tail[items].astype(np.float64),
+        "epc": 1.0 - seen,
+        "efd": -np.log2(seen_once),
+        "mean_popularity_rank": popularity.rank[items],
+    }
+    out = {}
+    for name, values in terms.items():
+        sums = np.bincount(users, weights=values, minlength=num_users)
+        out[name] = np.divide(sums, length, out=np.zeros(num_users), where=length > 0)
+    return out
+
+
+def group_exposure(exposure: Exposure, item_groups: np.ndarray, num_groups: int) -> tuple[np.ndarray, float]:
+    """Each item group's share of the run's exposure, and the disparity between groups.
+
+    ``item_groups``: the group code (0..num_groups−1) of every catalogue item, −1 for an item in no
+    group (its exposure counts in the total, in no group's share). share_g = Σ_{i ∈ g} e_i / Σ_i e_i;
+    disparity = max_g share_g − min_g share_g, in [0, 1] (0: every group equally exposed; Diaz,
+    Mitra, Ekstrand, Biega and Carterette, CIKM 2020, compare groups' expected exposure). All 0
+    when nothing is exposed."""
+    total = exposure.counts.sum()
+    grouped = item_groups >= 0
+    sums = np.bincount(item_groups[grouped], weights=exposure.counts[grouped], minlength=num_groups)
+    shares = sums / total if total else np.zeros(num_groups)
+    return shares, float(shares.max() - shares.min()) if num_groups else 0.0

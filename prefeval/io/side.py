@@ -1,0 +1,224 @@
+"""Side inputs of a recommender evaluation: the tables beside the qrels and runs that say who the
+users are and what the items are.
+
+- **user groups** (``--user-groups``): a user and its group, one row per user;
+- **item groups** (``--item-groups``): an item and its group (a provider, a category of exposure);
+- **items** (``--items``): the catalogue, one item a row;
+- **item features** (``--item-features``): an item and one of its features (a category, a genre),
+  one row per pair, so that an item may have several;
+- **training interactions** (``--train``): a user and an item it interacted with (rating, timestamp
+  and every other column ignored), the data that popularity and novelty are counted on.
+
+Each is a CSV or TSV file with a header, a file of whitespace-separated fields without one (TREC
+style: the columns in the order above), a Parquet file, or in the Python API a pandas DataFrame. A
+header's user and item columns are found as a run's are (:data:`prefeval.io.columns.ALIASES`, the
+names of LensKit, RecBole and Microsoft Recommenders: ``user``/``item``, ``user_id``/``item_id``,
+``userID``/``itemID``); a group or feature column by :data:`SIDE_ALIASES`, else the first column
+that is neither.
+
+What is wrong is one :class:`~prefeval.errors.InputError` naming the file and the line (the header
+is line 1): a user in two groups, an item in two item groups, a row without a value, a table without
+rows. How a side input fits the run (an item without features, a catalogue that lacks run items, a
+training file naming no item of the run) is judged where it is used (:func:`check_fit`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from typing import NamedTuple
+
+import numpy as np
+
+from prefeval.errors import InputError, UsageError
+from prefeval.io.columns import ALIASES
+
+USER_GROUPS, ITEM_GROUPS, ITEMS, ITEM_FEATURES, TRAIN = "user-groups", "item-groups", "items", "item-features", "train"
+KEY_ROLE = {USER_GROUPS: "qid", ITEM_GROUPS: "docid", ITEMS: "docid", ITEM_FEATURES: "docid", TRAIN: "qid"}
+"""The role (:data:`~prefeval.io.columns.ALIASES`) of each side input's first column."""
+VALUE_ROLE = {USER_GROUPS: "group", ITEM_GROUPS: "group", ITEMS: None, ITEM_FEATURES: "feature", TRAIN: "docid"}
+"""The role of each side input's second column (none: the catalogue is one column)."""
+SIDE_ALIASES: dict[str, tuple[str, ...]] = {
+    "qid": ALIASES["qid"],
+    "docid": ALIASES["docid"],
+    "group": ("group", "user_group", "item_group", "provider", "provider_id", "category"),
+    "feature": ("feature", "category", "genre", "genres", "tag", "class"),
+}
+"""The column names of each role of a side input, in the order they are looked for."""
+UNIQUE = {USER_GROUPS: "user", ITEM_GROUPS: "item"}
+"""The side inputs that give each key one value: a key in two rows of them is an error."""
+
+
+class SideTable(NamedTuple):
+    """A side input as two aligned arrays of text: ``keys`` (users or items) and ``values`` (groups,
+    features, trained items; for the catalogue, ``values`` is ``keys``). ``lines`` holds each row's
+    line in its file (for messages); ``source`` is how the input is named."""
+
+    keys: np.ndarray
+    values: np.ndarray
+    lines: np.ndarray
+    source: str
+
+    def mapping(self) -> dict[str, str]:
+        """``{key: value}``: of a table whose keys are unique (user or item groups)."""
+        return dict(zip(self.keys.tolist(), self.values.tolist()))
+
+    def key_set(self) -> set[str]:
+        return set(self.keys.tolist())
+
+
+def read_side(value, kind: str) -> SideTable:
+    """The side input ``kind`` (:data:`KEY_ROLE`'s keys) from a path (text or Parquet) or a DataFrame."""
+    if kind not in KEY_ROLE:
+        raise UsageError(f"unknown side input {kind!r}; the side inputs are {', '.join(KEY_ROLE)}")
+    if isinstance(value, (str, os.PathLike)):
+        source = os.fspath(value)
+        rows, lines = _read_path(source, kind)
+    elif _is_frame(value):
+        source = f"--{kind} (DataFrame)"
+        rows, lines = _frame_rows(value, kind, source, first_line=None)
+    else:
+        raise UsageError(f"--{kind}: expected a path or a pandas DataFrame, not a value of type {type(value).__name__}")
+    keys, values = rows
+    if len(keys) == 0:
+        raise InputError(source, "no rows")
+    table = SideTable(keys, values, lines, source)
+    if kind in UNIQUE:
+        _check_unique(table, UNIQUE[kind])
+    return table
+
+
+def _is_frame(value) -> bool:
+    import sys
+
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(value, pandas.DataFrame)
+
+
+def _read_path(source: str, kind: str):
+    import pandas as pd
+
+    try:
+        with open(source, "rb") as handle:
+            magic = handle.read(4)
+    except OSError as error:
+        raise InputError(source, f"cannot be read ({error.strerror})") from None
+    if magic == b"PAR1":
+        from prefeval.io.columnar import pyarrow_for
+
+        pa = pyarrow_for(source)
+        try:
+            frame = pa.parquet.read_table(source).to_pandas()
+        except pa.ArrowException as error:
+            raise InputError(source, f"is not a readable Parquet file ({error})") from None
+        return _frame_rows(frame, kind, source, first_line=None)
+    with open(source, encoding="utf-8", errors="replace") as handle:
+        first = handle.readline()
+    separator = "\t" if "\t" in first else "," if "," in first else r"\s+"
+    fields = [field.strip() for field in (first.split(separator) if separator != r"\s+" else first.split())]
+    has_header = any(field in names for field in fields for names in SIDE_ALIASES.values())
+    try:
+        frame = pd.read_csv(source, sep=separator, header=0 if has_header else None, dtype=str,
+                            keep_default_na=False, engine="python" if separator == r"\s+" else "c")
+    except (pd.errors.ParserError, ValueError) as error:
+        kind_of_fields = "whitespace" if separator == r"\s+" else "delimiter"
+        reason = str(error).strip().splitlines()[-1]
+        raise InputError(source, f"is not a table of {kind_of_fields}-separated fields ({reason})") from None
+    if not has_header:
+        frame.columns = [str(number) for number in range(frame.shape[1])]
+    return _frame_rows(frame, kind, source, first_line=2 if has_header else 1)
+
+
+def _frame_rows(frame, kind: str, source: str, first_line: int | None):
+    """((keys, values), lines) of a table: its columns found by name, else by position."""
+    key_column = _column(frame.columns, KEY_ROLE[kind], exclude=(), fallback=0)
+    value_role = VALUE_ROLE[kind]
+    if value_role is None:
+        columns = [key_column]
+    else:
+        columns = [key_column, _column(frame.columns, value_role, exclude=(key_column,), fallback=1)]
+    for column in columns:
+        if column is None:
+            listed = ", ".join(map(repr, map(str, frame.columns))) or "none"
+            raise InputError(source, f"has too few columns for {kind} (its columns: {listed})")
+    lines = np.arange(len(frame)) + first_line if first_line is not None else np.zeros(len(frame), dtype=np.int64)
+    texts = []
+    for column in columns:
+        series = frame[column]
+        text = series.astype(str).str.strip().to_numpy(dtype=object)
+        empty = series.isna().to_numpy() | (text == "")
+        if empty.any():
+            row = int(np.flatnonzero(empty)[0])
+            where = {"line": int(lines[row])} if first_line is not None else {}
+            suffix = "" if first_line is not None else f" (row {row})"
+            raise InputError(source, f"column {str(column)!r} is missing a value{suffix}", **where)
+        texts.append(text)
+    return (texts[0], texts[-1]), lines
+
+
+def _column(columns: Iterable, role: str, exclude: tuple, fallback: int):
+    names = [name for name in columns]
+    for alias in SIDE_ALIASES[role]:
+        if alias in names and alias not in exclude:
+            return alias
+    others = [name for name in names if name not in exclude]
+    if exclude:
+        return others[0] if others else None
+    return names[fallback] if len(names) > fallback else None
+
+
+def _check_unique(table: SideTable, what: str) -> None:
+    order = np.argsort(table.keys, kind="stable")
+    ordered = table.keys[order]
+    repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if len(repeated) == 0:
+        return
+    first, second = order[repeated[0]], order[repeated[0] + 1]
+    if table.values[first] == table.values[second]:
+        detail = f"{what} {table.keys[second]!r} is listed twice"
+    else:
+        detail = (f"{what} {table.keys[second]!r} is in two groups ({table.values[first]!r} and "
+                  f"{table.values[second]!r}); a {what} belongs to one group")
+    line = int(table.lines[second]) or None
+    if line is None:
+        detail += f" (row {int(second)})"
+    raise InputError(table.source, detail, line=line)
+
+
+class Fit(NamedTuple):
+    """What a side input says about a run's items or users: ``notes`` to print, one line each."""
+
+    notes: list[str]
+
+
+def check_fit(kind: str, table: SideTable, run_users: set[str], run_items: set[str]) -> Fit:
+    """How ``table`` fits the users and items of the runs: an :class:`InputError` where the
+    evaluation could not be made (a training file that names no item of the runs, an item of the runs
+    without features when intra-list measures need them), else notes of what it leaves out (a
+    catalogue that lacks run items, which then count in it; users without a group, which form none)."""
+    notes: list[str] = []
+    if kind == TRAIN:
+        if not run_items & set(table.values.tolist()):
+            raise InputError(table.source, "names no item of the runs: popularity and novelty would be "
+                                           "0 for every recommended item (are its columns user, item?)")
+    elif kind == ITEMS:
+        missing = run_items - table.key_set()
+        if missing:
+            notes.append(f"{table.source}: the catalogue ({len(table.key_set())} items) lacks {len(missing)} "
+                         f"recommended items (e.g. {min(missing)!r}); they are counted in it")
+    elif kind == ITEM_FEATURES:
+        missing = run_items - table.key_set()
+        if missing:
+            raise InputError(table.source, f"{len(missing)} recommended items have no features (e.g. "
+                                           f"{min(missing)!r}); intra-list measures need every item's")
+    elif kind == USER_GROUPS:
+        missing = run_users - table.key_set()
+        if missing:
+            notes.append(f"{table.source}: {len(missing)} users of the runs are in no group (e.g. "
+                         f"{min(missing)!r}); they count in the whole but in no group")
+    elif kind == ITEM_GROUPS:
+        missing = run_items - table.key_set()
+        if missing:
+            notes.append(f"{table.source}: {len(missing)} recommended items are in no group (e.g. "
+                         f"{min(missing)!r}); their exposure counts in no group's share")
+    return Fit(notes)

@@ -1,0 +1,81 @@
+"""Side inputs of a recommender evaluation (prefeval.io.side): every format, the toolkits' column
+names, and the one-line errors and notes of bad ones."""
+
+import pandas as pd
+import pytest
+
+from prefeval.errors import InputError
+from prefeval.io.side import ITEM_FEATURES, ITEM_GROUPS, ITEMS, TRAIN, USER_GROUPS, check_fit, read_side
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("text", [
+    "user,group\nu1,cold\nu2,active\n",                # LensKit's name, CSV
+    "user_id\tgroup\nu1\tcold\nu2\tactive\n",          # RecBole's, TSV
+    "userID,category\nu1,cold\nu2,active\n",           # Microsoft Recommenders'
+    "u1 cold\nu2  active\n",                            # TREC style, no header
+])
+def test_user_groups_in_every_form(tmp_path, text):
+    table = read_side(write(tmp_path, "groups", text), USER_GROUPS)
+    assert table.mapping() == {"u1": "cold", "u2": "active"}
+
+
+def test_columns_found_by_name_whatever_their_order(tmp_path):
+    path = write(tmp_path, "train.csv", "timestamp,rating,itemId,userId\n5,4.0,i9,u1\n6,3.0,i8,u2\n")
+    table = read_side(path, TRAIN)
+    assert table.keys.tolist() == ["u1", "u2"] and table.values.tolist() == ["i9", "i8"]
+
+
+def test_dataframe_and_parquet(tmp_path):
+    frame = pd.DataFrame({"itemID": ["i1", "i1", "i2"], "genre": ["a", "b", "a"]})
+    table = read_side(frame, ITEM_FEATURES)
+    assert list(zip(table.keys, table.values)) == [("i1", "a"), ("i1", "b"), ("i2", "a")]
+    pytest.importorskip("pyarrow")
+    frame.to_parquet(tmp_path / "f.parquet")
+    again = read_side(str(tmp_path / "f.parquet"), ITEM_FEATURES)
+    assert again.keys.tolist() == table.keys.tolist() and again.values.tolist() == table.values.tolist()
+
+
+def test_catalogue_is_one_column(tmp_path):
+    assert read_side(write(tmp_path, "items", "item\ni1\ni2\n"), ITEMS).key_set() == {"i1", "i2"}
+
+
+def test_a_user_in_two_groups_is_an_error_at_its_line(tmp_path):
+    path = write(tmp_path, "g.csv", "user,group\nu1,cold\nu2,active\nu1,active\n")
+    with pytest.raises(InputError) as caught:
+        read_side(path, USER_GROUPS)
+    assert str(caught.value) == (f"{path}:4: user 'u1' is in two groups ('cold' and 'active'); "
+                                 "a user belongs to one group")
+
+
+def test_an_item_in_two_item_groups_from_a_dataframe_names_the_row():
+    with pytest.raises(InputError, match=r"item 'i1' is in two groups .* \(row 2\)"):
+        read_side(pd.DataFrame({"item": ["i1", "i2", "i1"], "provider": ["p", "q", "q"]}), ITEM_GROUPS)
+
+
+def test_missing_value_and_empty_table(tmp_path):
+    path = write(tmp_path, "g.csv", "user,group\nu1,\n")
+    with pytest.raises(InputError, match=r"g.csv:2: column 'group' is missing a value"):
+        read_side(path, USER_GROUPS)
+    with pytest.raises(InputError, match="no rows"):
+        read_side(write(tmp_path, "e.csv", "user,group\n"), USER_GROUPS)
+
+
+def test_fit_errors_and_notes(tmp_path):
+    users, items = {"u1", "u2"}, {"i1", "i2", "i3"}
+    train = read_side(write(tmp_path, "t", "u1 x1\nu2 x2\n"), TRAIN)
+    with pytest.raises(InputError, match="names no item of the runs"):
+        check_fit(TRAIN, train, users, items)
+    features = read_side(write(tmp_path, "f", "i1 a\ni2 b\n"), ITEM_FEATURES)
+    with pytest.raises(InputError, match=r"1 recommended items have no features \(e.g. 'i3'\)"):
+        check_fit(ITEM_FEATURES, features, users, items)
+    catalogue = read_side(write(tmp_path, "c", "i1\ni2\n"), ITEMS)
+    assert check_fit(ITEMS, catalogue, users, items).notes == [
+        f"{catalogue.source}: the catalogue (2 items) lacks 1 recommended items (e.g. 'i3'); they are counted in it"]
+    groups = read_side(write(tmp_path, "g", "u1 a\n"), USER_GROUPS)
+    assert len(check_fit(USER_GROUPS, groups, users, items).notes) == 1
