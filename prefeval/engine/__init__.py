@@ -142,10 +142,9 @@ def check_engine(engine: str, scheduler: str | None, obstacle: str | None, shape
             return MEMORY
         if shape is None:
             return STREAM
-        from prefeval.engine.costs import costs
+        from prefeval.engine.costs import cheaper
 
-        estimates = costs(shape, per_query)
-        return STREAM if estimates[STREAM] < estimates[MEMORY] else MEMORY
+        return cheaper(shape, per_query)
     return engine
 
 

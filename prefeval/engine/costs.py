@@ -125,7 +125,8 @@ def available_memory() -> int:
         return 1 << 62
 
 
-def auto_engine(qrels, runs: Sequence, per_query: bool = True, jobs: int | None = None) -> str:
-    """The engine ``auto`` picks for these inputs where streaming applies (:func:`costs`): the cheaper."""
-    estimates = costs(input_shape(qrels, runs, jobs), per_query)
+def cheaper(shape: InputShape, per_query: bool) -> str:
+    """The engine ``auto`` picks for inputs of ``shape`` where streaming applies: the one of lower
+    estimated cost (:func:`costs`), ``memory`` on a tie."""
+    estimates = costs(shape, per_query)
     return STREAM if estimates[STREAM] < estimates[MEMORY] else MEMORY
