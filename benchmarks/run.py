@@ -292,6 +292,9 @@ def _same_bytes(first: str, second: str, size: int = 1 << 24) -> bool:
 
 
 def _memory(timing: Timing) -> str:
+    """The tree's peak memory, or a dash where it was not sampled (``--no-memory``)."""
+    if not timing.tree_rss_mib:
+        return "—"
     return f"{timing.tree_pss_mib:,.0f} / {timing.tree_rss_mib:,.0f} MiB"
 
 
@@ -390,28 +393,44 @@ def turn_ratio(timings: list[Timing], others: list[Timing]) -> float:
 
 def _run_once(command: list[str], env: dict[str, str] | None = None, memory: bool = True,
               others: list[int] | None = None) -> Timing:
-    """One whole-process run: its wall time and, with ``memory``, the peaks of its process tree's
-    memory (and of the trees of the processes ``others``, a cluster's), sampled every 10 ms. Sampling
-    reads ``/proc`` (``smaps_rollup`` walks the page tables), which takes a share of a 2-core machine
-    from the command it measures: timings alone are taken without it."""
+    """One whole-process run: its wall time, the peak resident set of the process itself, and, with
+    ``memory``, the peaks of its process tree's memory (and of the trees of the processes ``others``, a
+    cluster's), sampled every 10 ms. Sampling the trees reads ``/proc`` (``smaps_rollup`` walks the
+    page tables), which takes a share of a 2-core machine from the command it measures: timings alone
+    are taken without it. The process's own peak is its ``VmHWM``, read every 50 ms (a line of
+    ``/proc/PID/status``: cheap) and not ``wait4``'s ``ru_maxrss``, which Linux carries over an
+    ``exec`` from the process that forked it: the harness's own size, 1.1 GB once it has generated
+    the 1M-user collection."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     peak = [0, 0]
+    own_peak = [0]
     done = threading.Event()
-    sampler = threading.Thread(target=_sample_tree, args=([process.pid, *(others or ())], peak, done), daemon=True)
+    samplers = [threading.Thread(target=_sample_own_peak, args=(process.pid, own_peak, done), daemon=True)]
     if memory:
+        samplers.append(threading.Thread(target=_sample_tree, args=([process.pid, *(others or ())], peak, done),
+                                         daemon=True))
+    for sampler in samplers:
         sampler.start()
-    _, status, usage = os.wait4(process.pid, 0)
+    _, status, _ = os.wait4(process.pid, 0)
     wall = time.perf_counter() - start
     done.set()
-    if memory:
+    for sampler in samplers:
         sampler.join()
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed: {process.stderr.read().decode()}")
     process.stderr.close()
-    return Timing(wall=wall, max_rss_mib=usage.ru_maxrss / 1024, tree_rss_mib=peak[0] / 1024,
+    return Timing(wall=wall, max_rss_mib=own_peak[0] / 1024, tree_rss_mib=peak[0] / 1024,
                   tree_pss_mib=peak[1] / 1024)
+
+
+def _sample_own_peak(pid: int, peak: list[int], done: threading.Event) -> None:
+    """The last ``VmHWM`` (peak resident set, KiB) of process ``pid`` read before it ended: it only grows."""
+    while True:
+        peak[0] = max(peak[0], _memory_kib(pid, "status", "VmHWM:"))
+        if done.wait(0.05):
+            return
 
 
 def _sample_tree(pids: list[int], peak: list[int], done: threading.Event) -> None:
