@@ -46,7 +46,7 @@ from prefeval.io.inputs import with_columns
 COLUMN_OPTIONS = ("qrels_columns", "run_columns")
 """The options that name the columns of tables (:func:`prefeval.io.inputs.with_columns`)."""
 OPTIONS = tuple(name for name in inspect.signature(Evaluation.from_files).parameters
-                if name not in ("qrels", "runs", "measures", "progress")) + COLUMN_OPTIONS
+                if name not in ("qrels", "runs", "measures", "progress", "user_groups")) + COLUMN_OPTIONS
 """The options :func:`evaluate` and :func:`compare` take, as ``prefeval eval`` names them."""
 
 
@@ -83,35 +83,30 @@ def evaluate_by_group(qrels, runs, measures: str | Sequence[str] | None = (), *,
     the worst-off group's values are ``frame.groupby("run")[metrics].min()``.
     ``user_groups``: a path or a DataFrame of (user, group) (:mod:`prefeval.io.side`); a user in two
     groups is an :class:`~prefeval.errors.InputError`, users in no group count in none."""
-    from prefeval.analyses.groups import GroupSums
-    from prefeval.io.side import USER_GROUPS, read_side
-
-    sums = GroupSums(read_side(user_groups, USER_GROUPS).mapping())
-    evaluation = _evaluation(qrels, runs, measures, options)
-    for result in evaluation.results():
-        if isinstance(result, Block) and result.sample == 0:
-            sums.add(result)
+    evaluation = _evaluation(qrels, runs, measures, options, user_groups=user_groups)
+    summary = next(result for result in evaluation.results() if isinstance(result, Summary))
     names = [m.name for m in evaluation.metric_measures]
-    means = sums.means()
     runs_of = np.array(evaluation.run_ids, dtype=object)
     width = len(runs_of)
+    groups = summary.groups
     frame = pd.DataFrame({
-        "group": np.repeat(np.array(sums.names, dtype=object), width),
-        "run": np.tile(runs_of, len(sums.names)),
-        "users": np.repeat(sums.counts, width),
-        **{name: means[name].reshape(-1) for name in names},
+        "group": np.repeat(np.array(list(groups), dtype=object), width),
+        "run": np.tile(runs_of, len(groups)),
+        "users": np.repeat(np.array([group.num_queries for group in groups.values()], dtype=np.int64), width),
+        **{name: np.concatenate([group.metrics[name] for group in groups.values()]) if groups else np.zeros(0)
+           for name in names},
     })
-    return frame[frame["users"] > 0].reset_index(drop=True)
+    return frame
 
 
-def _evaluation(qrels, runs, measures, options: dict) -> Evaluation:
+def _evaluation(qrels, runs, measures, options: dict, user_groups=None) -> Evaluation:
     unknown = sorted(set(options) - set(OPTIONS))
     if unknown:
         raise UsageError(f"unknown option(s) {', '.join(unknown)}; the options are {', '.join(OPTIONS)}")
     if runs is None:
         raise UsageError("runs are needed: a path, a DataFrame, Table or dict of one run, or a list or dict of runs")
     qrels, runs = with_columns(qrels, runs, *(options.pop(name, None) for name in COLUMN_OPTIONS))
-    return Evaluation.from_files(qrels, runs, measures, **options)
+    return Evaluation.from_files(qrels, runs, measures, user_groups=user_groups, **options)
 
 
 def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], names: list[str],

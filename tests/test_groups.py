@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval.analyses.groups import GroupSums
+from prefeval.analyses.groups import worst_off
 from prefeval.dataframes import evaluate
 from prefeval.engine.evaluation import Evaluation
-from prefeval.engine.results import Block
+from prefeval.engine.results import Summary
 
 MEASURES = ["p@3", "ndcg@5", "rr"]
 
@@ -29,35 +29,35 @@ def recommender_data(seed=7, users=60, items=30):
     return as_frame(qrels, "rating"), {name: as_frame(rows, "score") for name, rows in runs.items()}, groups
 
 
-def test_group_means_equal_values_on_the_group_filtered_by_hand():
+def group_summaries(qrels, runs, groups, **options):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the note on the users in no group
+        evaluation = Evaluation.from_files(qrels, runs, MEASURES, user_groups=groups, **options)
+        return next(result for result in evaluation.results() if isinstance(result, Summary)).groups
+
+
+def test_group_summaries_equal_values_on_the_group_filtered_by_hand():
     qrels, runs, groups = recommender_data()
-    sums = GroupSums(groups)
-    for result in Evaluation.from_files(qrels, runs, MEASURES).results():
-        if isinstance(result, Block):
-            sums.add(result)
-    means = sums.means()
-    for index, group in enumerate(sums.names):
+    summaries = group_summaries(qrels, runs, groups)
+    assert list(summaries) == ["active", "cold"]
+    for group, summary in summaries.items():
         users = [user for user, its in groups.items() if its == group]
         alone = evaluate(qrels[qrels.user.isin(users)], {name: run[run.user.isin(users)] for name, run in runs.items()},
                          MEASURES, per_query=False)
-        for measure in MEASURES:
-            assert means[measure][index] == pytest.approx(alone[measure].to_numpy(), abs=1e-12)
+        for measure in MEASURES:  # the same values added in the same order: equal bit for bit
+            assert summary.metrics[measure].tolist() == alone[measure].tolist()
         # the preference of run a over run b (a metric's difference) on the group's users
-        assert sums.means("preferences")["p@3"][index] == pytest.approx(
-            [alone["p@3"].iloc[0] - alone["p@3"].iloc[1]], abs=1e-12)
-        assert sums.counts[index] == len(users)
+        assert summary.preferences["p@3"][0] == pytest.approx(alone["p@3"].iloc[0] - alone["p@3"].iloc[1], abs=1e-12)
+        assert summary.num_queries == len(users)
 
 
-def test_worst_off_group_is_the_least_mean():
-    qrels, runs, groups = recommender_data()
-    sums = GroupSums(groups)
-    for result in Evaluation.from_files(qrels, runs, MEASURES).results():
-        if isinstance(result, Block):
-            sums.add(result)
-    index, value = sums.worst_off()["p@3"]
-    means = sums.means()["p@3"]
-    assert value.tolist() == means.min(axis=0).tolist()
-    assert index.tolist() == means.argmin(axis=0).tolist()
+def test_worst_off_group_is_the_least_value_ties_to_the_first_name():
+    summaries = {name: Summary(0, 3, {"p@3": np.array(values)}, {})
+                 for name, values in (("a", [0.5, 0.2, 0.1]), ("b", [0.4, 0.2, 0.3]), ("c", [0.6, 0.3, 0.1]))}
+    groups, values = worst_off(summaries)["p@3"]
+    assert groups == ["b", "a", "a"] and values.tolist() == [0.4, 0.2, 0.1]
 
 
 def test_api_by_group_from_a_file_equals_filtered_evaluations(tmp_path):

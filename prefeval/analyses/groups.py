@@ -1,64 +1,91 @@
-"""Values by user group: the means of every metric and preference over each group's users, as
-running sums per group that the evaluation's :class:`~prefeval.engine.results.Block` s add to as
-they stream past (memory: groups × runs per measure, whatever the number of users).
+"""Values by user group (``eval --user-groups``): every metric and preference summarised over each
+group's users alone, as the blocks of the evaluation stream past.
 
 A user's group comes from ``--user-groups`` (:mod:`prefeval.io.side`); a user in no group counts in
-the whole run's summary and in no group's. A group's value of a measure is the mean of its users'
-values, which is the measure's summary on the group's users alone (the test filters them by hand).
-The **worst-off group** of a run, for a metric, is the group of least mean (every per-user metric
-of prefeval is better when larger), ties to the first group in name order.
+the whole run's summary and in no group's (the command line notes how many). Each group has its own
+:class:`~prefeval.engine.results.RunningSummary`, to which each block gives the columns of the
+group's users (:meth:`~prefeval.engine.results.Block.columns`), in query order: a group's summary is
+therefore the summary of the evaluation of the group's users alone, bit for bit (the same values added
+in the same order: the test filters the files by hand), with every aggregator, convention, statistic
+and tie policy of the plain one. Memory: a running summary per group (groups × runs per measure).
+
+A partition evaluated by a worker (``--engine dask``) keeps its groups' columns (:attr:`partial`: a
+partition's worth of values) and the client replays them in partition order (:meth:`merge`), so the
+sums are added as in one process.
+
+The **worst-off group** of a run, for a metric, is the group whose summary of the metric is least
+(every per-user metric of prefeval is better when larger), ties to the first group in name order,
+among the groups that have users (:func:`worst_off`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from prefeval.engine.results import Block
+from prefeval.engine.results import Block, RunningSummary, Summary
 
 
-class GroupSums:
-    """Sums and counts per group of the per-user values of every metric and preference.
+class GroupSummaries:
+    """A running summary per group of users (module docstring).
 
-    ``groups``: ``{user: group}``. :meth:`add` one block at a time; :meth:`means` gives, for each
-    measure name, an array (G, R) (metrics, R runs) or (G, P) (preferences, P pairs), the groups in
-    :attr:`names` order (sorted). A group without users in the run has mean 0 and count 0.
+    ``groups``: ``{user: group}``; ``running``: makes an empty running summary (the evaluation's
+    :meth:`~prefeval.engine.evaluation.Evaluation.running_summary` for the sample). :meth:`add` the
+    blocks in query order; :meth:`summaries` gives each group's :class:`Summary`, groups in name order.
     """
 
-    def __init__(self, groups: Mapping[str, str]):
+    def __init__(self, groups: Mapping[str, str], running: Callable[[], RunningSummary], partial: bool = False):
         self.names = sorted(set(groups.values()))
         code = {name: index for index, name in enumerate(self.names)}
         self._group_of = {user: code[group] for user, group in groups.items()}
-        self.sums: dict[tuple[str, str], np.ndarray] = {}
-        self.counts = np.zeros(len(self.names), dtype=np.int64)
+        self._running = running
+        self.partial = partial
+        self.running: dict[int, RunningSummary] = {}
+        self.blocks: list[tuple[int, Block]] = []
+        """Of a partial: (group, the block of its users), in query order, replayed by :meth:`merge`."""
+        self.ungrouped = 0
+        """How many queries (users) were in no group."""
 
     def add(self, block: Block) -> None:
-        codes = np.array([self._group_of.get(qid, -1) for qid in block.qids], dtype=np.int64)
-        kept = codes >= 0
-        codes = codes[kept]
-        width = len(self.names)
-        self.counts += np.bincount(codes, minlength=width)
-        for kind, values_by_name in (("metrics", block.metrics), ("preferences", block.preferences)):
-            for name, values in values_by_name.items():
-                rows = values[:, kept]
-                total = np.stack([np.bincount(codes, weights=row, minlength=width) for row in rows], axis=1) \
-                    if len(rows) else np.zeros((width, 0))
-                key = (kind, name)
-                self.sums[key] = self.sums[key] + total if key in self.sums else total
+        codes = np.fromiter((self._group_of.get(qid, -1) for qid in block.qids), dtype=np.int64, count=len(block.qids))
+        order = np.argsort(codes, kind="stable")
+        bounds = np.searchsorted(codes[order], np.arange(-1, len(self.names) + 1))
+        self.ungrouped += int(bounds[1] - bounds[0])
+        for group in range(len(self.names)):
+            index = order[bounds[group + 1]:bounds[group + 2]]
+            if len(index):
+                self._add(group, block.columns(index))
 
-    def means(self, kind: str = "metrics") -> dict[str, np.ndarray]:
-        counts = self.counts[:, None]
-        return {name: np.divide(total, counts, out=np.zeros_like(total), where=counts > 0)
-                for (of_kind, name), total in self.sums.items() if of_kind == kind}
+    def _add(self, group: int, block: Block) -> None:
+        if self.partial:
+            self.blocks.append((group, block))
+            return
+        if group not in self.running:
+            self.running[group] = self._running()
+        self.running[group].add(block)
 
-    def worst_off(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """For each metric: (the worst-off group's index per run, its mean per run), among the
-        groups that have users."""
-        out = {}
-        present = self.counts > 0
-        for name, means in self.means("metrics").items():
-            masked = np.where(present[:, None], means, np.inf)
-            index = np.argmin(masked, axis=0)
-            out[name] = (index, means[index, np.arange(means.shape[1])])
-        return out
+    def merge(self, partial: GroupSummaries) -> None:
+        """Add a partial's blocks (partitions merged in query order), as :meth:`add` would have."""
+        for group, block in partial.blocks:
+            self._add(group, block)
+        self.ungrouped += partial.ungrouped
+
+    def summaries(self, make_summary: Callable[[RunningSummary], Summary]) -> dict[str, Summary]:
+        """``{group: its Summary}`` for every group with users, in name order; ``make_summary`` turns
+        a running summary into its :class:`Summary` (as the evaluation does its own)."""
+        return {self.names[group]: make_summary(self.running[group]) for group in sorted(self.running)}
+
+
+def worst_off(groups: Mapping[str, Summary]) -> dict[str, tuple[list[str], np.ndarray]]:
+    """For each metric of the group summaries ``groups`` (groups with users, in name order): (the
+    worst-off group of each run, its value per run); ties to the first group in name order."""
+    names = list(groups)
+    if not names:
+        return {}
+    out = {}
+    for metric in next(iter(groups.values())).metrics:
+        values = np.stack([groups[name].metrics[metric] for name in names])  # (G, R)
+        index = np.argmin(values, axis=0)
+        out[metric] = ([names[i] for i in index.tolist()], values[index, np.arange(values.shape[1])])
+    return out

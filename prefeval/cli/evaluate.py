@@ -159,6 +159,10 @@ Examples:
               help="Queries a run lacks: worst scores them as retrieving nothing (the reference, trec_eval -c), "
                    "skip leaves them out (trec_eval without -c), zero writes every measure 0 (ir_measures). "
                    "Default: the conventions'.")
+@click.option("--user-groups", "--user_groups", "user_groups", type=INPUT_FILE, metavar="FILE",
+              help="Users and their groups (CSV or TSV with a header, TREC-style fields, or Parquet): every summary "
+                   "is also written for each group's users alone (lines with a \"group\"), then each run's "
+                   "worst-off group per metric (\"type\":\"worst-off\"); users in no group count in no group.")
 @click.option("--engine", type=click.Choice(ENGINE_NAMES), default=AUTO, show_default=True, help=engines_help())
 @click.option("--scheduler", metavar="ADDRESS",
               help="With --engine dask: the address of the Dask scheduler (tcp://host:8786); default: a local "
@@ -174,7 +178,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
                  conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores,
-                 rel_format, qrels_columns, run_columns, parts=None):
+                 rel_format, qrels_columns, run_columns, user_groups, parts=None):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -208,6 +212,13 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
 
             check_stdin_used_once([qrels, *runs, zscores])
             zscores = read_zscores(zscores)
+        groups = None
+        if user_groups is not None:
+            from prefeval.io.side import USER_GROUPS, read_side
+
+            check_user_groups(fmt, nosummary)
+            check_stdin_used_once([qrels, *runs, user_groups])
+            groups = read_side(user_groups, USER_GROUPS).mapping()
         progress = Progress.for_terminal(quiet)
         qrels, runs = with_columns(qrels, runs, qrels_columns, run_columns)
         obstacle = judgments_obstacle(rel_format) or streaming_obstacle(qrels, runs, samples, query_fraction,
@@ -222,7 +233,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                 label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=progress,
                 summary=summary_statistics, ties=ties, draws=draws, conventions=rules, judged_only=judged_only,
                 compare=needs.compares, others=any(item.line is not None for item in request.lines),
-                reader=reader, executor=executor, rel_format=rel_format,
+                reader=reader, executor=executor, rel_format=rel_format, user_groups=groups,
             )
 
         def write(evaluation: Evaluation, stream) -> None:
@@ -244,3 +255,12 @@ def check_parts(parts: str, output: str | None, fmt: str, samples: int, inputs: 
     if samples != 1:
         raise UsageError("--parts writes one sample (its summary is the last part): drop --samples")
     check_parts_directory(parts, inputs)
+
+
+def check_user_groups(fmt: str, nosummary: bool) -> None:
+    """``--user-groups`` breaks the summary down: it needs the summary (no ``-n``) and a format of
+    lines (jsonl or tsv)."""
+    if nosummary:
+        raise UsageError("--user-groups breaks the summary down by group, which -n drops: give one or the other")
+    if fmt not in ("jsonl", "tsv"):
+        raise UsageError(f"--user-groups writes the summary of each group as lines (jsonl or tsv), not {fmt}")

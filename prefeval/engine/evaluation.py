@@ -23,10 +23,11 @@ order, so every reader and executor gives the same bytes.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -63,9 +64,13 @@ from prefeval.ranking.positions import Positions, Selection, binary_positions, g
 from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import SubsamplingOptions
 from prefeval.runtime.memory import CACHED_ELEMENTS
+from prefeval.runtime.notes import note
 from prefeval.runtime.parallel import check_jobs, default_jobs, fork_map
 from prefeval.runtime.progress import Progress
 from prefeval.runtime.seeds import resolve_seed
+
+if TYPE_CHECKING:
+    from prefeval.analyses.groups import GroupSummaries
 
 __all__ = ["Block", "Chunk", "Evaluation", "SampleEvaluation", "Summary", "resolve_measures"]
 
@@ -135,6 +140,9 @@ class Evaluation:
     conventions: Conventions = REFERENCE_CONVENTIONS
     compare: bool = True
     executor: Executor = LOCAL
+    user_groups: Mapping[str, str] | None = None
+    """``{user: group}`` (``eval --user-groups``): every summary also holds the summary of each
+    group's users alone (:attr:`Summary.groups`, :mod:`prefeval.analyses.groups`)."""
     seed: int | None = field(init=False, default=None)
     parts: PartsDirectory | None = field(init=False, default=None)
     """Where the per-query lines go, as part files (``eval --parts``), instead of :meth:`rendered`'s
@@ -201,6 +209,7 @@ class Evaluation:
         reader: str = "memory",
         executor: Executor = LOCAL,
         rel_format: str = QRELS,
+        user_groups=None,
     ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
         eval`` under the same names (its option groups are bundled here, once).
@@ -221,7 +230,14 @@ class Evaluation:
         ``qrels``, ``prefs``, ``qrels_prefs``, ``pairs``, ``qrels_jg``); a kind other than ``qrels``
         is read from a path, in memory, and read by its measures only
         (:mod:`prefeval.measures.judgments`).
+
+        ``user_groups``: a path or a DataFrame of (user, group) (:mod:`prefeval.io.side`), or a dict
+        ``{user: group}``: every summary is also broken down by group (:mod:`prefeval.analyses.groups`).
         """
+        if user_groups is not None and not isinstance(user_groups, Mapping):
+            from prefeval.io.side import USER_GROUPS, read_side
+
+            user_groups = read_side(user_groups, USER_GROUPS).mapping()
         chosen = resolve_measures(measures, measure_set)
         rules = make_conventions(conventions, complete=complete, empty_queries=empty_queries,
                                  missing_queries=missing_queries)
@@ -243,7 +259,7 @@ class Evaluation:
         if collection is None:  # the qrels could not be streamed
             collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress)
         return cls(collection, chosen, subsampling, relevance, jobs, progress, statistics, ties, draws, rules,
-                   compare, executor)
+                   compare, executor, user_groups)
 
     @property
     def table(self) -> RankTable | None:
@@ -363,13 +379,18 @@ class Evaluation:
             sink = PartWriter(self.parts) if self.parts is not None else None
             try:
                 running = self.running_summary(number)
+                groups = self.group_summaries(number)
                 for chunk_results in self.executor.map_chunks(self, chunks, render):
                     for output, block in _taken(chunk_results):
                         if isinstance(block, Block):
                             running.add(block)
+                            if groups is not None:
+                                groups.add(block)
                             self.progress.advance(len(block.qids))
                         elif block is not None:  # a partition's results, merged by its reader
                             self.progress.advance(self.reader.merge(block, running))
+                            if groups is not None:
+                                groups.merge(block.groups)
                         if output is None:
                             continue
                         if sink is not None and isinstance(output, bytes):
@@ -378,9 +399,25 @@ class Evaluation:
                             yield output
                 if sink is not None:
                     sink.close()
-                yield running.summary([m.name for m in self.pair_measures], summary_extras)
+                pair_names = [m.name for m in self.pair_measures]
+                summary = running.summary(pair_names, summary_extras)
+                if groups is not None:
+                    if groups.ungrouped and number == 0:
+                        note(f"--user-groups: {groups.ungrouped:,} of the {summary.num_queries:,} users are in no "
+                             "group: they count in the whole run's summary and in no group's")
+                    summary = dataclasses.replace(summary, groups=groups.summaries(
+                        lambda group: group.summary(pair_names, summary_extras)))
+                yield summary
             finally:
                 self.progress.finish()
+
+    def group_summaries(self, sample: int, partial: bool = False) -> GroupSummaries | None:
+        """A running summary per user group of sample ``sample`` (None without :attr:`user_groups`)."""
+        if self.user_groups is None:
+            return None
+        from prefeval.analyses.groups import GroupSummaries
+
+        return GroupSummaries(self.user_groups, functools.partial(self.running_summary, sample), partial)
 
     def running_summary(self, sample: int, partial: bool = False) -> RunningSummary:
         """The summary of sample ``sample``, made from its blocks as they come (or, ``partial``, the

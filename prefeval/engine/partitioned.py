@@ -109,6 +109,9 @@ class PartitionResult(NamedTuple):
     foreign: list[tuple[np.ndarray, np.ndarray]]
     below_count: int
     below_shown: list[str]
+    groups: Any = None
+    """The partition's columns of each user group (a partial
+    :class:`~prefeval.analyses.groups.GroupSummaries`), None without ``--user-groups``."""
 
 
 @dataclass(frozen=True)
@@ -139,11 +142,14 @@ class PartitionSource:
         try:
             reader = _PartitionReader(self, partition, self._index(partition))
             running = evaluation.running_summary(0, partial=True)
+            groups = evaluation.group_summaries(0, partial=True)
             outputs = []
             for offset, table in reader.tables():
                 chunk = Chunk(0, Selection.everything(table), table, offset)
                 for output, block in evaluation.chunk_results(chunk, render):
                     running.add(block)
+                    if groups is not None:
+                        groups.add(block)
                     outputs.append(output)
         except InputError as error:
             raise PartitionFailed(f"{error} (a line of a partition, numbered from its start)") from None
@@ -158,7 +164,7 @@ class PartitionSource:
             outputs = []
         result = PartitionResult(partition.number, running.num_queries, running, reader.reports,
                                  [stream.foreign_rows() for stream in reader.run_streams()],
-                                 reader._below_count, reader._below_level)
+                                 reader._below_count, reader._below_level, groups)
         return [(output, None) for output in outputs] + [(None, result)]
 
     def _index(self, partition: Partition) -> QueryIndex:

@@ -68,6 +68,19 @@ class Block:
     place in the order in which its run lists its queries, in which the summary adds the run's
     values (:class:`ListedOrderSum`); None: in query order."""
 
+    def columns(self, index: np.ndarray) -> Block:
+        """The block of the queries ``index`` (positions in this block, in order): the values of a
+        group of users (:mod:`prefeval.analyses.groups`)."""
+        def take(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+            return {name: values[:, index] for name, values in arrays.items()}
+
+        def take_one(values: np.ndarray | None) -> np.ndarray | None:
+            return None if values is None else values[:, index]
+
+        return Block(self.sample, [self.qids[i] for i in index.tolist()], take(self.metrics), take(self.preferences),
+                     take(self.metric_extras), take(self.pair_extras), take_one(self.metric_reported),
+                     take_one(self.pair_reported), take(self.summary_metrics), take_one(self.listing_order))
+
 
 @dataclass(frozen=True, eq=False)
 class Summary:
@@ -82,6 +95,9 @@ class Summary:
     statistics: dict[str, np.ndarray] = field(default_factory=dict)
     metric_extras: dict[str, np.ndarray] = field(default_factory=dict)
     pair_extras: dict[str, np.ndarray] = field(default_factory=dict)
+    groups: dict[str, Summary] = field(default_factory=dict)
+    """By user group (``eval --user-groups``, :mod:`prefeval.analyses.groups`), in name order: the
+    summary of the group's users alone, for every group that has users in the sample."""
 
 
 SUM_BLOCK = 1024

@@ -19,7 +19,10 @@ PAIR_KEYS = (QID, RUNI, RUNJ, SAMPLE, TYPE)
 """A per-query pair line's labels, in the order eval writes them."""
 METRIC_KEYS = (QID, RUN, SAMPLE, TYPE)
 """A metric line's labels, in the order eval writes them."""
-LABEL_KEYS = frozenset(PAIR_KEYS + METRIC_KEYS)
+GROUP, WORST_OFF = "group", "worst-off"
+"""``eval --user-groups``: the key naming the user group of a group's summary line, and the
+``type`` of a worst-off line (a run's worst-off group for one metric)."""
+LABEL_KEYS = frozenset(PAIR_KEYS + METRIC_KEYS + (GROUP,))
 """Every key that is not a measure."""
 SUMMARY_QID = "all"
 """The ``qid`` of the summary lines (means over queries)."""

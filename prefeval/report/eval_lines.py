@@ -43,7 +43,7 @@ from prefeval.engine.evaluation import Block, Evaluation, Summary
 from prefeval.io.codes import distinct
 from prefeval.io.ids import id_text, id_texts
 from prefeval.io.jsonl import json_bytes
-from prefeval.io.keys import METRIC, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
+from prefeval.io.keys import GROUP, METRIC, PREFERENCE, QID, RUN, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE, WORST_OFF
 from prefeval.measures.summaries import MEAN
 
 
@@ -61,6 +61,9 @@ def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bo
         if isinstance(result, Summary):
             if summary:
                 yield _summary_lines(result, run_ids, pairs, write_means)
+                if result.groups:
+                    yield b"".join(json_bytes(record) + b"\n" for record in
+                                   _group_records(result, evaluation.run_ids, pairs, write_means))
         elif result:
             yield result
 
@@ -73,6 +76,7 @@ def evaluation_records(evaluation: Evaluation, per_query: bool = True, summary: 
         if isinstance(result, Summary):
             if summary:
                 yield from _summary_records(result, run_ids, pairs, write_means)
+                yield from _group_records(result, run_ids, pairs, write_means)
         elif per_query:
             yield from _per_query_records(result, run_ids, pairs)
 
@@ -287,3 +291,20 @@ def _summary_records(summary: Summary, run_ids: list[str], pairs: list[tuple[int
             for r, run in enumerate(run_ids):
                 record = {QID: SUMMARY_QID, RUN: run, SAMPLE: summary.sample, TYPE: METRIC}
                 yield record | {name: values[r] for name, values in values_of.items()}
+
+
+def _group_records(summary: Summary, run_ids: list[str], pairs: list[tuple[int, int]],
+                   write_means: bool = True) -> Iterator[dict]:
+    """``eval --user-groups`` (:mod:`prefeval.analyses.groups`): each group's summary lines, groups in
+    name order, each with its ``group`` after the ``qid``; then, run by run, a worst-off line per
+    metric (``"type":"worst-off"``: the group of least value, and that value under the metric's name)."""
+    from prefeval.analyses.groups import worst_off
+
+    for group, of_group in summary.groups.items():
+        for record in _summary_records(of_group, run_ids, pairs, write_means):
+            yield {QID: record.pop(QID), GROUP: group} | record
+    worst = worst_off(summary.groups)
+    for r, run in enumerate(run_ids):
+        for metric, (groups, values) in worst.items():
+            yield {QID: SUMMARY_QID, RUN: run, SAMPLE: summary.sample, TYPE: WORST_OFF, GROUP: groups[r],
+                   metric: values[r].item()}

@@ -10,6 +10,9 @@ preceded by:
   ``RUNI/RUNJ`` on a pair's lines;
 * a sample column, before it, when several samples are drawn (``--samples``).
 
+Under ``--user-groups`` a group's summary lines have ``all:GROUP`` in the query column, and a run's
+worst-off group for a metric is a line ``worst-off:GROUP`` with the group's value.
+
 Run and query ids are escaped as every tsv field is (:func:`~prefeval.report.formats.tsv_text`: a
 tab, line break or backslash in a run id, a name given in Python or a file name, is written ``\\t``,
 ``\\n``, ``\\\\``), and in the pair column a ``/`` within a run id is written ``\\/``, so that every
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from prefeval.io.keys import LABEL_KEYS, QID, RUN, RUNI, RUNJ, SAMPLE
+from prefeval.io.keys import GROUP, LABEL_KEYS, QID, RUN, RUNI, RUNJ, SAMPLE, TYPE, WORST_OFF
 from prefeval.report.formats import tsv_text
 
 
@@ -45,7 +48,9 @@ def trec_eval_lines(records: Iterable[dict], names: dict[str, str], run_column: 
                 prefix += tsv_text(record[RUN]) + "\t"
             else:
                 prefix += f"{tsv_text(record[RUNI], '/')}/{tsv_text(record[RUNJ], '/')}\t"
-        qid = tsv_text(record[QID])
+        qid = tsv_text(WORST_OFF if record.get(TYPE) == WORST_OFF else record[QID])
+        if GROUP in record:
+            qid += ":" + tsv_text(record[GROUP])
         for key, value in record.items():
             if key not in LABEL_KEYS:
                 yield prefix + trec_eval_line(names.get(key, key), qid, f"{value:6.4f}")
