@@ -86,3 +86,89 @@ def test_api_user_in_two_groups_is_an_input_error():
     with pytest.raises(InputError, match=r"user 'u1' is in two groups \('a' and 'b'\)"):
         prefeval.evaluate_by_group(qrels, runs, MEASURES,
                                    user_groups=pd.DataFrame({"user": ["u1", "u1"], "group": ["a", "b"]}))
+
+
+# --- the command line: eval --user-groups ----------------------------------------------------------
+
+def write_trec(directory, qrels, runs, groups, users=None):
+    """The collection as TREC files (the users kept: ``users``, default all), and the groups file."""
+    keep = (lambda frame: frame) if users is None else (lambda frame: frame[frame.user.isin(users)])  # noqa: E731
+    directory.mkdir(exist_ok=True)
+    (directory / "qrels").write_text("".join(f"{row.user} 0 {row.item} {row.rating}\n"
+                                             for row in keep(qrels).itertuples()))
+    paths = []
+    for name, run in runs.items():
+        path = directory / name
+        path.write_text("".join(f"{row.user} Q0 {row.item} 0 {row.score} {name}\n" for row in keep(run).itertuples()))
+        paths.append(str(path))
+    (directory / "groups.tsv").write_text("user\tgroup\n" + "".join(f"{u}\t{g}\n" for u, g in groups.items()))
+    return str(directory / "qrels"), paths, str(directory / "groups.tsv")
+
+
+def prefeval_cli(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "prefeval", *map(str, args)], capture_output=True, text=True)
+
+
+def lines_of(text):
+    import orjson
+
+    return [orjson.loads(line) for line in text.splitlines()]
+
+
+@pytest.mark.parametrize("engine", ["memory", "stream", "dask"])
+def test_cli_group_lines_equal_the_evaluation_of_the_group_filtered_by_hand(tmp_path, engine):
+    qrels, runs, groups = recommender_data()
+    qrels_path, run_paths, groups_path = write_trec(tmp_path / "all", qrels, runs, groups)
+    result = prefeval_cli("eval", "-m", ",".join(MEASURES), "--engine", engine, "--jobs", "2",
+                          "--user-groups", groups_path, "-R", qrels_path, *run_paths)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.strip() == ("prefeval: note: --user-groups: 5 of the 60 users are in no group: they count "
+                                     "in the whole run's summary and in no group's")
+    lines = lines_of(result.stdout)
+    for group in ("active", "cold"):
+        users = [user for user, its in groups.items() if its == group]
+        alone_qrels, alone_runs, _ = write_trec(tmp_path / group, qrels, runs, groups, users)
+        alone = prefeval_cli("eval", "-m", ",".join(MEASURES), "-R", alone_qrels, *alone_runs)
+        assert alone.returncode == 0, alone.stderr
+        of_group = [{key: value for key, value in line.items() if key != "group"}
+                    for line in lines if line.get("group") == group and line.get("type") != "worst-off"]
+        assert of_group == lines_of(alone.stdout)  # the same bytes' values, every engine
+    # the worst-off lines: per run and metric, the least of the groups' values, by hand
+    by_group = {(line["group"], line["run"]): line for line in lines
+                if "group" in line and line.get("type") == "metric"}
+    worst = [line for line in lines if line.get("type") == "worst-off"]
+    assert [(line["run"], next(k for k in line if k in MEASURES)) for line in worst] == \
+        [(run, measure) for run in ("a", "b") for measure in MEASURES]
+    for line in worst:
+        measure = next(k for k in line if k in MEASURES)
+        values = {group: by_group[(group, line["run"])][measure] for group in ("active", "cold")}
+        least = min(values.values())
+        assert line[measure] == least and line["group"] == min(g for g, v in values.items() if v == least)
+
+
+def test_cli_user_in_two_groups_is_one_line_at_its_line(tmp_path):
+    qrels, runs, groups = recommender_data()
+    qrels_path, run_paths, _ = write_trec(tmp_path, qrels, runs, groups)
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("user\tgroup\nu1\tcold\nu2\tactive\nu1\tactive\n")
+    result = prefeval_cli("eval", "-m", "p@3", "--user-groups", bad, "-R", qrels_path, *run_paths)
+    assert result.returncode != 0 and result.stdout == ""
+    assert result.stderr == (f"prefeval: error: {bad}:4: user 'u1' is in two groups ('cold' and 'active'); "
+                             "a user belongs to one group\n")
+
+
+def test_cli_tsv_names_the_group_in_the_query_column(tmp_path):
+    qrels, runs, groups = recommender_data()
+    qrels_path, run_paths, groups_path = write_trec(tmp_path, qrels, runs, groups)
+    result = prefeval_cli("eval", "-m", "p@3", "--format", "tsv", "--user-groups", groups_path, "-R", qrels_path,
+                          *run_paths)
+    assert result.returncode == 0, result.stderr
+    jsonl = lines_of(prefeval_cli("eval", "-m", "p@3", "--user-groups", groups_path, "-R", qrels_path,
+                                  *run_paths).stdout)
+    cold_a = next(line for line in jsonl if line.get("group") == "cold" and line.get("run") == "a"
+                  and line.get("type") == "metric")
+    assert f"a\tP_3                   \tall:cold\t{cold_a['p@3']:6.4f}" in result.stdout.splitlines()
+    assert sum(line.split("\t")[2].startswith("worst-off:") for line in result.stdout.splitlines()) == 2
