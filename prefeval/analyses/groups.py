@@ -13,6 +13,10 @@ A partition evaluated by a worker (``--engine dask``) keeps its groups' columns 
 partition's worth of values) and the client replays them in partition order (:meth:`merge`), so the
 sums are added as in one process.
 
+``aggregate`` and ``significance`` read per-query lines: ``--user-groups FILE --group NAME`` keeps
+the lines of the group's users (:func:`lines_of_group`), so that their orderings, bootstrap rank
+intervals and tests are those of the group's users alone.
+
 The **worst-off group** of a run, for a metric, is the group whose summary of the metric is least
 (every per-user metric of prefeval is better when larger), ties to the first group in name order,
 among the groups that have users (:func:`worst_off`).
@@ -25,6 +29,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from prefeval.engine.results import Block, RunningSummary, Summary
+from prefeval.errors import UsageError
+from prefeval.io.evallines import EvalLines
 
 
 class GroupSummaries:
@@ -89,3 +95,21 @@ def worst_off(groups: Mapping[str, Summary]) -> dict[str, tuple[list[str], np.nd
         index = np.argmin(values, axis=0)
         out[metric] = ([names[i] for i in index.tolist()], values[index, np.arange(values.shape[1])])
     return out
+
+
+def lines_of_group(lines: EvalLines, user_groups, group: str | None) -> EvalLines:
+    """The per-query lines of the users of ``group`` alone; ``user_groups``: a path or a DataFrame of
+    (user, group) (:mod:`prefeval.io.side`). A group that is not in the table, or ``user_groups``
+    without ``group`` (or the reverse), is a :class:`UsageError`."""
+    from prefeval.io.side import USER_GROUPS, read_side
+
+    if (user_groups is None) != (group is None):
+        raise UsageError("--user-groups and --group go together: the groups' table, and the group whose users "
+                         "are kept")
+    if group is None:
+        return lines
+    table = read_side(user_groups, USER_GROUPS)
+    names = sorted(set(table.values.tolist()))
+    if group not in names:
+        raise UsageError(f"--group {group!r}: no such group in {table.source}; its groups are {', '.join(names)}")
+    return lines.of_queries(set(table.keys[table.values == group].tolist()))

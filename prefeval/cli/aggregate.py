@@ -10,7 +10,9 @@ from prefeval.cli.common import (
     CONTEXT,
     FRACTION,
     INPUT_FILE,
+    group_options,
     output_option,
+    per_query_lines,
     reported_errors,
 )
 from prefeval.errors import UsageError
@@ -54,9 +56,10 @@ Examples:
 @click.option("--correlations", is_flag=True,
               help="Also write Kendall's tau between the orderings of every two measures (after each summary; "
                    "JSON lines).")
+@group_options
 @output_option
 def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, bootstrap,
-                      damping, fmt, correlations, output):
+                      damping, fmt, correlations, output, user_groups, group):
     """Order the runs of per-query eval lines, by each measure.
 
     Per query (-q), and over queries by MC4 and Borda for preferences and by the mean for metrics."""
@@ -68,7 +71,7 @@ def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fract
                              "need jsonl")
         # in tsv and the tables, the bootstrap's rows carry each run's rank and score: they replace the summary
         summary = not nosummary and not (bootstrap and fmt != "jsonl")
-        records = aggregate(prefs, measures, per_query=query_eval_wanted, summary=summary,
+        records = aggregate(per_query_lines(prefs, user_groups, group), measures, per_query=query_eval_wanted, summary=summary,
                             query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping,
                             correlations=correlations, bootstrap=bootstrap)
         with output_stream(output) as stream:

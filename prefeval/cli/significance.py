@@ -21,7 +21,9 @@ from prefeval.analyses.significance import (
 from prefeval.cli.common import (
     CONTEXT,
     INPUT_FILE,
+    group_options,
     output_option,
+    per_query_lines,
     reported_errors,
 )
 from prefeval.io.output import output_stream
@@ -88,14 +90,15 @@ Examples:
               help="Test only the pairs with this run id, each as (run, RUN), correcting across them.")
 @click.option("--format", "fmt", type=click.Choice(formats_for(SIGNIFICANCE)), default="jsonl", show_default=True,
               help=formats_help(SIGNIFICANCE))
+@group_options
 @output_option
-def significance_command(prefs, measures, significance, baseline, fmt, output):
+def significance_command(prefs, measures, significance, baseline, fmt, output, user_groups, group):
     """Test every pair of runs on every measure for significance.
 
     For each pair and measure (preferences and metric deltas): mean, wins, losses, ties, p-value and
     corrected p-value, bootstrap confidence interval and effect size; then the discriminative power
     of each measure (the fraction of pairs that differ significantly)."""
     with reported_errors():
-        records = pairwise_significance(prefs, measures, significance, baseline=baseline)
+        records = pairwise_significance(per_query_lines(prefs, user_groups, group), measures, significance, baseline=baseline)
         with output_stream(output) as stream:
             write_records(SIGNIFICANCE, records, stream, fmt, baseline=baseline)
