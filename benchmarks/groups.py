@@ -4,9 +4,9 @@
 
 On the recommender collection of ``benchmarks/recommender.py`` (2 runs, USERS users, default
 1,000,000), with a groups file putting user ``u<n>`` in group ``g<n mod groups>``, two commands take
-turns (:func:`run.in_turns`): ``prefeval.evaluate`` of ndcg@10, p@10 and rr (means over users) and
-``prefeval.evaluate_by_group`` of the same. Prints each median wall time, the median over the turns
-of the ratio, and the load.
+turns (:func:`run.in_turns`): ``prefeval eval -q`` of ndcg@10, p@10 and rr (every user's lines and
+the summary, written to /dev/null), and the same with ``--user-groups``. Prints each median wall
+time, the median over the turns of the ratio, and the load.
 """
 
 from __future__ import annotations
@@ -42,11 +42,9 @@ def main() -> None:
     args = parser.parse_args()
     qrels, runs = write_recommender(CACHE, args.users, runs=2)
     groups = groups_file(qrels, args.users, args.groups)
-    plain = f"import prefeval; prefeval.evaluate({qrels!r}, {runs!r}, {MEASURES!r}, per_query=False)"
-    grouped = (f"import prefeval; prefeval.evaluate_by_group({qrels!r}, {runs!r}, {MEASURES!r}, "
-               f"user_groups={groups!r})")
-    timings = in_turns({"plain": [sys.executable, "-c", plain], "by group": [sys.executable, "-c", grouped]},
-                       args.repeat)
+    plain = [sys.executable, "-m", "prefeval", "eval", "-q", "--quiet", "-m", ",".join(MEASURES), "-R", qrels, *runs,
+             "-o", os.devnull]
+    timings = in_turns({"plain": plain, "by group": plain + ["--user-groups", groups]}, args.repeat)
     for name, runs_of in timings.items():
         print(f"{name}: {median_timing(runs_of).wall:.2f} s (median of {args.repeat})")
     print(f"by group / plain: {turn_ratio(timings['by group'], timings['plain']):.2f} (median of the turns)")
