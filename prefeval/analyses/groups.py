@@ -77,10 +77,11 @@ class GroupSummaries:
             self._add(group, block)
         self.ungrouped += partial.ungrouped
 
-    def summaries(self, make_summary: Callable[[RunningSummary], Summary]) -> dict[str, Summary]:
-        """``{group: its Summary}`` for every group with users, in name order; ``make_summary`` turns
-        a running summary into its :class:`Summary` (as the evaluation does its own)."""
-        return {self.names[group]: make_summary(self.running[group]) for group in sorted(self.running)}
+    def summaries(self, pair_names: list[str], extras_of_pairs) -> dict[str, Summary]:
+        """``{group: its Summary}`` for every group with users, in name order, made as the
+        evaluation makes its own (:meth:`RunningSummary.summary` of the same arguments)."""
+        return {self.names[group]: self.running[group].summary(pair_names, extras_of_pairs)
+                for group in sorted(self.running)}
 
 
 def worst_off(groups: Mapping[str, Summary]) -> dict[str, tuple[list[str], np.ndarray]]:

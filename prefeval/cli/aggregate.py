@@ -71,7 +71,8 @@ def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fract
                              "need jsonl")
         # in tsv and the tables, the bootstrap's rows carry each run's rank and score: they replace the summary
         summary = not nosummary and not (bootstrap and fmt != "jsonl")
-        records = aggregate(per_query_lines(prefs, user_groups, group), measures, per_query=query_eval_wanted, summary=summary,
+        lines = per_query_lines(prefs, user_groups, group)
+        records = aggregate(lines, measures, per_query=query_eval_wanted, summary=summary,
                             query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping,
                             correlations=correlations, bootstrap=bootstrap)
         with output_stream(output) as stream:

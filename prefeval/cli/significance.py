@@ -99,6 +99,7 @@ def significance_command(prefs, measures, significance, baseline, fmt, output, u
     corrected p-value, bootstrap confidence interval and effect size; then the discriminative power
     of each measure (the fraction of pairs that differ significantly)."""
     with reported_errors():
-        records = pairwise_significance(per_query_lines(prefs, user_groups, group), measures, significance, baseline=baseline)
+        lines = per_query_lines(prefs, user_groups, group)
+        records = pairwise_significance(lines, measures, significance, baseline=baseline)
         with output_stream(output) as stream:
             write_records(SIGNIFICANCE, records, stream, fmt, baseline=baseline)

@@ -405,8 +405,7 @@ class Evaluation:
                     if groups.ungrouped and number == 0:
                         note(f"--user-groups: {groups.ungrouped:,} of the {summary.num_queries:,} users are in no "
                              "group: they count in the whole run's summary and in no group's")
-                    summary = dataclasses.replace(summary, groups=groups.summaries(
-                        lambda group: group.summary(pair_names, summary_extras)))
+                    summary = dataclasses.replace(summary, groups=groups.summaries(pair_names, summary_extras))
                 yield summary
             finally:
                 self.progress.finish()
