@@ -217,25 +217,44 @@ def read_table(path, fmt: LineFormat, parts: Sequence[RowGroup | int] | None = N
     return table.read(table.chosen(parts))
 
 
-def table_blocks(path, fmt: LineFormat) -> Iterator[TableFields]:
+def table_blocks(path, fmt: LineFormat, rows: tuple[int, int] | None = None) -> Iterator[TableFields]:
     """The rows of the columnar input ``path`` as :func:`read_table` gives them, one row group at a
     time, each file open only while a row group of it is read, and handed over in blocks of at most
     :data:`BLOCK_ROWS` rows (memory holds a row group as Arrow stores it, and a block as prefeval does:
     a block of a million rows would hold ten times what a text block holds); their rows are
-    :class:`RowNumbers`."""
+    :class:`RowNumbers`. ``rows`` (start, stop): only the input's rows start..stop-1 (counted over
+    the whole input, as errors count them: a partition's, :mod:`prefeval.engine.partitioned`), read
+    from the row groups that hold them alone."""
     table = _Input(path, fmt)
     layout = [(file, table.groups_of(file, reading=True)) for file in table.files]
     places = _Places(table.source, tuple(group for _, groups in layout for group in groups), table.single)
+    start_row, stop_row = rows if rows is not None else (0, None)
     for file, groups in layout:
         for group in groups:
+            first = max(start_row - group.first_row, 0)
+            last = group.rows if stop_row is None else min(stop_row - group.first_row, group.rows)
+            if rows is not None and first >= last:
+                continue
             read = table.arrow(file, [group])
             dictionaries: dict[tuple, tuple] = {}  # the pieces of a row group share its dictionaries
-            for start in range(0, max(group.rows, 1), BLOCK_ROWS):
-                piece = read.slice(start, BLOCK_ROWS)
+            for start in range(first, max(last, first + 1), BLOCK_ROWS):
+                piece = read.slice(start, min(BLOCK_ROWS, last - start))
                 parts = _Parts(table.pa, fmt, table.names, places, dictionaries)
                 parts.add(piece, [group], start)
                 numbers = np.arange(group.first_row + start, group.first_row + start + piece.num_rows)
                 yield parts.fields()._replace(rows=RowNumbers(places, numbers))
+
+
+def query_ids_of_group(path, fmt: LineFormat, group: RowGroup) -> TextColumn:
+    """The query ids of the rows of one row group of the columnar input ``path`` (that column alone
+    read): what a planner reads to find where a query's rows start (:mod:`prefeval.engine.partitioned`)."""
+    table = _Input(path, fmt)
+    names = {"qid": table.names["qid"]}
+    read = table.arrow(group.file, [group], columns=[names["qid"]])
+    parts = _TextParts({})
+    places = _Places(table.source, (group,), table.single)
+    _ids(table.pa, parts, read.column(names["qid"]), names["qid"], "qid", places, _RowMap([group]))
+    return parts.column()
 
 
 def read_table_run(path, run_id: str) -> RunColumns:
@@ -430,11 +449,11 @@ class _Input:
             parts = _Parts(self.pa, self.fmt, self.names, places)
         return parts.fields()._replace(rows=TableRows(places, _NO_ROWS))
 
-    def arrow(self, file: str, groups: list[RowGroup]):
-        """The role columns of the row groups ``groups`` of ``file``, as a pyarrow Table (text read as
-        dictionaries, as Parquet stores it)."""
+    def arrow(self, file: str, groups: list[RowGroup], columns: list[str] | None = None):
+        """The role columns (or ``columns``) of the row groups ``groups`` of ``file``, as a pyarrow
+        Table (text read as dictionaries, as Parquet stores it)."""
         pa, info = self.pa, self.info(file)
-        columns = list(dict.fromkeys(info.names.values()))
+        columns = list(dict.fromkeys(info.names.values())) if columns is None else columns
         indexes = [group.index for group in groups]
         with _reported(pa, self.file_source(file), self.format):
             if info.metadata is not None:
