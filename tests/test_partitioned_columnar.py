@@ -24,6 +24,7 @@ from prefeval.engine import partitioned
 from prefeval.engine.chunks import PartitionFailed
 from prefeval.engine.partitioned import _plan, _RowProber
 from prefeval.engine.streaming import index_qrels
+from prefeval.io import columnar
 from prefeval.io.columnar import row_groups, table_blocks
 from prefeval.io.trec import QRELS_ITER_FORMAT, RUN_FORMAT
 
@@ -85,15 +86,21 @@ def test_the_plan_cuts_columnar_inputs_at_the_rows_where_queries_start(tmp_path)
         spans = [p.runs[0] for p in partitions]
         assert spans[0][0] == 0 and spans[-1][1] == 8
         assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
-        assert [qids[start:stop] for start, stop in spans] == [["q1"], ["x", "q3"], ["q4"], ["q5", "y", "q6"],
-                                                                ["q7"]]
+        kept = {"q1": 0, "q3": 1, "q4": 2, "q6": 3, "q7": 4}
+        going_with = [next(kept[q] for q in qids[row:] if q in kept) for row in range(len(qids))]
+        assert [going_with[start:stop] for start, stop in spans] == \
+            [[n for n in going_with if p.first <= n < p.stop] for p in partitions]
+        if group == 1:  # a row group per row: a partition per kept query
+            assert [qids[start:stop] for start, stop in spans] == [["q1"], ["x", "q3"], ["q4"], ["q5", "y", "q6"],
+                                                                    ["q7"]]
         read = [list(block.qids.texts(range(len(block.qids))))
                 for start, stop in spans for block in table_blocks(run, RUN_FORMAT, rows=(start, stop))]
         assert [qid for block in read for qid in block] == qids
 
 
-def test_the_row_prober_reads_few_row_groups(tmp_path):
-    """Planning reads the query ids of a few row groups, not every row group of the input."""
+def test_the_row_prober_reads_few_row_groups(tmp_path, monkeypatch):
+    """Planning reads the first rows of row groups, and whole the query column of a few row groups
+    only (the ones a boundary is in), not every row group of the input."""
     queries = 400
     qrels = tmp_path / "qrels"
     qrels.write_text("".join(f"u{n:04d} 0 i{n} 1\n" for n in range(queries)))
@@ -101,20 +108,21 @@ def test_the_row_prober_reads_few_row_groups(tmp_path):
     run = write_parquet(pa.table({"qid": qids, "docno": [f"i{n}" for n in range(len(qids))],
                                   "score": np.arange(len(qids), dtype=float)}), tmp_path / "run.parquet", 50)
     index = index_qrels(str(qrels))
-    read = []
-    original = _RowProber.numbers
+    whole = []
+    original = columnar.query_keys_of_group
 
-    def counting(self, group):
-        if group not in self._numbers:
-            read.append(group)
-        return original(self, group)
+    def counting(path, fmt, group, rows=None):
+        if rows is None:
+            whole.append(group.index)
+        return original(path, fmt, group, rows)
 
+    monkeypatch.setattr(columnar, "query_keys_of_group", counting)
     prober = _RowProber(run, index, RUN_FORMAT)
-    prober.numbers = counting.__get__(prober)
     assert len(row_groups(run)) == 80
     assert [prober.boundary(target, 0, prober.size) for target in (1, 100, 399)] == [10, 1000, 3990]
-    assert len(set(read)) <= 3 * 8
+    assert len(whole) <= 3
     assert _RowProber(run, index, RUN_FORMAT).first_kept(995, 4000)[1:] == (99, 996)
+    assert prober.cut_offsets(4) == [1000, 2000, 3000]  # row groups' first rows
 
 
 def test_qrels_as_parquet_are_probed_by_their_query_column(tmp_path):

@@ -11,11 +11,15 @@ of prefeval is better when larger), ties to the first group in name order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from prefeval.engine.results import Block
+from prefeval.runtime.notes import note
+
+if TYPE_CHECKING:  # only named in annotations: `aggregate` does not import the engine
+    from prefeval.engine.results import Block
 
 
 class GroupSums:
@@ -62,3 +66,34 @@ class GroupSums:
             index = np.argmin(masked, axis=0)
             out[name] = (index, means[index, np.arange(means.shape[1])])
         return out
+
+
+def read_user_groups(value) -> UserGroups:
+    """The groups of ``--user-groups`` (a path or a DataFrame of user, group: :mod:`prefeval.io.side`;
+    a user in two groups is an error at its line)."""
+    from prefeval.io.side import USER_GROUPS, read_side
+
+    return UserGroups(read_side(value, USER_GROUPS).mapping())
+
+
+class UserGroups(NamedTuple):
+    """Each user's group (``{user: group}``), for the analyses of eval lines by group (``aggregate``
+    and ``significance --user-groups``); :attr:`names`, the groups in name order."""
+
+    of_user: dict[str, str]
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(set(self.of_user.values()))
+
+    def queries(self, qids: Sequence[str], queries: np.ndarray, source: str, sample: int) -> dict[str, np.ndarray]:
+        """The queries (among ``queries``, indexes into ``qids``) of each group's users, for the groups
+        that have some, in name order; a note says how many of ``queries`` are in no group (of the
+        eval lines ``source``, sample ``sample``)."""
+        codes = {name: number for number, name in enumerate(self.names)}
+        group = np.array([codes.get(self.of_user.get(qids[q]), -1) for q in queries], dtype=np.int64)
+        outside = int((group < 0).sum())
+        if outside:
+            note(f"{source}: {outside:,} of {len(queries):,} users of sample {sample} are in no group of "
+                 "--user-groups; they count in no group's values")
+        return {name: queries[group == number] for name, number in codes.items() if (group == number).any()}

@@ -120,6 +120,16 @@ output_option = click.option(
 )
 
 
+def user_groups_option(what: str):
+    """``--user-groups FILE``: the users' groups (:mod:`prefeval.io.side`), after which ``what`` is
+    repeated on each group's users (JSON lines only)."""
+    return click.option(
+        "--user-groups", "--user_groups", "user_groups", type=click.Path(dir_okay=False), metavar="FILE",
+        help="Users' groups: a user and its group a row (CSV or TSV with a header, two fields a line, or "
+             f"Parquet): {what} is repeated on each group's users, each record with its group and users "
+             "(JSON lines).")
+
+
 def colour() -> bool | None:
     """click's ``color`` argument: False under ``NO_COLOR``; otherwise None (colour on a terminal only)."""
     return False if os.environ.get("NO_COLOR") else None

@@ -380,10 +380,10 @@ def _plan(index: QueryIndex, paths: Sequence[str]) -> list[Partition]:
     wanted = max(-(-sum(prober.weight for prober in probers) // PARTITION_BYTES), MIN_PARTITIONS)
     probe = max(probers, key=lambda prober: prober.weight)
     cuts = set()
-    for k in range(1, wanted):
-        _, number, _ = probe.first_kept(probe.size * k // wanted, probe.size)
+    for offset in probe.cut_offsets(wanted):
+        _, number, _ = probe.first_kept(offset, probe.size)
         if number is not None:
-            cut = int(round(number / results.SUM_BLOCK)) * results.SUM_BLOCK
+            cut = probe.rounded(number / results.SUM_BLOCK) * results.SUM_BLOCK
             if 0 < cut < index.num_queries:
                 cuts.add(cut)
     starts = [0, *sorted(cuts)]
@@ -475,6 +475,17 @@ class _Prober:
         self.weight = self.size
         """About the bytes of text the file holds (what a partition's share is counted in)."""
 
+    def cut_offsets(self, wanted: int) -> list[int]:
+        """Where the plan looks for the first queries of ``wanted`` partitions of even shares of the
+        file (the first at its start, not looked for)."""
+        return [self.size * k // wanted for k in range(1, wanted)]
+
+    @staticmethod
+    def rounded(blocks: float) -> int:
+        """A partition's first query, in summation blocks, from the first query found at a cut offset:
+        the nearest multiple (a text file is read from any byte)."""
+        return int(round(blocks))
+
     def _read(self, offset: int, length: int) -> bytes:
         with open(self.path, "rb") as handle:
             handle.seek(offset)
@@ -562,16 +573,19 @@ ROW_BYTES = 32
 """About the bytes a row of a columnar input holds as a line of text (a recommender's run line, ``42
 Q0 1234 3 0.87 run``, takes about 30): what the partitions of a columnar input are counted in."""
 CACHED_GROUPS = 4
-"""The row groups whose query numbers a :class:`_RowProber` keeps (a row group of a million rows: 8 MB)."""
+"""The row groups whose query ids a :class:`_RowProber` keeps (a row group of a million rows: 8 MB)."""
+FIRST_ROWS = 64
+"""The rows of a row group read to find its first kept query (more only when none of them is kept)."""
 
 
 class _RowProber:
     """:class:`_Prober`'s counterpart for a columnar input: a partition's boundary is a row (counted
-    over the whole input, as the streamed reader counts them), found from the query ids of the row
-    groups around it, that column alone read (:func:`~prefeval.io.columnar.query_ids_of_group`): a
-    binary search over the row groups by the first kept query of each, then the row within the group.
-    There are no blank or comment rows: a row's query is kept or not (the qrels lack or dropped it), and
-    the rows of the queries that are not kept go with the next kept query, as lines do."""
+    over the whole input, as the streamed reader counts them), found from the query ids alone
+    (:func:`~prefeval.io.columnar.query_keys_of_group`): the first kept query of each row group, read
+    from its first rows, says which row group a boundary is in, and that row group's query ids say
+    which row (a binary search over its rows, each distinct id looked up once). There are no blank or
+    comment rows: a row's query is kept or not (the qrels lack or dropped it), and the rows of the
+    queries that are not kept go with the next kept query, as lines do."""
 
     def __init__(self, path, index: QueryIndex, fmt: LineFormat):
         from prefeval.io.columnar import row_groups
@@ -584,19 +598,69 @@ class _RowProber:
                                dtype=np.int64)
         self.size = int(self.starts[-1])
         self.weight = self.size * ROW_BYTES
-        self._numbers: dict[int, np.ndarray] = {}
+        self._keys: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._group_firsts: dict[int, int | None] = {}
 
-    def numbers(self, group: int) -> np.ndarray:
-        """The number of each row's query in row group ``group`` (a negative number: not kept)."""
-        if group not in self._numbers:
-            from prefeval.io.columnar import query_ids_of_group
+    def cut_offsets(self, wanted: int) -> list[int]:
+        """Where the plan looks for the first queries of ``wanted`` partitions: the row groups' first
+        rows nearest to even shares of the rows, so that a partition reads whole row groups (a row
+        group is decoded whole to read any row of its but the first few: :func:`~prefeval.io.columnar.table_blocks`)."""
+        even = [self.size * k // wanted for k in range(1, wanted)]
+        starts = self.starts[1:-1]
+        if not len(starts):
+            return even
+        nearest = starts[np.abs(starts[:, None] - np.array(even)[None, :]).argmin(axis=0)]
+        return sorted(set(nearest.tolist()))
 
-            if len(self._numbers) >= CACHED_GROUPS:
-                self._numbers.pop(next(iter(self._numbers)))
-            keys = query_ids_of_group(self.path, self.fmt, self.groups[group]).keys
-            found = sorted_positions(self.index.sorted_hashes, keys)
-            self._numbers[group] = np.where(found >= 0, self.index.numbers[np.maximum(found, 0)], DROPPED)
-        return self._numbers[group]
+    @staticmethod
+    def rounded(blocks: float) -> int:
+        """A partition's first query, in summation blocks, from the first query of a row group: the
+        multiple at or after it, so that the partition before reads the first rows of that row
+        group (which are read without decoding the rest), the partition itself the rest."""
+        return int(np.ceil(blocks))
+
+    def _numbers(self, keys: np.ndarray) -> np.ndarray:
+        """The number of the query of each key (negative: not kept)."""
+        found = sorted_positions(self.index.sorted_hashes, keys)
+        return np.where(found >= 0, self.index.numbers[np.maximum(found, 0)], DROPPED)
+
+    def _group_keys(self, group: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the keys of the group's distinct query ids, each row's entry among them), of the last
+        :data:`CACHED_GROUPS` groups read."""
+        if group not in self._keys:
+            from prefeval.io.columnar import query_keys_of_group
+
+            if len(self._keys) >= CACHED_GROUPS:
+                self._keys.pop(next(iter(self._keys)))
+            self._keys[group] = tuple(query_keys_of_group(self.path, self.fmt, self.groups[group]))
+        return self._keys[group]
+
+    def _next_kept(self, group: int, low: int, high: int) -> tuple[int, int | None]:
+        """(the row of the group, from ``low`` and before ``high``, of the first kept query, and its
+        number); (``high``, None) when there is none. Rows are looked up a few at a time (a row group
+        lists mostly kept queries: the first row is nearly always the one)."""
+        keys, codes = self._group_keys(group)
+        step = FIRST_ROWS
+        while low < high:
+            numbers = self._numbers(keys[codes[low:min(low + step, high)]])
+            kept = np.flatnonzero(numbers >= 0)
+            if len(kept):
+                return low + int(kept[0]), int(numbers[kept[0]])
+            low, step = low + step, step * 2
+        return high, None
+
+    def _first_in_group(self, group: int) -> int | None:
+        """The number of the first kept query of row group ``group`` (None: it has none), from its
+        first rows where one of them is kept."""
+        if group not in self._group_firsts:
+            from prefeval.io.columnar import query_keys_of_group
+
+            keys, codes = query_keys_of_group(self.path, self.fmt, self.groups[group], rows=FIRST_ROWS)
+            numbers = self._numbers(keys[codes])
+            kept = numbers[numbers >= 0]
+            self._group_firsts[group] = int(kept[0]) if len(kept) else \
+                self._next_kept(group, 0, self.groups[group].rows)[1]
+        return self._group_firsts[group]
 
     def _group_of(self, row: int) -> int:
         return int(np.searchsorted(self.starts, row, side="right")) - 1
@@ -606,35 +670,45 @@ class _RowProber:
         ``stop``, the row after that row); the number None (and ``stop`` twice) when there is none."""
         group = max(self._group_of(offset), 0)
         while group < len(self.groups) and self.starts[group] < stop:
-            numbers = self.numbers(group)
-            low = max(offset - int(self.starts[group]), 0)
-            high = min(stop - int(self.starts[group]), len(numbers))
-            kept = np.flatnonzero(numbers[low:high] >= 0)
-            if len(kept):
-                row = low + int(kept[0])
-                return offset, int(numbers[row]), int(self.starts[group]) + row + 1
+            start = int(self.starts[group])
+            low, high = max(offset - start, 0), min(stop - start, self.groups[group].rows)
+            if low == 0 and high == self.groups[group].rows and self._first_in_group(group) is None:
+                group += 1
+                continue
+            row, number = self._next_kept(group, low, high)
+            if number is not None:
+                return offset, number, start + row + 1
             group += 1
         return stop, None, stop
 
     def boundary(self, target: int, low: int, high: int) -> int:
         """The first row in ``low..high`` whose first kept query at or after it is numbered
         ``target`` or more (``high`` when there is none): the row after the last row of ``low..high``
-        whose kept query is numbered below ``target``, or ``low``."""
+        whose kept query is numbered below ``target``, or ``low``. The row group it is in is the last
+        one whose first kept query (from ``low`` on) is numbered below ``target``; within it, a binary
+        search over its rows."""
         if high <= low:
             return low
         first, last = max(self._group_of(low), 0), self._group_of(high - 1)
-        below = None  # the last group whose first kept query (from low on) is numbered below target
-        while first <= last:
-            middle = (first + last) // 2
-            _, number, _ = self.first_kept(max(int(self.starts[middle]), low), high)
-            if number is not None and number < target:
-                below, first = middle, middle + 1
-            else:
-                last = middle - 1
+        below = None
+        for group in range(first, last + 1):
+            start = int(self.starts[group])
+            number = self._first_in_group(group) if start >= low else \
+                self._next_kept(group, low - start, self.groups[group].rows)[1]
+            if number is not None and number >= target:
+                break
+            if number is not None:
+                below = group
         if below is None:
             return low
-        numbers = self.numbers(below)
         start = int(self.starts[below])
-        rows = np.arange(max(low - start, 0), min(high - start, len(numbers)))
-        under = rows[(numbers[rows] >= 0) & (numbers[rows] < target)]
-        return start + int(under[-1]) + 1
+        end = min(high - start, self.groups[below].rows)
+        left, right = max(low - start, 0), end  # the answer is in left..right: a row with a kept query below target
+        while left < right:                      # lies before it, none at or after it
+            middle = (left + right) // 2
+            number = self._next_kept(below, middle, end)[1]
+            if number is None or number >= target:
+                right = middle
+            else:
+                left = middle + 1
+        return start + left
