@@ -423,7 +423,9 @@ def pairwise_significance(
             names, values = _pair_values(lines, sample, measure, baseline)
             yield from _tested(names, values, measure, options, {SAMPLE: sample.sample})
             for name, members in by_group.items():
-                yield from _tested(names, values[:, members], measure, options,
+                # a row per pair, as the whole sample's (a column selection would lay the rows out
+                # apart, and their means would add the values in another order)
+                yield from _tested(names, np.ascontiguousarray(values[:, members]), measure, options,
                                    {GROUP: name, USERS: len(members), SAMPLE: sample.sample})
 
 
