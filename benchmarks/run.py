@@ -16,6 +16,10 @@ file per 250,000 users), streamed (``--engine stream``), taking turns, with thei
 checks that all three write the same bytes, and gives the median of the turns' ratios of Parquet to
 text.
 
+The 1M-user collection as Parquet (``--scenario recsys-1m-parquet-dask``: a file per run;
+``recsys-1m-partitioned-dask``: a directory of a file per 250,000 users per run) is timed as the
+text one below, every engine and dask through 1 and 2 workers, without the pandas floor.
+
 Recommender scale (``--scenario recsys-1m``, ``recsys-10m``: 2 runs × 1M or 10M users × 10 items,
 ``benchmarks/recommender.py``) is timed against its own floor, a plain pandas read of the same files
 (``benchmarks/pandas_floor.py``): ``eval -q`` with the default engine (streamed), and with
@@ -101,12 +105,22 @@ LARGE = {"recsys-50k": 50_000, "recsys-200k": 200_000, "recsys-1m": 1_000_000, "
 """The recommender-scale scenarios: users (2 runs × 10 items each)."""
 
 
+LARGE_COLUMNAR = {"recsys-1m-parquet-dask": (1_000_000, PARQUET),
+                  "recsys-1m-partitioned-dask": (1_000_000, PARTITIONED)}
+"""The 1M-user collection as Parquet (a file per run) and as partitioned directories (a file per 250,000
+users), timed as the text one is (every engine, dask through 1 and 2 workers), without the pandas floor."""
+
+
 def large_scenarios(names: list[str]) -> list[Scenario]:
     """The recommender-scale scenarios asked for (only when named), generated on first use."""
     found = []
     for name, users in LARGE.items():
         if name in names:
             qrels, runs = write_recommender(CACHE, users)
+            found.append(Scenario(name, qrels, runs, users * 22))
+    for name, (users, form) in LARGE_COLUMNAR.items():
+        if name in names:
+            qrels, runs = write_recommender(CACHE, users, form=form)
             found.append(Scenario(name, qrels, runs, users * 22))
     return found
 
@@ -168,6 +182,7 @@ def run_large(scenario: Scenario, repeat: int, memory: bool = True) -> dict:
     ``memory`` False: wall times alone (sampling the trees' memory takes a share of the cores, the
     more so the more processes: a cluster's)."""
     huge = scenario.name == "recsys-10m"
+    floor = not huge and scenario.name in LARGE  # the pandas floor reads text
     repeat = 1 if huge else repeat
     python = sys.executable
     names = ["eval", "dask2"] if huge else ["eval", "stream1", "stream2", "dask1", "dask2"]
@@ -183,11 +198,11 @@ def run_large(scenario: Scenario, repeat: int, memory: bool = True) -> dict:
                 address, pids = clusters[name]
                 commands[name] = (base + ["--engine", "dask", "--scheduler", address, "-o", outputs[name]], None,
                                   pids)
-        if not huge:
+        if floor:
             commands["floor"] = [python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs]
         runs = in_turns(commands, repeat, memory=memory, warm_up=False)
     timings = {name: median_timing(timings) for name, timings in runs.items()}
-    ratios = {name: turn_ratio(runs[name], runs["floor"]) for name in names} if not huge else {}
+    ratios = {name: turn_ratio(runs[name], runs["floor"]) for name in names} if floor else {}
     if "dask1" in runs:
         ratios["dask1/dask2"] = turn_ratio(runs["dask1"], runs["dask2"])
         ratios["stream2/dask2"] = turn_ratio(runs["stream2"], runs["dask2"])
@@ -323,6 +338,8 @@ def large_report(results: list[dict]) -> str:
         s = r["scenario"]
         for name in ["floor", *r["names"]]:
             timing = r.get(name)
+            if timing is None and s.name in LARGE_COLUMNAR:
+                continue  # no pandas floor for Parquet
             if timing is None:
                 lines.append(f"| {s.name} | {labels[name]} | | (does not fit) | | | | |")
                 continue
@@ -564,7 +581,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--scenario", action="append", default=[],
                         help="robust03, runs-10, runs-25, runs-50, runs-100, recsys; recsys-1m, recsys-10m, "
-                             "recsys-1m-parquet and recsys-10m-parquet only when named")
+                             "recsys-1m-parquet, recsys-10m-parquet, recsys-1m-parquet-dask and "
+                             "recsys-1m-partitioned-dask only when named")
     parser.add_argument("--output", default=os.path.join(HERE, "results.md"))
     parser.add_argument("--ties", choices=["expected", "range"],
                         help="Also time eval -q --ties TIES against eval -q, taking turns.")
@@ -579,7 +597,8 @@ def main() -> None:
     compiled(os.path.join(HERE, "..", "prefeval"), *([os.path.join(args.against, "prefeval")] if args.against else []))
     if args.against:
         paired = []
-        small = [name for name in args.scenario if name not in LARGE and name not in COLUMNAR]
+        small = [name for name in args.scenario if name not in LARGE and name not in COLUMNAR
+                 and name not in LARGE_COLUMNAR]
         for scenario in [*large_scenarios(args.scenario), *(scenarios(small) if small or not args.scenario else [])]:
             paired.append(run_against(scenario, args.repeat, args.against))
             print(against_report(paired[-1:], args.repeat, args.against).splitlines()[-1], file=sys.stderr, flush=True)
@@ -613,7 +632,7 @@ def main() -> None:
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
         large.append(run_large(scenario, args.repeat, memory=not args.no_memory))
         print(large_report(large[-1:]).splitlines()[-1], file=sys.stderr, flush=True)
-    small = [name for name in args.scenario if name not in LARGE and name not in COLUMNAR]
+    small = [name for name in args.scenario if name not in {**LARGE, **COLUMNAR, **LARGE_COLUMNAR}]
     for scenario in scenarios(small) if small or not args.scenario else []:
         print(f"{scenario.name}: {len(scenario.runs)} runs, {scenario.lines:,} lines", file=sys.stderr, flush=True)
         results.append(run_scenario(scenario, args.repeat))

@@ -225,7 +225,7 @@ def test_every_engine_and_every_reader_count(collection, text_outputs):
     for engine in ("memory", "stream"):
         result = run_cli("eval", "-q", "--engine", engine, "--jobs", "2", "-R", qrels, *runs)
         assert (result.exit_code, result.stdout_bytes) == (0, expected)
-    for qrels, runs in (collection["parquet"], collection["partitioned"]):  # dask's planner reads no columnar bytes
+    for qrels, runs in (collection["parquet"], collection["partitioned"]):  # cut into partitions of rows
         process = subprocess.run([sys.executable, "-m", "prefeval", "eval", "-q", "--engine", "dask", "--jobs", "2",
                                   "-R", qrels, *runs], capture_output=True)
         assert (process.returncode, process.stdout) == (0, expected), process.stderr

@@ -172,39 +172,3 @@ def test_cli_tsv_names_the_group_in_the_query_column(tmp_path):
                   and line.get("type") == "metric")
     assert f"a\tP_3                   \tall:cold\t{cold_a['p@3']:6.4f}" in result.stdout.splitlines()
     assert sum(line.split("\t")[2].startswith("worst-off:") for line in result.stdout.splitlines()) == 2
-
-
-@pytest.mark.parametrize("command", [
-    ["aggregate", "-q", "--bootstrap", "50", "--seed", "3"],
-    ["significance", "--test", "randomization", "--permutations", "200", "--seed", "3"],
-])
-def test_cli_aggregate_and_significance_of_a_group_equal_those_of_its_users_filtered_by_hand(tmp_path, command):
-    qrels, runs, groups = recommender_data()
-    runs = runs | {"c": runs["a"].assign(score=-runs["a"].score)}  # three runs: orderings and tiers
-    qrels_path, run_paths, groups_path = write_trec(tmp_path / "all", qrels, runs, groups)
-    lines = tmp_path / "all.jsonl"
-    assert prefeval_cli("eval", "-q", "-m", "p@3,rr,lexiprecision", "-R", qrels_path, *run_paths,
-                        "-o", lines).returncode == 0
-    for group in ("active", "cold"):
-        users = [user for user, its in groups.items() if its == group]
-        alone_qrels, alone_runs, _ = write_trec(tmp_path / group, qrels, runs, groups, users)
-        alone_lines = tmp_path / f"{group}.jsonl"
-        assert prefeval_cli("eval", "-q", "-m", "p@3,rr,lexiprecision", "-R", alone_qrels, *alone_runs,
-                            "-o", alone_lines).returncode == 0
-        of_group = prefeval_cli(*command, "-P", lines, "--user-groups", groups_path, "--group", group)
-        alone = prefeval_cli(*command, "-P", alone_lines)
-        assert of_group.returncode == 0, of_group.stderr
-        assert of_group.stdout == alone.stdout and of_group.stdout  # the same bytes
-
-
-def test_cli_group_without_its_table_and_an_unknown_group_are_usage_errors(tmp_path):
-    qrels, runs, groups = recommender_data()
-    qrels_path, run_paths, groups_path = write_trec(tmp_path, qrels, runs, groups)
-    lines = tmp_path / "lines.jsonl"
-    assert prefeval_cli("eval", "-q", "-m", "p@3", "-R", qrels_path, *run_paths, "-o", lines).returncode == 0
-    alone = prefeval_cli("aggregate", "-P", lines, "--group", "cold")
-    assert alone.returncode == 2 and alone.stderr == ("prefeval: error: --user-groups and --group go together: the "
-                                                      "groups' table, and the group whose users are kept\n")
-    unknown = prefeval_cli("significance", "-P", lines, "--user-groups", groups_path, "--group", "new")
-    assert unknown.returncode == 2 and unknown.stderr == (f"prefeval: error: --group 'new': no such group in "
-                                                          f"{groups_path}; its groups are active, cold\n")

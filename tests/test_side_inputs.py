@@ -72,10 +72,12 @@ def test_fit_errors_and_notes(tmp_path):
     with pytest.raises(InputError, match="names no item of the runs"):
         check_fit(TRAIN, train, users, items)
     features = read_side(write(tmp_path, "f", "i1 a\ni2 b\n"), ITEM_FEATURES)
-    with pytest.raises(InputError, match=r"1 recommended items have no features \(e.g. 'i3'\)"):
-        check_fit(ITEM_FEATURES, features, users, items)
+    assert check_fit(ITEM_FEATURES, features, users, items).notes == [
+        f"{features.source}: 1 recommended items have no features (e.g. 'i3'); they are unlike every item in "
+        f"intra-list diversity and cover no category"]
     catalogue = read_side(write(tmp_path, "c", "i1\ni2\n"), ITEMS)
-    assert check_fit(ITEMS, catalogue, users, items).notes == [
-        f"{catalogue.source}: the catalogue (2 items) lacks 1 recommended items (e.g. 'i3'); they are counted in it"]
+    with pytest.raises(InputError, match=r"the catalogue \(2 items\) lacks 1 recommended items \(e.g. 'i3'\); "
+                                         r"it must hold every item of the runs"):
+        check_fit(ITEMS, catalogue, users, items)
     groups = read_side(write(tmp_path, "g", "u1 a\n"), USER_GROUPS)
     assert len(check_fit(USER_GROUPS, groups, users, items).notes) == 1

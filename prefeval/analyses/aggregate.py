@@ -31,6 +31,23 @@ of the queries, its 95% interval and its tier (:mod:`prefeval.analyses.bootstrap
 
     {"qid":"all","sample":0,"measure":"ap","method":"mean","run":"A","rank":1,"score":0.31,"rank_low":1,
      "rank_high":2,"tier":1,"rank_probabilities":[0.82,0.18],"resamples":1000}
+
+With ``user_groups`` (``--user-groups FILE``: a user, its group; :mod:`prefeval.io.side`), each
+sample's records over all users are followed by the same summary (and rank intervals, with
+``bootstrap``) on the users of each group alone, groups in name order, each record carrying the
+group and its number of users after ``sample``; then, for every metric, each run's **worst-off
+group**, the group where its value is least (every metric of prefeval is better when larger; ties go to
+the first group in name order), runs ordered by that value::
+
+    {"qid":"all","sample":0,"group":"cold","users":120,"ap":{"type":"metric","mean":["B","A"],...}}
+    {"qid":"all","sample":0,"worst_off":"ap","method":"mean","ordering":["B","A"],
+     "values":{"B":0.21,"A":0.18},"groups":{"B":"cold","A":"cold"}}
+
+A group's value is the aggregation on its users' lines alone, what the whole aggregation gives on
+the eval lines filtered to them by hand (the tests check it). A user in two groups is an error at its
+line; users of the lines in no group count in no group's records (a note says how many); a group with
+no user in a sample has no record. The resamples of a group's rank intervals are drawn from its users,
+seeded by the seed, the sample and the group's place in name order.
 """
 
 from __future__ import annotations
@@ -43,6 +60,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.analyses.bootstrap import bootstrap_ranks, bootstrap_records
+from prefeval.analyses.groups import UserGroups, read_user_groups
 from prefeval.analyses.orderings import (
     DEFAULT_DAMPING,
     PREFERENCE_METHODS,
@@ -60,7 +78,21 @@ from prefeval.io.evallines import (
     read_eval_lines,
 )
 from prefeval.io.keys import MEAN, METRIC, PREFERENCE, QID, SAMPLE, SUMMARY_QID, TYPE, statistic_key
-from prefeval.io.records import KENDALL_TAU, MEASURE_A, MEASURE_B, METHOD_A, METHOD_B, SCORES
+from prefeval.io.records import (
+    GROUP,
+    GROUPS,
+    KENDALL_TAU,
+    MEASURE_A,
+    MEASURE_B,
+    METHOD,
+    METHOD_A,
+    METHOD_B,
+    ORDERING,
+    SCORES,
+    USERS,
+    VALUES,
+    WORST_OFF,
+)
 from prefeval.measures import select_available
 from prefeval.measures.request import split_measure_list
 from prefeval.measures.summaries import STATISTICS, split_statistic
@@ -120,6 +152,7 @@ def aggregate(
     damping: float = DEFAULT_DAMPING,
     correlations: bool = False,
     bootstrap: int | None = None,
+    user_groups=None,
 ) -> Iterator[dict]:
     """Aggregate eval lines into orderings, as records.
 
@@ -137,6 +170,8 @@ def aggregate(
 
     ``measures`` are names as ``-m`` takes them (:func:`choose_aggregations`). ``seed`` (drawn and
     reported when None and something is drawn) seeds the query subsamples and the resamples.
+    ``user_groups`` (a path or a DataFrame of user, group): the records of each group's users and
+    the worst-off groups follow each sample's (module docstring).
     """
     if not 0.0 < query_fraction <= 1.0:
         raise UsageError(f"query_fraction must be in (0, 1], not {query_fraction}")
@@ -151,6 +186,7 @@ def aggregate(
     lines = _eval_lines(source)
     chosen = choose_aggregations(lines, measures)
     _check_non_negative(lines, chosen)
+    groups = read_user_groups(user_groups) if user_groups is not None else None
     if bootstrap or query_fraction < 1.0:
         seed = resolve_seed(seed)
     for sample_number, sample, queries in _aggregation_samples(lines, query_fraction, num_samples, seed):
@@ -165,12 +201,72 @@ def aggregate(
             if correlations:
                 yield from correlation_records(record)
         if bootstrap:
-            for aggregation in chosen:
-                rng = np.random.default_rng([seed, sample_number])
-                ranks = bootstrap_ranks(orderings[aggregation.key], aggregation.methods, int(bootstrap), rng,
-                                        damping)
-                for method, result in ranks.items():
-                    yield from bootstrap_records(sample_number, aggregation.key, method, result)
+            yield from _bootstrap_records(sample_number, chosen, orderings, bootstrap, damping, [seed, sample_number])
+        if groups is not None:
+            yield from _group_records(lines, sample_number, sample, queries, chosen, groups, summary, bootstrap,
+                                      damping, seed)
+
+
+def _bootstrap_records(sample_number: int, chosen: list[Aggregation], orderings: dict[str, QueryOrderings],
+                       bootstrap: int, damping: float, seed_key: list[int], labels: dict | None = None):
+    """The rank intervals of every ordering, each aggregation's resamples drawn from the seed ``seed_key``."""
+    for aggregation in chosen:
+        ranks = bootstrap_ranks(orderings[aggregation.key], aggregation.methods, int(bootstrap),
+                                np.random.default_rng(seed_key), damping)
+        for method, result in ranks.items():
+            for record in bootstrap_records(sample_number, aggregation.key, method, result):
+                yield _labelled(record, labels)
+
+
+def _labelled(record: dict, labels: dict | None) -> dict:
+    """``record`` with ``labels`` (a group and its users) after its sample."""
+    if not labels:
+        return record
+    keys = list(record)
+    place = keys.index(SAMPLE) + 1
+    return {key: record[key] for key in keys[:place]} | labels | {key: record[key] for key in keys[place:]}
+
+
+def _group_records(lines: EvalLines, sample_number: int, sample: SampleScores, queries: np.ndarray,
+                   chosen: list[Aggregation], groups: UserGroups, summary: bool, bootstrap: int | None,
+                   damping: float, seed: int | None) -> Iterator[dict]:
+    """The summary (and rank intervals) of each group's users, then the worst-off groups (module docstring)."""
+    by_group = groups.queries(sample.qids, queries, lines.source, sample_number)
+    worst: dict[str, tuple[dict, dict]] = {}
+    for place, name in enumerate(groups.names):
+        if name not in by_group:
+            continue
+        members = by_group[name]
+        labels = {GROUP: name, USERS: len(members)}
+        orderings = {a.key: _query_orderings(lines, sample, a.measure, members) for a in chosen}
+        record = _summary_record(sample_number, chosen, orderings, damping)
+        if summary:
+            yield _labelled(record, labels)
+        for aggregation in chosen:
+            if aggregation.is_metric:
+                method = aggregation.methods[0]
+                values, owners = worst.setdefault(aggregation.key, ({}, {}))
+                for run, value in record[aggregation.key][SCORES][method].items():
+                    if run not in values or _worse(value, values[run], method):
+                        values[run], owners[run] = value, name
+        if bootstrap:
+            yield from _bootstrap_records(sample_number, chosen, orderings, bootstrap, damping,
+                                          [seed, sample_number, place + 1], labels)
+    if summary:
+        for aggregation in chosen:
+            if aggregation.key in worst:
+                method = aggregation.methods[0]
+                values, owners = worst[aggregation.key]
+                ordering = sorted(values, key=lambda run: values[run], reverse=higher_is_better(method))
+                yield {QID: SUMMARY_QID, SAMPLE: sample_number, WORST_OFF: aggregation.key, METHOD: method,
+                       ORDERING: ordering, VALUES: {run: values[run] for run in ordering},
+                       GROUPS: {run: owners[run] for run in ordering}}
+
+
+def _worse(value: float, than: float, method: str) -> bool:
+    """Whether a group's ``value`` of a run is worse than ``than``, by ``method`` (lower is worse,
+    except where the method orders ascending: the Gini coefficient)."""
+    return value < than if higher_is_better(method) else value > than
 
 
 def _check_non_negative(lines: EvalLines, aggregations: list[Aggregation]) -> None:

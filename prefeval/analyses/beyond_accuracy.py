@@ -144,3 +144,64 @@ def group_exposure(exposure: Exposure, item_groups: np.ndarray, num_groups: int)
     sums = np.bincount(item_groups[grouped], weights=exposure.counts[grouped], minlength=num_groups)
     shares = sums / total if total else np.zeros(num_groups)
     return shares, float(shares.max() - shares.min()) if num_groups else 0.0
+
+
+def item_features_matrix(item_indexes: np.ndarray, feature_codes: np.ndarray, catalogue_size: int,
+                         num_features: int):
+    """The catalogue's items × features 0/1 matrix (scipy CSR) from (item index, feature code) pairs;
+    a pair listed twice counts once; an item without a row has no features."""
+    from scipy.sparse import csr_matrix
+
+    pairs = np.unique(np.stack([item_indexes, feature_codes]), axis=1)
+    ones = np.ones(pairs.shape[1], dtype=np.float64)
+    return csr_matrix((ones, (pairs[0], pairs[1])), shape=(catalogue_size, num_features))
+
+
+SIMILARITIES = ("cosine", "jaccard")
+"""The similarities of item feature sets that :func:`intra_list_diversity` takes."""
+
+
+def intra_list_diversity(users: np.ndarray, items: np.ndarray, features, num_users: int,
+                         similarity: str = "cosine") -> np.ndarray:
+    """ILD of every user's list: the mean distance 1 − sim(i, j) over the list's unordered pairs of
+    rows (Smyth and McClave, ICCBR 2001; Ziegler, McNee, Konstan and Lausen, WWW 2005, whose
+    intra-list similarity is the complement). With F_i the feature set of item i (a row of the 0/1
+    matrix ``features``): cosine sim = |F_i ∩ F_j| / √(|F_i| |F_j|), Jaccard sim = |F_i ∩ F_j| /
+    |F_i ∪ F_j|; the similarity is 0 where the denominator is (an item without features is unlike
+    every item). A list of fewer than 2 items has no pair: its ILD is 0, as an empty list's.
+    Returns (num_users,)."""
+    if similarity not in SIMILARITIES:
+        raise ValueError(f"similarity must be one of {', '.join(SIMILARITIES)}, not {similarity!r}")
+    order = np.argsort(users, kind="stable")
+    users, items = users[order], items[order]
+    length = np.bincount(users, minlength=num_users)
+    start = np.concatenate(([0], np.cumsum(length)[:-1]))
+    sizes = np.asarray(features.sum(axis=1)).ravel()
+    distance_sums = np.zeros(num_users)
+    longest = int(length.max()) if len(length) else 0
+    for a in range(longest):  # pairs (a, b) of positions in a list, each over every list that long
+        for b in range(a + 1, longest):
+            holding = np.flatnonzero(length > b)
+            first, second = items[start[holding] + a], items[start[holding] + b]
+            shared = np.asarray(features[first].multiply(features[second]).sum(axis=1)).ravel()
+            if similarity == "cosine":
+                denominator = np.sqrt(sizes[first] * sizes[second])
+            else:
+                denominator = sizes[first] + sizes[second] - shared
+            sim = np.divide(shared, denominator, out=np.zeros(len(shared)), where=denominator > 0)
+            distance_sums[holding] += 1.0 - sim
+    pairs = length * (length - 1) / 2.0
+    return np.divide(distance_sums, pairs, out=np.zeros(num_users), where=pairs > 0)
+
+
+def category_coverage(users: np.ndarray, items: np.ndarray, features, num_users: int) -> np.ndarray:
+    """Category coverage of every user's list: |∪_{i ∈ L_u} F_i| / m, the share of the m categories
+    (the columns of ``features``) that the list's items cover (the genre coverage of Vargas,
+    Baltrunas, Karatzoglou and Castells, RecSys 2014, unweighted). 0 for an empty list, and for every
+    list when there are no categories. Returns (num_users,)."""
+    num_features = features.shape[1]
+    if num_features == 0 or len(items) == 0:
+        return np.zeros(num_users)
+    rows = features[items].tocoo()
+    pairs = np.unique(np.stack([users[rows.row], rows.col]), axis=1)
+    return np.bincount(pairs[0], minlength=num_users) / num_features

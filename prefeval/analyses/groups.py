@@ -13,9 +13,8 @@ A partition evaluated by a worker (``--engine dask``) keeps its groups' columns 
 partition's worth of values) and the client replays them in partition order (:meth:`merge`), so the
 sums are added as in one process.
 
-``aggregate`` and ``significance`` read per-query lines: ``--user-groups FILE --group NAME`` keeps
-the lines of the group's users (:func:`lines_of_group`), so that their orderings, bootstrap rank
-intervals and tests are those of the group's users alone.
+``aggregate`` and ``significance --user-groups`` read per-query lines: :class:`UserGroups` gives
+the queries of each group's users.
 
 The **worst-off group** of a run, for a metric, is the group whose summary of the metric is least
 (every per-user metric of prefeval is better when larger), ties to the first group in name order,
@@ -24,13 +23,15 @@ among the groups that have users (:func:`worst_off`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from prefeval.engine.results import Block, RunningSummary, Summary
-from prefeval.errors import UsageError
-from prefeval.io.evallines import EvalLines
+from prefeval.runtime.notes import note
+
+if TYPE_CHECKING:  # only named in annotations: `aggregate` does not import the engine
+    from prefeval.engine.results import Block, RunningSummary, Summary
 
 
 class GroupSummaries:
@@ -98,19 +99,33 @@ def worst_off(groups: Mapping[str, Summary]) -> dict[str, tuple[list[str], np.nd
     return out
 
 
-def lines_of_group(lines: EvalLines, user_groups, group: str | None) -> EvalLines:
-    """The per-query lines of the users of ``group`` alone; ``user_groups``: a path or a DataFrame of
-    (user, group) (:mod:`prefeval.io.side`). A group that is not in the table, or ``user_groups``
-    without ``group`` (or the reverse), is a :class:`UsageError`."""
+
+def read_user_groups(value) -> UserGroups:
+    """The groups of ``--user-groups`` (a path or a DataFrame of user, group: :mod:`prefeval.io.side`;
+    a user in two groups is an error at its line)."""
     from prefeval.io.side import USER_GROUPS, read_side
 
-    if (user_groups is None) != (group is None):
-        raise UsageError("--user-groups and --group go together: the groups' table, and the group whose users "
-                         "are kept")
-    if group is None:
-        return lines
-    table = read_side(user_groups, USER_GROUPS)
-    names = sorted(set(table.values.tolist()))
-    if group not in names:
-        raise UsageError(f"--group {group!r}: no such group in {table.source}; its groups are {', '.join(names)}")
-    return lines.of_queries(set(table.keys[table.values == group].tolist()))
+    return UserGroups(read_side(value, USER_GROUPS).mapping())
+
+
+class UserGroups(NamedTuple):
+    """Each user's group (``{user: group}``), for the analyses of eval lines by group (``aggregate``
+    and ``significance --user-groups``); :attr:`names`, the groups in name order."""
+
+    of_user: dict[str, str]
+
+    @property
+    def names(self) -> list[str]:
+        return sorted(set(self.of_user.values()))
+
+    def queries(self, qids: Sequence[str], queries: np.ndarray, source: str, sample: int) -> dict[str, np.ndarray]:
+        """The queries (among ``queries``, indexes into ``qids``) of each group's users, for the groups
+        that have some, in name order; a note says how many of ``queries`` are in no group (of the
+        eval lines ``source``, sample ``sample``)."""
+        codes = {name: number for number, name in enumerate(self.names)}
+        group = np.array([codes.get(self.of_user.get(qids[q]), -1) for q in queries], dtype=np.int64)
+        outside = int((group < 0).sum())
+        if outside:
+            note(f"{source}: {outside:,} of {len(queries):,} users of sample {sample} are in no group of "
+                 "--user-groups; they count in no group's values")
+        return {name: queries[group == number] for name, number in codes.items() if (group == number).any()}

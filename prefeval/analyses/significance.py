@@ -67,6 +67,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.analyses.aggregate import aggregate
+from prefeval.analyses.groups import read_user_groups
 from prefeval.errors import InputError, UsageError, shown
 from prefeval.io.evallines import EvalLines, SampleScores, read_eval_lines
 from prefeval.io.keys import PREFERENCE, QID, RUNI, RUNJ, SAMPLE, SUMMARY_QID, TYPE
@@ -74,12 +75,14 @@ from prefeval.io.records import (
     ALPHA,
     CORRECTION,
     DISCRIMINATIVE_POWER,
+    GROUP,
     MEAN,
     MEASURE,
     PAIR_STATISTICS,
     PAIRS,
     SIGNIFICANT,
     TEST,
+    USERS,
     is_pair_test,
 )
 from prefeval.measures import select_available
@@ -382,6 +385,7 @@ def pairwise_significance(
     options: SignificanceOptions | None = None,
     *,
     baseline: str | None = None,
+    user_groups=None,
     **settings,
 ) -> Iterator[dict]:
     """The records of ``prefeval significance`` for eval lines (a path, ``-``, or :class:`EvalLines`),
@@ -401,26 +405,44 @@ def pairwise_significance(
     ``bootstrap=None`` skips the intervals (no ``ci_low`` nor ``ci_high``), for when only the tests
     are wanted; an undefined effect size is left out too (module docstring). The seed is resolved
     once, so that every measure draws alike.
+
+    With ``user_groups`` (a path or a DataFrame of user, group: :mod:`prefeval.io.side`), each
+    measure's records are followed by the same tests on the users of each group alone (groups in name
+    order, those with users in the sample), each record carrying ``"group"`` and ``"users"`` before
+    ``"sample"``: what the tests give on the eval lines filtered to the group's users by hand.
     """
     options = SignificanceOptions.of(options, **settings)
     lines = source if isinstance(source, EvalLines) else read_eval_lines(source)
     chosen = select_available(measures, lines.measures, lines.source)
     options = options.seeded()
+    groups = read_user_groups(user_groups) if user_groups is not None else None
     for sample in lines.samples:
+        every = np.arange(len(sample.qids))
+        by_group = groups.queries(sample.qids, every, lines.source, sample.sample) if groups is not None else {}
         for measure in chosen:
             names, values = _pair_values(lines, sample, measure, baseline)
-            stats = compare_pairs(values, options)
-            columns = {key: getattr(stats, key).tolist() for key in PAIR_STATISTICS}
-            significant = stats.significant.tolist()
-            for k, (first, second) in enumerate(names):
-                record = {QID: SUMMARY_QID, RUNI: first, RUNJ: second, MEASURE: measure, TEST: options.test}
-                record.update({key: column[k] for key, column in columns.items() if not math.isnan(column[k])})
-                record[SIGNIFICANT] = significant[k]
-                record[SAMPLE] = sample.sample
-                yield record
-            yield {QID: SUMMARY_QID, MEASURE: measure, TEST: options.test, CORRECTION: options.correction,
-                   ALPHA: options.alpha, DISCRIMINATIVE_POWER: stats.discriminative_power, PAIRS: len(names),
-                   SAMPLE: sample.sample}
+            yield from _tested(names, values, measure, options, {SAMPLE: sample.sample})
+            for name, members in by_group.items():
+                # a row per pair, as the whole sample's (a column selection would lay the rows out
+                # apart, and their means would add the values in another order)
+                yield from _tested(names, np.ascontiguousarray(values[:, members]), measure, options,
+                                   {GROUP: name, USERS: len(members), SAMPLE: sample.sample})
+
+
+def _tested(names: list[tuple[str, str]], values: np.ndarray, measure: str, options: SignificanceOptions,
+            labels: dict) -> Iterator[dict]:
+    """The records of the pairs ``names`` tested on their values (P, Q), then the measure's
+    discriminative power, each ending with ``labels`` (the sample; a group and its users)."""
+    stats = compare_pairs(values, options)
+    columns = {key: getattr(stats, key).tolist() for key in PAIR_STATISTICS}
+    significant = stats.significant.tolist()
+    for k, (first, second) in enumerate(names):
+        record = {QID: SUMMARY_QID, RUNI: first, RUNJ: second, MEASURE: measure, TEST: options.test}
+        record.update({key: column[k] for key, column in columns.items() if not math.isnan(column[k])})
+        record[SIGNIFICANT] = significant[k]
+        yield record | labels
+    yield {QID: SUMMARY_QID, MEASURE: measure, TEST: options.test, CORRECTION: options.correction,
+           ALPHA: options.alpha, DISCRIMINATIVE_POWER: stats.discriminative_power, PAIRS: len(names)} | labels
 
 
 class PreferenceMatrix(NamedTuple):

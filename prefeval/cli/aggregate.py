@@ -10,10 +10,9 @@ from prefeval.cli.common import (
     CONTEXT,
     FRACTION,
     INPUT_FILE,
-    group_options,
     output_option,
-    per_query_lines,
     reported_errors,
+    user_groups_option,
 )
 from prefeval.errors import UsageError
 from prefeval.io.output import output_stream
@@ -30,6 +29,7 @@ Examples:
   prefeval aggregate -P prefs.jsonl --correlations -n
   prefeval aggregate -P prefs.jsonl -m ap:median,ap:cvar10,rpp
   prefeval aggregate -P prefs.jsonl -m ap,ndcg,rpp --bootstrap 1000 --seed 1 --format table
+  prefeval aggregate -P prefs.jsonl --user-groups users.tsv
 """)
 @click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS",
               help="Per-query eval lines (from eval -q; gzip or - for stdin).")
@@ -53,27 +53,28 @@ Examples:
               help="Teleport probability of the MC4 chain (0: the pure chain).")
 @click.option("--format", "fmt", type=click.Choice(formats_for(ORDERINGS)), default="jsonl", show_default=True,
               help=formats_help(ORDERINGS))
+@user_groups_option("the summary (and --bootstrap's rank intervals), followed by each run's worst-off group by "
+                    "each metric,")
 @click.option("--correlations", is_flag=True,
               help="Also write Kendall's tau between the orderings of every two measures (after each summary; "
                    "JSON lines).")
-@group_options
 @output_option
 def aggregate_command(prefs, query_eval_wanted, nosummary, measures, query_fraction, num_samples, seed, bootstrap,
-                      damping, fmt, correlations, output, user_groups, group):
+                      damping, fmt, user_groups, correlations, output):
     """Order the runs of per-query eval lines, by each measure.
 
     Per query (-q), and over queries by MC4 and Borda for preferences and by the mean for metrics."""
     with reported_errors():
-        if correlations and fmt != "jsonl":
-            raise UsageError("--correlations writes JSON lines: use --format jsonl")
+        for option, given in (("--correlations", correlations), ("--user-groups", user_groups)):
+            if given and fmt != "jsonl":
+                raise UsageError(f"{option} writes JSON lines: use --format jsonl")
         if bootstrap and fmt != "jsonl" and query_eval_wanted:
             raise UsageError(f"--format {fmt} with --bootstrap shows the rank intervals; per-query orderings (-q) "
                              "need jsonl")
         # in tsv and the tables, the bootstrap's rows carry each run's rank and score: they replace the summary
         summary = not nosummary and not (bootstrap and fmt != "jsonl")
-        lines = per_query_lines(prefs, user_groups, group)
-        records = aggregate(lines, measures, per_query=query_eval_wanted, summary=summary,
+        records = aggregate(prefs, measures, per_query=query_eval_wanted, summary=summary,
                             query_fraction=query_fraction, num_samples=num_samples, seed=seed, damping=damping,
-                            correlations=correlations, bootstrap=bootstrap)
+                            correlations=correlations, bootstrap=bootstrap, user_groups=user_groups)
         with output_stream(output) as stream:
             write_records(ORDERINGS, records, stream, fmt)

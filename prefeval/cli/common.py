@@ -120,27 +120,14 @@ output_option = click.option(
 )
 
 
-def group_options(command):
-    """``--user-groups FILE --group NAME``: read the per-query lines of one group's users alone
-    (:func:`prefeval.analyses.groups.lines_of_group`)."""
-    command = click.option("--group", metavar="NAME",
-                           help="With --user-groups: only the lines of this group's users.")(command)
-    return click.option("--user-groups", "--user_groups", "user_groups", type=INPUT_FILE, metavar="FILE",
-                        help="Users and their groups (as eval --user-groups reads them); with --group NAME, only the "
-                             "per-query lines of that group's users are read.")(command)
-
-
-def per_query_lines(prefs, user_groups, group):
-    """What the commands that read per-query lines read: the file ``prefs``, or, with a group, the
-    lines of its users (:func:`prefeval.analyses.groups.lines_of_group`)."""
-    if user_groups is None and group is None:
-        return prefs
-    from prefeval.analyses.groups import lines_of_group
-    from prefeval.io.evallines import read_eval_lines
-    from prefeval.io.source import check_stdin_used_once
-
-    check_stdin_used_once([prefs, user_groups] if user_groups is not None else [prefs])
-    return lines_of_group(read_eval_lines(prefs), user_groups, group)
+def user_groups_option(what: str):
+    """``--user-groups FILE``: the users' groups (:mod:`prefeval.io.side`), after which ``what`` is
+    repeated on each group's users (JSON lines only)."""
+    return click.option(
+        "--user-groups", "--user_groups", "user_groups", type=click.Path(dir_okay=False), metavar="FILE",
+        help="Users' groups: a user and its group a row (CSV or TSV with a header, two fields a line, or "
+             f"Parquet): {what} is repeated on each group's users, each record with its group and users "
+             "(JSON lines).")
 
 
 def colour() -> bool | None:

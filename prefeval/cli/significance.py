@@ -21,11 +21,11 @@ from prefeval.analyses.significance import (
 from prefeval.cli.common import (
     CONTEXT,
     INPUT_FILE,
-    group_options,
     output_option,
-    per_query_lines,
     reported_errors,
+    user_groups_option,
 )
+from prefeval.errors import UsageError
 from prefeval.io.output import output_stream
 from prefeval.report.formats import SIGNIFICANCE, formats_for, formats_help, write_records
 from prefeval.runtime.memory import MAX_RESAMPLES
@@ -80,6 +80,7 @@ Examples:
   prefeval eval -q -R qrels.txt runA runB runC | prefeval significance -P - --seed 1
   prefeval significance -P prefs.jsonl -m rpp -m ap --test randomization --correction bh --seed 1
   prefeval significance -P prefs.jsonl --baseline runA --format markdown --seed 1
+  prefeval significance -P prefs.jsonl --user-groups users.tsv --seed 1
 """)
 @click.option("-P", "--prefs", required=True, type=INPUT_FILE, metavar="PREFS",
               help="Per-query eval lines (from eval -q; gzip or - for stdin).")
@@ -90,16 +91,17 @@ Examples:
               help="Test only the pairs with this run id, each as (run, RUN), correcting across them.")
 @click.option("--format", "fmt", type=click.Choice(formats_for(SIGNIFICANCE)), default="jsonl", show_default=True,
               help=formats_help(SIGNIFICANCE))
-@group_options
+@user_groups_option("every test")
 @output_option
-def significance_command(prefs, measures, significance, baseline, fmt, output, user_groups, group):
+def significance_command(prefs, measures, significance, baseline, fmt, user_groups, output):
     """Test every pair of runs on every measure for significance.
 
     For each pair and measure (preferences and metric deltas): mean, wins, losses, ties, p-value and
     corrected p-value, bootstrap confidence interval and effect size; then the discriminative power
     of each measure (the fraction of pairs that differ significantly)."""
     with reported_errors():
-        lines = per_query_lines(prefs, user_groups, group)
-        records = pairwise_significance(lines, measures, significance, baseline=baseline)
+        if user_groups and fmt != "jsonl":
+            raise UsageError("--user-groups writes JSON lines: use --format jsonl")
+        records = pairwise_significance(prefs, measures, significance, baseline=baseline, user_groups=user_groups)
         with output_stream(output) as stream:
             write_records(SIGNIFICANCE, records, stream, fmt, baseline=baseline)

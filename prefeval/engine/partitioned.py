@@ -15,8 +15,10 @@ one of a kept query, whose number says on which side the boundary is; runs list 
 the qrels' order (what streaming needs anyway), so one search per boundary and file finds it. A
 partition (:class:`Partition`) is its query range and, in every file, the byte span of its lines: a
 span starts at a line start, and the lines of a query the qrels lack or dropped go with the next
-kept query. (A partition of a columnar file is a set of row groups instead: its source would say
-which, from the row groups' ranges of query ids.)
+kept query. A columnar input (Parquet, Arrow, a directory of them) is cut at rows instead
+(:class:`_RowProber`): the same binary search, over its row groups by the first kept query of each
+(the query-id column of a few row groups read, nothing else), then within the row group; its span is
+a range of rows counted over the whole input, and a partition reads the row groups that hold them.
 
 **On a worker** (:meth:`PartitionSource.evaluate`): the partition's span of the qrels is indexed
 again, alone (its kept queries numbered from ``first``), the spans are read block by block as the
@@ -31,9 +33,8 @@ qrels lack is looked up in the whole index there: a query of another partition m
 is not in the qrels' order; one the qrels dropped counts as a dropped line; the others are the
 run's foreign queries, noted as every engine notes them.
 
-**What is not partitioned.** gzip files (they cannot be read from the middle), columnar inputs
-(Parquet, Arrow, directories of them: streamed a row group at a time) and conventions whose
-sums are sequential (trec_eval's, ir_measures'), which a partition cannot start in the middle of:
+**What is not partitioned.** gzip files (they cannot be read from the middle) and conventions
+whose sums are sequential (trec_eval's, ir_measures'), which a partition cannot start in the middle of:
 those collections are streamed (:class:`~prefeval.engine.streaming.StreamedCollection`), chunks
 evaluated where the executor evaluates them. A partition that meets a bad line, or a run out of the
 qrels' order, raises :class:`PartitionFailed`: the evaluation starts again with the streamed reader
@@ -64,10 +65,11 @@ from prefeval.engine.streaming import (
 )
 from prefeval.errors import InputError
 from prefeval.io.codes import sorted_positions
+from prefeval.io.columns import TablePath
 from prefeval.io.fields import TextColumn, text_keys
 from prefeval.io.inputs import named_runs
 from prefeval.io.source import GZIP_MAGIC, MAX_LINE_BYTES, UTF8_BOM, columnar_format, display_name
-from prefeval.io.trec import LineFormat, run_id_from_path
+from prefeval.io.trec import QRELS_ITER_FORMAT, RUN_FORMAT, LineFormat
 from prefeval.ranking.conventions import Conventions
 from prefeval.ranking.loading import SHOWN, note_dropped
 from prefeval.ranking.options import RelevanceOptions
@@ -247,24 +249,24 @@ class PartitionedCollection(StreamedCollection):
     def open(cls, qrels: str, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool = False,
              jobs: int = 1, progress=None, executor=None) -> StreamedCollection | None:
         """Plan the partitions where ``executor`` runs (module docstring; a worker of a cluster, so that
-        the index of the qrels stays there); the streamed reader where the files cannot be cut (gzip, columnar)
+        the index of the qrels stays there); the streamed reader where the files cannot be cut (gzip)
         or the sums cannot be split (sequential conventions); None when the qrels are not grouped by
         query (the evaluation then reads them whole)."""
         from prefeval.engine.executors import LOCAL
 
         named = named_runs(runs)
         paths = [qrels, *(path for _, path in named)]
-        if conventions.sequential or conventions.summary_order != "queries" or not all(map(_cut_by_bytes, paths)):
+        if conventions.sequential or conventions.summary_order != "queries" or not all(map(_partitionable, paths)):
             return StreamedCollection.open(qrels, runs, relevance, conventions, others, jobs, progress, executor)
         executor = executor or LOCAL
-        names = [name if name is not None else run_id_from_path(path) for name, path in named]
-        request = _PlanRequest(tuple(paths), tuple(map(os.path.abspath, paths)), relevance, conventions.keep_empty)
+        request = _PlanRequest(tuple(paths), tuple(map(_absolute, paths)), relevance, conventions.keep_empty)
         handle = executor.submit(_planned, request)
         index, partitions = executor.result(handle, _plan_of)
         if index is None:
             return None
         note_dropped(index.source, index.dropped_shown, index.dropped_count)
-        collection = cls(index, qrels, [path for _, path in named], names, relevance, others, conventions, jobs)
+        collection = cls(index, qrels, [path for _, path in named], [name for name, _ in named], relevance, others,
+                         conventions, jobs)
         collection.worker_paths = request.worker_paths
         collection.partitions = partitions
         collection._planning = (executor, handle)
@@ -377,27 +379,27 @@ def _plan_of(planned: tuple[QueryIndex | None, list[Partition] | None]) -> tuple
 
 def _plan(index: QueryIndex, paths: Sequence[str]) -> list[Partition]:
     """The partitions: query ranges cut at multiples of SUM_BLOCK, about :data:`PARTITION_BYTES`
-    each, and each file's span of their lines (module docstring). ``paths``: the qrels, then the runs."""
-    sizes = [os.path.getsize(path) for path in paths]
-    wanted = max(-(-sum(sizes) // PARTITION_BYTES), MIN_PARTITIONS)
-    largest = int(np.argmax(sizes))
-    probe = _Prober(paths[largest], index)
+    each, and each file's span of their lines, or rows (module docstring). ``paths``: the qrels, then
+    the runs."""
+    probers = [_prober(path, index, QRELS_ITER_FORMAT if number == 0 else RUN_FORMAT)
+               for number, path in enumerate(paths)]
+    wanted = max(-(-sum(prober.weight for prober in probers) // PARTITION_BYTES), MIN_PARTITIONS)
+    probe = max(probers, key=lambda prober: prober.weight)
     cuts = set()
-    for k in range(1, wanted):
-        _, number, _ = probe.first_kept(sizes[largest] * k // wanted, sizes[largest])
+    for offset in probe.cut_offsets(wanted):
+        _, number, _ = probe.first_kept(offset, probe.size)
         if number is not None:
-            cut = int(round(number / results.SUM_BLOCK)) * results.SUM_BLOCK
+            cut = probe.rounded(number / results.SUM_BLOCK) * results.SUM_BLOCK
             if 0 < cut < index.num_queries:
                 cuts.add(cut)
     starts = [0, *sorted(cuts)]
     spans = []
-    for path, size in zip(paths, sizes):
-        prober, at = _Prober(path, index), 0
-        bounds = [0]
+    for prober in probers:
+        at, bounds = 0, [0]
         for start in starts[1:]:
-            at = prober.boundary(start, at, size)
+            at = prober.boundary(start, at, prober.size)
             bounds.append(at)
-        bounds.append(size)
+        bounds.append(prober.size)
         spans.append(list(zip(bounds[:-1], bounds[1:])))
     stops = [*starts[1:], index.num_queries]
     return [Partition(number, first, stop, spans[0][number], tuple(run[number] for run in spans[1:]))
@@ -440,13 +442,26 @@ def _checked_foreign(foreign: list[tuple[np.ndarray, np.ndarray]], shown: list[l
     return checks
 
 
-def _cut_by_bytes(path: str) -> bool:
-    """Whether the input can be read from the middle of its bytes: a text file, not gzip (which
-    cannot be) nor a columnar input (read by row groups: :mod:`prefeval.io.columnar`)."""
+def _partitionable(path) -> bool:
+    """Whether the input can be read from the middle: a text file that is not gzip (which cannot be),
+    or a columnar input (read from a row group)."""
     if columnar_format(path) is not None:
-        return False
+        return True
     with open(path, "rb") as handle:
         return handle.read(len(GZIP_MAGIC)) != GZIP_MAGIC
+
+
+def _absolute(path):
+    """The path as every worker opens it: absolute (a columnar input keeps the columns named with it)."""
+    if isinstance(path, TablePath):
+        return path._replace(path=os.path.abspath(path.path))
+    return os.path.abspath(path)
+
+
+def _prober(path, index: QueryIndex, fmt: LineFormat) -> _Prober | _RowProber:
+    """What finds the partitions' boundaries in the input ``path`` (of the format ``fmt``: the qrels'
+    or a run's): in its bytes (text), in its rows (a columnar input)."""
+    return _RowProber(path, index, fmt) if columnar_format(path) is not None else _Prober(path, index)
 
 
 _BATCH = 8
@@ -461,6 +476,21 @@ class _Prober:
     def __init__(self, path: str, index: QueryIndex):
         self.path = path
         self.index = index
+        self.size = os.path.getsize(path)
+        """The positions a boundary is among: the file's bytes."""
+        self.weight = self.size
+        """About the bytes of text the file holds (what a partition's share is counted in)."""
+
+    def cut_offsets(self, wanted: int) -> list[int]:
+        """Where the plan looks for the first queries of ``wanted`` partitions of even shares of the
+        file (the first at its start, not looked for)."""
+        return [self.size * k // wanted for k in range(1, wanted)]
+
+    @staticmethod
+    def rounded(blocks: float) -> int:
+        """A partition's first query, in summation blocks, from the first query found at a cut offset:
+        the nearest multiple (a text file is read from any byte)."""
+        return int(round(blocks))
 
     def _read(self, offset: int, length: int) -> bytes:
         with open(self.path, "rb") as handle:
@@ -543,3 +573,148 @@ class _Prober:
                     pending = None
                 at += len(line)
         return high if pending is None else pending
+
+
+ROW_BYTES = 32
+"""About the bytes a row of a columnar input holds as a line of text (a recommender's run line, ``42
+Q0 1234 3 0.87 run``, takes about 30): what the partitions of a columnar input are counted in."""
+CACHED_GROUPS = 4
+"""The row groups whose query ids a :class:`_RowProber` keeps (a row group of a million rows: 8 MB)."""
+FIRST_ROWS = 64
+"""The rows of a row group read to find its first kept query (more only when none of them is kept)."""
+
+
+class _RowProber:
+    """:class:`_Prober`'s counterpart for a columnar input: a partition's boundary is a row (counted
+    over the whole input, as the streamed reader counts them), found from the query ids alone
+    (:func:`~prefeval.io.columnar.query_keys_of_group`): the first kept query of each row group, read
+    from its first rows, says which row group a boundary is in, and that row group's query ids say
+    which row (a binary search over its rows, each distinct id looked up once). There are no blank or
+    comment rows: a row's query is kept or not (the qrels lack or dropped it), and the rows of the
+    queries that are not kept go with the next kept query, as lines do."""
+
+    def __init__(self, path, index: QueryIndex, fmt: LineFormat):
+        from prefeval.io.columnar import row_groups
+
+        self.path = path
+        self.index = index
+        self.fmt = fmt
+        self.groups = row_groups(path, fmt)
+        self.starts = np.array([group.first_row for group in self.groups] + [sum(g.rows for g in self.groups)],
+                               dtype=np.int64)
+        self.size = int(self.starts[-1])
+        self.weight = self.size * ROW_BYTES
+        self._keys: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._group_firsts: dict[int, int | None] = {}
+
+    def cut_offsets(self, wanted: int) -> list[int]:
+        """Where the plan looks for the first queries of ``wanted`` partitions: the row groups' first
+        rows nearest to even shares of the rows, so that a partition reads whole row groups (a row
+        group is decoded whole to read any row of its but the first few: :func:`~prefeval.io.columnar.table_blocks`)."""
+        even = [self.size * k // wanted for k in range(1, wanted)]
+        starts = self.starts[1:-1]
+        if not len(starts):
+            return even
+        nearest = starts[np.abs(starts[:, None] - np.array(even)[None, :]).argmin(axis=0)]
+        return sorted(set(nearest.tolist()))
+
+    @staticmethod
+    def rounded(blocks: float) -> int:
+        """A partition's first query, in summation blocks, from the first query of a row group: the
+        multiple at or after it, so that the partition before reads the first rows of that row
+        group (which are read without decoding the rest), the partition itself the rest."""
+        return int(np.ceil(blocks))
+
+    def _numbers(self, keys: np.ndarray) -> np.ndarray:
+        """The number of the query of each key (negative: not kept)."""
+        found = sorted_positions(self.index.sorted_hashes, keys)
+        return np.where(found >= 0, self.index.numbers[np.maximum(found, 0)], DROPPED)
+
+    def _group_keys(self, group: int) -> tuple[np.ndarray, np.ndarray]:
+        """(the keys of the group's distinct query ids, each row's entry among them), of the last
+        :data:`CACHED_GROUPS` groups read."""
+        if group not in self._keys:
+            from prefeval.io.columnar import query_keys_of_group
+
+            if len(self._keys) >= CACHED_GROUPS:
+                self._keys.pop(next(iter(self._keys)))
+            self._keys[group] = tuple(query_keys_of_group(self.path, self.fmt, self.groups[group]))
+        return self._keys[group]
+
+    def _next_kept(self, group: int, low: int, high: int) -> tuple[int, int | None]:
+        """(the row of the group, from ``low`` and before ``high``, of the first kept query, and its
+        number); (``high``, None) when there is none. Rows are looked up a few at a time (a row group
+        lists mostly kept queries: the first row is nearly always the one)."""
+        keys, codes = self._group_keys(group)
+        step = FIRST_ROWS
+        while low < high:
+            numbers = self._numbers(keys[codes[low:min(low + step, high)]])
+            kept = np.flatnonzero(numbers >= 0)
+            if len(kept):
+                return low + int(kept[0]), int(numbers[kept[0]])
+            low, step = low + step, step * 2
+        return high, None
+
+    def _first_in_group(self, group: int) -> int | None:
+        """The number of the first kept query of row group ``group`` (None: it has none), from its
+        first rows where one of them is kept."""
+        if group not in self._group_firsts:
+            from prefeval.io.columnar import query_keys_of_group
+
+            keys, codes = query_keys_of_group(self.path, self.fmt, self.groups[group], rows=FIRST_ROWS)
+            numbers = self._numbers(keys[codes])
+            kept = numbers[numbers >= 0]
+            self._group_firsts[group] = int(kept[0]) if len(kept) else \
+                self._next_kept(group, 0, self.groups[group].rows)[1]
+        return self._group_firsts[group]
+
+    def _group_of(self, row: int) -> int:
+        return int(np.searchsorted(self.starts, row, side="right")) - 1
+
+    def first_kept(self, offset: int, stop: int) -> tuple[int, int | None, int]:
+        """(``offset``, the number of the first kept query of a row at or after it and before
+        ``stop``, the row after that row); the number None (and ``stop`` twice) when there is none."""
+        group = max(self._group_of(offset), 0)
+        while group < len(self.groups) and self.starts[group] < stop:
+            start = int(self.starts[group])
+            low, high = max(offset - start, 0), min(stop - start, self.groups[group].rows)
+            if low == 0 and high == self.groups[group].rows and self._first_in_group(group) is None:
+                group += 1
+                continue
+            row, number = self._next_kept(group, low, high)
+            if number is not None:
+                return offset, number, start + row + 1
+            group += 1
+        return stop, None, stop
+
+    def boundary(self, target: int, low: int, high: int) -> int:
+        """The first row in ``low..high`` whose first kept query at or after it is numbered
+        ``target`` or more (``high`` when there is none): the row after the last row of ``low..high``
+        whose kept query is numbered below ``target``, or ``low``. The row group it is in is the last
+        one whose first kept query (from ``low`` on) is numbered below ``target``; within it, a binary
+        search over its rows."""
+        if high <= low:
+            return low
+        first, last = max(self._group_of(low), 0), self._group_of(high - 1)
+        below = None
+        for group in range(first, last + 1):
+            start = int(self.starts[group])
+            number = self._first_in_group(group) if start >= low else \
+                self._next_kept(group, low - start, self.groups[group].rows)[1]
+            if number is not None and number >= target:
+                break
+            if number is not None:
+                below = group
+        if below is None:
+            return low
+        start = int(self.starts[below])
+        end = min(high - start, self.groups[below].rows)
+        left, right = max(low - start, 0), end  # the answer is in left..right: a row with a kept query below target
+        while left < right:                      # lies before it, none at or after it
+            middle = (left + right) // 2
+            number = self._next_kept(below, middle, end)[1]
+            if number is None or number >= target:
+                right = middle
+            else:
+                left = middle + 1
+        return start + left

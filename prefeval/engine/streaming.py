@@ -120,14 +120,13 @@ def file_blocks(path, fmt: LineFormat, span: tuple[int, int] | None = None) -> I
     :func:`~prefeval.io.trec.read_fields`), a columnar input (:func:`~prefeval.io.source.columnar_format`:
     Parquet, Arrow, a directory of them) a row group at a time
     (:func:`~prefeval.io.columnar.table_blocks`). Either way a file is open only while it is read.
-    ``span``: the bytes of a text file's partition only (:mod:`prefeval.engine.partitioned`, which plans
-    no partition of a columnar input)."""
+    ``span``: a partition's part of the file only (:mod:`prefeval.engine.partitioned`): the bytes
+    start..stop-1 of a text file, the rows start..stop-1 of a columnar input (counted over the whole
+    input, as its errors count them)."""
     if columnar_format(path) is not None:
-        if span is not None:
-            raise ValueError("a columnar input is read whole, not by spans of bytes")
         from prefeval.io.columnar import table_blocks
 
-        for fields in table_blocks(path, fmt):
+        for fields in table_blocks(path, fmt, rows=span):
             yield Block(fields.qids, fields.docids, fields.values, functools.partial(_itself, fields.rows), fields.tag,
                         fields.iters)
         return
@@ -544,9 +543,9 @@ class StreamedCollection:
             if all(group.forked for group in groups):
                 # the readers look queries up in their own (forked) copy: this process keeps the counts
                 self.index = self.index._replace(sorted_hashes=None, numbers=None)
-            for group in groups:
-                group.send("advance", 0)
             start = self.first_query
+            for group in groups:
+                group.send("advance", start)  # a partition's first block may end before its first query
             while start < self.num_queries:
                 stop = min(group.receive() for group in groups)
                 for number, group in enumerate(groups):

@@ -217,25 +217,74 @@ def read_table(path, fmt: LineFormat, parts: Sequence[RowGroup | int] | None = N
     return table.read(table.chosen(parts))
 
 
-def table_blocks(path, fmt: LineFormat) -> Iterator[TableFields]:
+def table_blocks(path, fmt: LineFormat, rows: tuple[int, int] | None = None) -> Iterator[TableFields]:
     """The rows of the columnar input ``path`` as :func:`read_table` gives them, one row group at a
     time, each file open only while a row group of it is read, and handed over in blocks of at most
     :data:`BLOCK_ROWS` rows (memory holds a row group as Arrow stores it, and a block as prefeval does:
     a block of a million rows would hold ten times what a text block holds); their rows are
-    :class:`RowNumbers`."""
+    :class:`RowNumbers`. ``rows`` (start, stop): only the input's rows start..stop-1 (counted over
+    the whole input, as errors count them: a partition's, :mod:`prefeval.engine.partitioned`), read
+    from the row groups that hold them alone."""
     table = _Input(path, fmt)
     layout = [(file, table.groups_of(file, reading=True)) for file in table.files]
     places = _Places(table.source, tuple(group for _, groups in layout for group in groups), table.single)
+    start_row, stop_row = rows if rows is not None else (0, None)
     for file, groups in layout:
         for group in groups:
-            read = table.arrow(file, [group])
+            first = max(start_row - group.first_row, 0)
+            last = group.rows if stop_row is None else min(stop_row - group.first_row, group.rows)
+            if rows is not None and first >= last:
+                continue
+            # the first rows of a row group alone are read without decoding the rest of it
+            read = table.arrow(file, [group]) if first or last == group.rows else table.head(group, last)
             dictionaries: dict[tuple, tuple] = {}  # the pieces of a row group share its dictionaries
-            for start in range(0, max(group.rows, 1), BLOCK_ROWS):
-                piece = read.slice(start, BLOCK_ROWS)
+            for start in range(first, max(last, first + 1), BLOCK_ROWS):
+                piece = read.slice(start, min(BLOCK_ROWS, last - start))
                 parts = _Parts(table.pa, fmt, table.names, places, dictionaries)
                 parts.add(piece, [group], start)
                 numbers = np.arange(group.first_row + start, group.first_row + start + piece.num_rows)
                 yield parts.fields()._replace(rows=RowNumbers(places, numbers))
+
+
+class GroupQueryKeys(NamedTuple):
+    """The query ids of a row group's rows, as the keys of its distinct ids (``keys``, one per entry
+    of the column's dictionary) and each row's entry (``codes``)."""
+
+    keys: np.ndarray
+    codes: np.ndarray
+
+
+def query_keys_of_group(path, fmt: LineFormat, group: RowGroup, rows: int | None = None) -> GroupQueryKeys:
+    """The keys of the query ids of the rows of one row group of the columnar input ``path`` (its
+    first ``rows`` rows only, when given), that column alone read, as a dictionary (Parquet stores text
+    so: a user's id is keyed once, not once per row): what a planner reads to find where a query's
+    rows start (:mod:`prefeval.engine.partitioned`). Nothing is checked (an id that is not one is keyed
+    as it is; the reader of the rows reports it), and nulls have the key of no id (0)."""
+    table = _Input(path, fmt)
+    name = table.names["qid"]
+    pa = table.pa
+    keys, codes = [], []
+    size = 0
+    read = table.first_rows(group, rows, name) if rows is not None else table.arrow(group.file, [group], columns=[name])
+    for chunk in read.column(name).chunks:
+        if not pa.types.is_dictionary(chunk.type):
+            chunk = chunk.dictionary_encode()
+        dictionary = chunk.dictionary
+        encoded = _encoded(pa, dictionary, _unchecked)[0]
+        indices = chunk.indices
+        indices = (indices.fill_null(-1) if indices.null_count else indices).to_numpy(zero_copy_only=False)
+        indices = indices.astype(np.int64)
+        keys.append(np.append(encoded, np.uint64(0)))
+        codes.append(np.where(indices >= 0, indices, len(encoded)) + size)
+        size += len(encoded) + 1
+    if not keys:
+        return GroupQueryKeys(np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int64))
+    return GroupQueryKeys(np.concatenate(keys), np.concatenate(codes))
+
+
+def _unchecked(row, text, problem) -> None:
+    """The ``error`` of :func:`_encoded` that goes on: the planner checks nothing."""
+    return None
 
 
 def read_table_run(path, run_id: str) -> RunColumns:
@@ -430,18 +479,58 @@ class _Input:
             parts = _Parts(self.pa, self.fmt, self.names, places)
         return parts.fields()._replace(rows=TableRows(places, _NO_ROWS))
 
-    def arrow(self, file: str, groups: list[RowGroup]):
-        """The role columns of the row groups ``groups`` of ``file``, as a pyarrow Table (text read as
-        dictionaries, as Parquet stores it)."""
-        pa, info = self.pa, self.info(file)
+    def head(self, group: RowGroup, rows: int):
+        """The role columns of the first ``rows`` rows of the row group ``group``, as :meth:`arrow` reads
+        them (text as dictionaries), decoding only the pages that hold them (a Parquet file)."""
+        pa, info = self.pa, self.info(group.file)
+        if info.metadata is None:
+            return self.arrow(group.file, [group]).slice(0, rows)
         columns = list(dict.fromkeys(info.names.values()))
+        with _reported(pa, self.file_source(group.file), self.format):
+            handle = pa.parquet.ParquetFile(group.file, metadata=info.metadata, read_dictionary=self._text(info))
+            try:
+                batches, read = [], 0
+                for batch in handle.iter_batches(batch_size=min(rows, BLOCK_ROWS), row_groups=[group.index],
+                                                 columns=columns):
+                    batches.append(batch.slice(0, rows - read))
+                    read += batches[-1].num_rows
+                    if read >= rows:
+                        break
+            finally:
+                handle.close()
+        return pa.Table.from_batches(batches) if batches else self.arrow(group.file, [group]).slice(0, rows)
+
+    def _text(self, info: _FileInfo) -> list[str]:
+        """The columns of ids held as text (not already dictionaries), read as dictionaries."""
+        pa = self.pa
+        return [name for role, name in info.names.items() if role in _TEXT_ROLES
+                and _id_kind(pa, info.schema.field(name).type) == "text"
+                and not pa.types.is_dictionary(info.schema.field(name).type)]
+
+    def first_rows(self, group: RowGroup, rows: int, column: str):
+        """The column ``column`` of the first ``rows`` rows of the row group ``group``, as a pyarrow
+        Table: a Parquet file decodes the pages they are in, not the whole row group."""
+        pa, info = self.pa, self.info(group.file)
+        if info.metadata is None:
+            return self.arrow(group.file, [group], columns=[column]).slice(0, rows)
+        with _reported(pa, self.file_source(group.file), self.format):
+            handle = pa.parquet.ParquetFile(group.file, metadata=info.metadata)  # plain: a few rows, not the dictionary
+            try:
+                batch = next(handle.iter_batches(batch_size=max(rows, 1), row_groups=[group.index], columns=[column]),
+                             None)
+            finally:
+                handle.close()
+        return pa.Table.from_batches([batch]) if batch is not None else self.arrow(group.file, [group], [column])
+
+    def arrow(self, file: str, groups: list[RowGroup], columns: list[str] | None = None):
+        """The role columns (or ``columns``) of the row groups ``groups`` of ``file``, as a pyarrow
+        Table (text read as dictionaries, as Parquet stores it)."""
+        pa, info = self.pa, self.info(file)
+        columns = list(dict.fromkeys(info.names.values())) if columns is None else columns
         indexes = [group.index for group in groups]
         with _reported(pa, self.file_source(file), self.format):
             if info.metadata is not None:
-                text = [name for role, name in info.names.items() if role in _TEXT_ROLES
-                        and _id_kind(pa, info.schema.field(name).type) == "text"
-                        and not pa.types.is_dictionary(info.schema.field(name).type)]
-                handle = pa.parquet.ParquetFile(file, metadata=info.metadata, read_dictionary=text)
+                handle = pa.parquet.ParquetFile(file, metadata=info.metadata, read_dictionary=self._text(info))
                 try:
                     if indexes == list(range(len(info.counts))):
                         return handle.read(columns=columns)

@@ -112,25 +112,6 @@ class SampleScores:
     def has_values(self, measure: str) -> bool:
         return measure in self.pairs or measure in self.metrics
 
-    def of_queries(self, keep: set[str]) -> SampleScores:
-        """The sample on the queries in ``keep`` alone (a group of users), in the same order, the
-        runs as they are."""
-        kept = np.array([qid in keep for qid in self.qids], dtype=bool)
-        number = np.cumsum(kept) - 1
-        metric_rows, pair_rows = kept[self.metric_query], kept[self.pair_query]
-        return SampleScores(
-            sample=self.sample,
-            qids=[qid for qid, k in zip(self.qids, kept.tolist()) if k],
-            runs=self.runs,
-            metric_query=number[self.metric_query[metric_rows]],
-            metric_run=self.metric_run[metric_rows],
-            metrics={name: values[metric_rows] for name, values in self.metrics.items()},
-            pair_query=number[self.pair_query[pair_rows]],
-            pair_first=self.pair_first[pair_rows],
-            pair_second=self.pair_second[pair_rows],
-            pairs={name: values[pair_rows] for name, values in self.pairs.items()},
-        )
-
 
 @dataclass
 class EvalLines:
@@ -144,11 +125,6 @@ class EvalLines:
 
     def is_metric(self, measure: str) -> bool:
         return measure in self.metric_names
-
-    def of_queries(self, keep: set[str]) -> EvalLines:
-        """The lines of the queries in ``keep`` alone (:meth:`SampleScores.of_queries`)."""
-        return EvalLines(self.source, [sample.of_queries(keep) for sample in self.samples], self.measures,
-                         self.metric_names)
 
 
 class _Irregular(Exception):

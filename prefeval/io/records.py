@@ -45,14 +45,23 @@ RANK, SCORE, RANK_LOW, RANK_HIGH, TIER = "rank", "score", "rank_low", "rank_high
 RANK_PROBABILITIES, RESAMPLES = "rank_probabilities", "resamples"
 BOOTSTRAP_KEYS = (RANK, RANK_LOW, RANK_HIGH, TIER, RANK_PROBABILITIES)
 """The keys that make a record a rank interval of ``aggregate --bootstrap``."""
+GROUP, USERS = "group", "users"
+"""Of a record made on the users of one group (``aggregate --user-groups``): the group, and its users."""
+WORST_OFF, ORDERING, GROUPS, VALUES = "worst_off", "ordering", "groups", "values"
+"""Of a worst-off record (``aggregate --user-groups``): the metric, each run's worst-off group and its value."""
 QUERY_ORDERING, SUMMARY_ORDERING, CORRELATION, RANK_INTERVAL = "query", "summary", "correlation", "bootstrap"
+WORST_OFF_GROUP = "worst_off"
 """The kinds of aggregate's records (:func:`aggregate_record_kind`)."""
 
 
 def aggregate_record_kind(record: dict) -> str:
     """What a record of :func:`~prefeval.analyses.aggregate.aggregate` is: :data:`QUERY_ORDERING`,
-    :data:`SUMMARY_ORDERING`, :data:`CORRELATION` or :data:`RANK_INTERVAL` (``query``, ``summary``,
-    ``correlation``, ``bootstrap``); by its keys, so that a query named ``all`` is still a query."""
+    :data:`SUMMARY_ORDERING`, :data:`CORRELATION`, :data:`RANK_INTERVAL` or :data:`WORST_OFF_GROUP`
+    (``query``, ``summary``, ``correlation``, ``bootstrap``, ``worst_off``); by its keys, so that a
+    query named ``all`` is still a query. A summary or rank interval of one group's users carries
+    :data:`GROUP`."""
+    if WORST_OFF in record:
+        return WORST_OFF_GROUP
     if SCORES in record:
         return QUERY_ORDERING
     if KENDALL_TAU in record and MEASURE_A in record:

@@ -18,8 +18,8 @@ that is neither.
 
 What is wrong is one :class:`~prefeval.errors.InputError` naming the file and the line (the header
 is line 1): a user in two groups, an item in two item groups, a row without a value, a table without
-rows. How a side input fits the run (an item without features, a catalogue that lacks run items, a
-training file naming no item of the run) is judged where it is used (:func:`check_fit`).
+rows. How a side input fits the run (an item without features: a note; a catalogue that lacks run
+items, a training file naming no item of the run: errors) is judged by :func:`check_fit`.
 """
 
 from __future__ import annotations
@@ -193,9 +193,9 @@ class Fit(NamedTuple):
 
 def check_fit(kind: str, table: SideTable, run_users: set[str], run_items: set[str]) -> Fit:
     """How ``table`` fits the users and items of the runs: an :class:`InputError` where the
-    evaluation could not be made (a training file that names no item of the runs, an item of the runs
-    without features when intra-list measures need them), else notes of what it leaves out (a
-    catalogue that lacks run items, which then count in it; users without a group, which form none)."""
+    evaluation could not be made (a training file that names no item of the runs, a catalogue that
+    lacks an item of the runs), else notes of what it leaves out (items without features, which are
+    unlike every item and cover no category; users without a group, which form none)."""
     notes: list[str] = []
     if kind == TRAIN:
         if not run_items & set(table.values.tolist()):
@@ -204,13 +204,14 @@ def check_fit(kind: str, table: SideTable, run_users: set[str], run_items: set[s
     elif kind == ITEMS:
         missing = run_items - table.key_set()
         if missing:
-            notes.append(f"{table.source}: the catalogue ({len(table.key_set())} items) lacks {len(missing)} "
-                         f"recommended items (e.g. {min(missing)!r}); they are counted in it")
+            raise InputError(table.source, f"the catalogue ({len(table.key_set())} items) lacks {len(missing)} "
+                             f"recommended items (e.g. {min(missing)!r}); it must hold every item of the runs")
     elif kind == ITEM_FEATURES:
         missing = run_items - table.key_set()
         if missing:
-            raise InputError(table.source, f"{len(missing)} recommended items have no features (e.g. "
-                                           f"{min(missing)!r}); intra-list measures need every item's")
+            notes.append(f"{table.source}: {len(missing)} recommended items have no features (e.g. "
+                         f"{min(missing)!r}); they are unlike every item in intra-list diversity and cover "
+                         f"no category")
     elif kind == USER_GROUPS:
         missing = run_users - table.key_set()
         if missing:

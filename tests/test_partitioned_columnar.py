@@ -1,0 +1,145 @@
+"""Columnar inputs cut into partitions (:mod:`prefeval.engine.partitioned`): a Parquet file, or a
+directory of them, is cut at the rows where the partitions' queries start (found from the query ids of
+a few row groups), each partition read from its own row groups, and the bytes are memory's.
+
+The collections are those of ``test_partitioned`` (random runs with foreign and dropped queries, NaN
+scores, tags), written as Parquet with small row groups so that queries straddle row groups and
+files, and evaluated under the options that change what a partition computes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_columnar import qrels_table, run_table, write_parquet, write_partitioned
+from test_partitioned import (
+    OPTIONS,
+    _collection,
+    _with_block,
+    evaluate,
+    in_process,  # noqa: F401  (the fixture: --engine dask in this process)
+)
+
+from prefeval.engine import partitioned
+from prefeval.engine.chunks import PartitionFailed
+from prefeval.engine.partitioned import _plan, _RowProber
+from prefeval.engine.streaming import index_qrels
+from prefeval.io import columnar
+from prefeval.io.columnar import row_groups, table_blocks
+from prefeval.io.trec import QRELS_ITER_FORMAT, RUN_FORMAT
+
+pa = pytest.importorskip("pyarrow")
+
+
+def _as_parquet(tmp_path, qrels: str, runs: list[str], form: str, group: int) -> tuple[str, list[str]]:
+    """The collection as Parquet: ``file`` (row groups of ``group`` rows) or ``directory`` (3 files of
+    them); the qrels stay text for every other run, to mix the two."""
+    made = []
+    (tmp_path / form).mkdir()
+    for number, run in enumerate(runs):
+        table = run_table(run)
+        path = tmp_path / form / f"run{number}"  # the run ids of the text files
+        made.append(write_parquet(table, path, group) if form == "file" else write_partitioned(table, path, 3, group))
+    qrels_path = write_parquet(qrels_table(qrels), tmp_path / form / "qrels", group)
+    return qrels_path, made
+
+
+@pytest.mark.parametrize("options", OPTIONS)
+@pytest.mark.parametrize("form", ["file", "directory"])
+def test_columnar_partitions_write_the_bytes_and_notes_of_memory(tmp_path, in_process, monkeypatch, options,  # noqa: F811
+                                                                  form):
+    failures = []
+
+    class Recorded(PartitionFailed):  # a partition that fails falls back to the streamed reader: none may
+        def __init__(self, *args):
+            failures.append(args)
+            super().__init__(*args)
+
+    monkeypatch.setattr(partitioned, "PartitionFailed", Recorded)
+    for seed in range(2):
+        folder = tmp_path / f"{seed}"
+        folder.mkdir()
+        text_qrels, text_runs = _collection(folder, seed)
+        qrels, runs = _as_parquet(folder, text_qrels, text_runs, form, group=5 + seed)
+        memory = evaluate("memory", text_qrels, text_runs, *options)
+        assert memory.exit_code == 0, memory.stderr
+        for mixed_qrels in (qrels, text_qrels):
+            cut = evaluate("dask", mixed_qrels, runs, *options)
+            assert cut.exit_code == 0, cut.stderr
+            assert cut.stdout_bytes == memory.stdout_bytes
+            assert cut.stderr.replace(f"{form}/", "") == memory.stderr  # the same notes, on the same rows
+    assert min(in_process) >= 5 and not failures
+
+
+def test_the_plan_cuts_columnar_inputs_at_the_rows_where_queries_start(tmp_path):
+    """Each span of a Parquet run is a range of rows; the rows of a query the qrels lack or dropped go
+    with the next kept query, as lines do; the spans tile the rows, and each holds its queries' rows."""
+    lines = ["q1 0 a 1", "q1 0 b 0", "q2 0 c 0", "q3 0 d 2", "q4 0 e 1", "q5 0 f 0", "q6 0 g 1", "q7 0 h 1"]
+    qrels = tmp_path / "qrels"
+    qrels.write_text("\n".join(lines) + "\n")  # q2, q5 dropped: kept q1 q3 q4 q6 q7 = 0..4
+    qids = ["q1", "x", "q3", "q4", "q5", "y", "q6", "q7"]
+    table = pa.table({"qid": qids, "docno": list("aadezagh"), "score": [1.0] * 8})
+    for group in (1, 2, 3, 8):
+        run = write_parquet(table, tmp_path / f"run{group}.parquet", group)
+        index = index_qrels(str(qrels))
+        partitions = _with_block(1, lambda index=index, run=run: _plan(index, [str(qrels), run]))
+        spans = [p.runs[0] for p in partitions]
+        assert spans[0][0] == 0 and spans[-1][1] == 8
+        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+        kept = {"q1": 0, "q3": 1, "q4": 2, "q6": 3, "q7": 4}
+        going_with = [next(kept[q] for q in qids[row:] if q in kept) for row in range(len(qids))]
+        assert [going_with[start:stop] for start, stop in spans] == \
+            [[n for n in going_with if p.first <= n < p.stop] for p in partitions]
+        if group == 1:  # a row group per row: a partition per kept query
+            assert [qids[start:stop] for start, stop in spans] == [["q1"], ["x", "q3"], ["q4"], ["q5", "y", "q6"],
+                                                                    ["q7"]]
+        read = [list(block.qids.texts(range(len(block.qids))))
+                for start, stop in spans for block in table_blocks(run, RUN_FORMAT, rows=(start, stop))]
+        assert [qid for block in read for qid in block] == qids
+
+
+def test_the_row_prober_reads_few_row_groups(tmp_path, monkeypatch):
+    """Planning reads the first rows of row groups, and whole the query column of a few row groups
+    only (the ones a boundary is in), not every row group of the input."""
+    queries = 400
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"u{n:04d} 0 i{n} 1\n" for n in range(queries)))
+    qids = [f"u{n:04d}" for n in range(queries) for _ in range(10)]
+    run = write_parquet(pa.table({"qid": qids, "docno": [f"i{n}" for n in range(len(qids))],
+                                  "score": np.arange(len(qids), dtype=float)}), tmp_path / "run.parquet", 50)
+    index = index_qrels(str(qrels))
+    whole = []
+    original = columnar.query_keys_of_group
+
+    def counting(path, fmt, group, rows=None):
+        if rows is None:
+            whole.append(group.index)
+        return original(path, fmt, group, rows)
+
+    monkeypatch.setattr(columnar, "query_keys_of_group", counting)
+    prober = _RowProber(run, index, RUN_FORMAT)
+    assert len(row_groups(run)) == 80
+    assert [prober.boundary(target, 0, prober.size) for target in (1, 100, 399)] == [10, 1000, 3990]
+    assert len(whole) <= 3
+    assert _RowProber(run, index, RUN_FORMAT).first_kept(995, 4000)[1:] == (99, 996)
+    assert prober.cut_offsets(4) == [1000, 2000, 3000]  # row groups' first rows
+
+
+def test_qrels_as_parquet_are_probed_by_their_query_column(tmp_path):
+    table = pa.table({"query_id": ["a", "a", "b", "c"], "doc_id": ["1", "2", "3", "4"], "relevance": [1, 1, 1, 1]})
+    path = write_parquet(table, tmp_path / "qrels.parquet", 1)
+    index = index_qrels(path)
+    prober = _RowProber(path, index, QRELS_ITER_FORMAT)
+    assert [prober.boundary(target, 0, prober.size) for target in (1, 2)] == [2, 3]
+
+
+def test_a_partitioned_directory_is_planned_from_its_files_rows(tmp_path, monkeypatch):
+    monkeypatch.setattr(partitioned, "MIN_PARTITIONS", 4)
+    text_qrels, text_runs = _collection(tmp_path, 3)
+    qrels, runs = _as_parquet(tmp_path, text_qrels, text_runs, "directory", group=4)
+    index = index_qrels(text_qrels)
+    partitions = _with_block(2, lambda: _plan(index, [text_qrels, *runs]))
+    for run_number, run in enumerate(runs):
+        rows = sum(group.rows for group in row_groups(run))
+        spans = [p.runs[run_number] for p in partitions]
+        assert spans[0][0] == 0 and spans[-1][1] == rows and all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
