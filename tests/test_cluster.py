@@ -160,3 +160,20 @@ def test_both_workers_evaluate_partitions(cluster, collection):
         assert dask.returncode == 0, dask.stderr
     workers = {entry["worker"] for entry in stream.data if "_chunk_kernel" in str(entry["key"])}
     assert len(workers) == 2, stream.data
+
+
+def test_a_real_cluster_cuts_parquet_inputs_by_rows(cluster, tmp_path):
+    """The collection as Parquet, a file per run and a directory of files per run
+    (``benchmarks/recommender.py``), through the scheduler: the workers read their partitions' rows,
+    and the bytes and notes are memory's."""
+    pytest.importorskip("pyarrow")
+    recommender = benchmark("recommender")
+    for form in (recommender.PARQUET, recommender.PARTITIONED):
+        folder = tmp_path / form
+        folder.mkdir()
+        qrels, runs = recommender.write_recommender(str(folder), USERS, form=form)
+        memory = _prefeval("eval", "-q", "-R", qrels, "--engine", "memory", *runs)
+        assert memory.returncode == 0, memory.stderr
+        dask = _prefeval("eval", "-q", "-R", qrels, "--engine", "dask", "--scheduler", cluster, *runs)
+        assert dask.returncode == 0, dask.stderr
+        assert (dask.stdout, dask.stderr) == (memory.stdout, memory.stderr), form

@@ -29,6 +29,7 @@ from prefeval.io.columnar import row_groups, table_blocks
 from prefeval.io.trec import QRELS_ITER_FORMAT, RUN_FORMAT
 
 pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
 
 
 def _as_parquet(tmp_path, qrels: str, runs: list[str], form: str, group: int) -> tuple[str, list[str]]:
@@ -143,3 +144,96 @@ def test_a_partitioned_directory_is_planned_from_its_files_rows(tmp_path, monkey
         rows = sum(group.rows for group in row_groups(run))
         spans = [p.runs[run_number] for p in partitions]
         assert spans[0][0] == 0 and spans[-1][1] == rows and all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+
+
+def test_the_planner_reads_the_query_column_alone(tmp_path, in_process, monkeypatch):  # noqa: F811
+    """While the plan is made (in this process here; on a worker of a cluster), the columnar reader
+    reads the query column alone (never a run's documents or scores, nor every role column of a row
+    group's first rows); the partitions read the rest, with memory's bytes."""
+    qrels, runs = _collection(tmp_path, 8, queries=200)
+    columnar_qrels, columnar_runs = _as_parquet(tmp_path, qrels, runs, "file", 40)
+    planning, read = [False], []
+    arrow, head, first_rows, plan = columnar._Input.arrow, columnar._Input.head, columnar._Input.first_rows, \
+        partitioned._plan
+
+    def spied_arrow(self, file, groups, columns=None):
+        if planning[0]:
+            read.append((tuple(columns) if columns is not None else None, sum(group.rows for group in groups)))
+        return arrow(self, file, groups, columns)
+
+    def spied_head(self, group, rows):
+        assert not planning[0], "the planner read every role column of a row group's first rows"
+        return head(self, group, rows)
+
+    def spied_first_rows(self, group, rows, column):
+        if planning[0]:
+            read.append(((column,), min(rows, group.rows)))
+        return first_rows(self, group, rows, column)
+
+    def spied_plan(index, paths):
+        planning[0] = True
+        try:
+            return plan(index, paths)
+        finally:
+            planning[0] = False
+
+    monkeypatch.setattr(columnar._Input, "arrow", spied_arrow)
+    monkeypatch.setattr(columnar._Input, "head", spied_head)
+    monkeypatch.setattr(columnar._Input, "first_rows", spied_first_rows)
+    monkeypatch.setattr(partitioned, "_plan", spied_plan)
+    memory = evaluate("memory", columnar_qrels, columnar_runs, "-q")
+    cut = evaluate("dask", columnar_qrels, columnar_runs, "-q")
+    assert (cut.exit_code, cut.stdout_bytes, cut.stderr) == (0, memory.stdout_bytes, memory.stderr)
+    assert read and {columns for columns, _ in read} == {("qid",)}
+
+
+def test_a_bad_row_in_a_late_partition_is_reported_at_its_row(tmp_path, in_process):  # noqa: F811
+    """A null document id near the end of a Parquet run: memory's error (file, row, row group), exit 1,
+    nothing written."""
+    qrels, runs = _collection(tmp_path, 12)
+    columnar_qrels, columnar_runs = _as_parquet(tmp_path, qrels, runs, "file", 5)
+    table = pq.read_table(columnar_runs[0])
+    docids = table.column("docno").to_pylist()
+    docids[-3] = None
+    write_parquet(table.set_column(1, "docno", pa.array(docids, pa.string())), columnar_runs[0], 5)
+    memory = evaluate("memory", columnar_qrels, columnar_runs, "-q")
+    cut = evaluate("dask", columnar_qrels, columnar_runs, "-q")
+    assert cut.exit_code == 1 and cut.stdout == "" and cut.stderr == memory.stderr
+    assert cut.stderr.startswith(f"prefeval: error: {columnar_runs[0]}: row {len(docids) - 3:,} (row group ")
+    assert cut.stderr.count("\n") == 1
+
+
+def test_a_parquet_run_out_of_order_falls_back_as_the_streamed_reader_does(tmp_path, in_process):  # noqa: F811
+    """A Parquet run listing a late query early: the streamed reader's note (naming the row), then
+    memory's bytes."""
+    qrels, runs = _collection(tmp_path, 11)
+    columnar_qrels, columnar_runs = _as_parquet(tmp_path, qrels, runs, "file", 5)
+    table = pq.read_table(columnar_runs[0])
+    qids = table.column("qid").to_pylist()
+    relevant = {line.split()[0] for line in open(qrels) if float(line.split()[3]) > 0}
+    late = next(qid for qid in reversed(qids) if qid in relevant)
+    moved = [row for row, qid in enumerate(qids) if qid == late]
+    write_parquet(table.take([*range(4), *moved, *(row for row in range(4, len(qids)) if row not in moved)]),
+                  columnar_runs[0], 5)
+    stream = evaluate("stream", columnar_qrels, columnar_runs, "-q")
+    assert f"row {4 + len(moved):,} (row group " in stream.stderr
+    assert "comes after a query that follows it" in stream.stderr
+    cut = evaluate("dask", columnar_qrels, columnar_runs, "-q")
+    assert (cut.exit_code, cut.stdout_bytes, cut.stderr) == (0, stream.stdout_bytes, stream.stderr)
+
+
+def test_empty_row_groups_are_read_past(tmp_path, in_process):  # noqa: F811
+    """A Parquet run with empty row groups among its groups of 3 rows (at its start, in its middle and
+    at its end): memory's bytes, cut into many partitions."""
+    qrels, runs = _collection(tmp_path, 5)
+    table = run_table(runs[0])
+    path = tmp_path / "run0.parquet"
+    with pq.ParquetWriter(path, table.schema) as writer:
+        for piece in (table.slice(0, 0), table.slice(0, 30), table.slice(0, 0), table.slice(30), table.slice(0, 0)):
+            writer.write_table(piece, row_group_size=3)
+    counts = [group.rows for group in row_groups(str(path))]
+    assert counts.count(0) == 3 and sum(counts) == table.num_rows
+    memory = evaluate("memory", qrels, [str(path), *runs[1:]], "-q")
+    cut = evaluate("dask", qrels, [str(path), *runs[1:]], "-q")
+    assert (cut.exit_code, cut.stdout_bytes, cut.stderr) == (0, memory.stdout_bytes, memory.stderr)
+    assert in_process[-1] >= 5
