@@ -608,18 +608,15 @@ class _RowProber:
         self._group_firsts: dict[int, int | None] = {}
 
     def cut_offsets(self, wanted: int) -> list[int]:
-        """Where the plan looks for the first queries of ``wanted`` partitions: at even shares of the
-        rows, each moved to a row group's first row within a quarter of a share of it, so that a
-        partition reads whole row groups where their size allows (a row group is decoded whole to read
-        any row of its but the first few: :func:`~prefeval.io.columnar.table_blocks`), and no partition
-        grows much past its share (the client holds a partition's lines while it writes them)."""
-        even = np.array([self.size * k // wanted for k in range(1, wanted)], dtype=np.int64)
+        """Where the plan looks for the first queries of ``wanted`` partitions: the row groups' first
+        rows nearest to even shares of the rows, so that a partition reads whole row groups (a row
+        group is decoded whole to read any row of its but the first few: :func:`~prefeval.io.columnar.table_blocks`)."""
+        even = [self.size * k // wanted for k in range(1, wanted)]
         starts = self.starts[1:-1]
-        if not len(starts) or not len(even):
-            return even.tolist()
-        nearest = starts[np.abs(starts[:, None] - even[None, :]).argmin(axis=0)]
-        close = np.abs(nearest - even) <= self.size / wanted / 4
-        return sorted(set(np.where(close, nearest, even).tolist()))
+        if not len(starts):
+            return even
+        nearest = starts[np.abs(starts[:, None] - np.array(even)[None, :]).argmin(axis=0)]
+        return sorted(set(nearest.tolist()))
 
     @staticmethod
     def rounded(blocks: float) -> int:
