@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import functools
 import math
+from abc import abstractmethod
 
 import numpy as np
 
@@ -263,9 +264,9 @@ class IntentAwareMetric(Metric):
     def compute(self, positions: Positions) -> np.ndarray:
         return self.of_intents(intent_view(positions))
 
+    @abstractmethod
     def of_intents(self, intents: IntentPositions) -> np.ndarray:
         """Values (R, Q) from the positions per intent."""
-        raise NotImplementedError
 
 
 class _CascadeAtK(IntentAwareMetric):
@@ -276,8 +277,9 @@ class _CascadeAtK(IntentAwareMetric):
     divide = False
     """Whether a rank's gain is divided by its weight (ERR's G(r) / r) rather than multiplied (DCG's)."""
 
+    @abstractmethod
     def weights(self, k: int) -> np.ndarray:
-        raise NotImplementedError
+        """The weight of each rank 1..k (DCG's discount, ERR's rank)."""
 
     def normalised(self, gains: RankedGains, intents: IntentPositions) -> np.ndarray:
         k, alpha = self.param("k"), self.param("alpha")
