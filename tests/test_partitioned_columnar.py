@@ -153,22 +153,17 @@ def test_the_planner_reads_the_query_column_alone(tmp_path, in_process, monkeypa
     qrels, runs = _collection(tmp_path, 8, queries=200)
     columnar_qrels, columnar_runs = _as_parquet(tmp_path, qrels, runs, "file", 40)
     planning, read = [False], []
-    arrow, head, first_rows, plan = columnar._Input.arrow, columnar._Input.head, columnar._Input.first_rows, \
-        partitioned._plan
+    arrow, head, plan = columnar._Input.arrow, columnar._Input.head, partitioned._plan
 
     def spied_arrow(self, file, groups, columns=None):
         if planning[0]:
             read.append((tuple(columns) if columns is not None else None, sum(group.rows for group in groups)))
         return arrow(self, file, groups, columns)
 
-    def spied_head(self, group, rows):
-        assert not planning[0], "the planner read every role column of a row group's first rows"
-        return head(self, group, rows)
-
-    def spied_first_rows(self, group, rows, column):
+    def spied_head(self, group, rows, columns=None, dictionaries=True):
         if planning[0]:
-            read.append(((column,), min(rows, group.rows)))
-        return first_rows(self, group, rows, column)
+            read.append((tuple(columns) if columns is not None else None, min(rows, group.rows)))
+        return head(self, group, rows, columns, dictionaries)
 
     def spied_plan(index, paths):
         planning[0] = True
@@ -179,7 +174,6 @@ def test_the_planner_reads_the_query_column_alone(tmp_path, in_process, monkeypa
 
     monkeypatch.setattr(columnar._Input, "arrow", spied_arrow)
     monkeypatch.setattr(columnar._Input, "head", spied_head)
-    monkeypatch.setattr(columnar._Input, "first_rows", spied_first_rows)
     monkeypatch.setattr(partitioned, "_plan", spied_plan)
     memory = evaluate("memory", columnar_qrels, columnar_runs, "-q")
     cut = evaluate("dask", columnar_qrels, columnar_runs, "-q")

@@ -265,7 +265,8 @@ def query_keys_of_group(path, fmt: LineFormat, group: RowGroup, rows: int | None
     pa = table.pa
     keys, codes = [], []
     size = 0
-    read = table.first_rows(group, rows, name) if rows is not None else table.arrow(group.file, [group], columns=[name])
+    read = table.head(group, rows, [name], dictionaries=False) if rows is not None else \
+        table.arrow(group.file, [group], columns=[name])
     for chunk in read.column(name).chunks:
         if not pa.types.is_dictionary(chunk.type):
             chunk = chunk.dictionary_encode()
@@ -479,18 +480,21 @@ class _Input:
             parts = _Parts(self.pa, self.fmt, self.names, places)
         return parts.fields()._replace(rows=TableRows(places, _NO_ROWS))
 
-    def head(self, group: RowGroup, rows: int):
-        """The role columns of the first ``rows`` rows of the row group ``group``, as :meth:`arrow` reads
-        them (text as dictionaries), decoding only the pages that hold them (a Parquet file)."""
+    def head(self, group: RowGroup, rows: int, columns: list[str] | None = None, dictionaries: bool = True):
+        """The role columns (or ``columns``) of the first ``rows`` rows of the row group ``group``,
+        decoding only the pages that hold them (a Parquet file); text read as dictionaries, as
+        :meth:`arrow` reads it, unless not ``dictionaries`` (a few rows of a planner's: a row group's
+        dictionary would be read whole)."""
         pa, info = self.pa, self.info(group.file)
+        columns = list(dict.fromkeys(info.names.values())) if columns is None else columns
         if info.metadata is None:
-            return self.arrow(group.file, [group]).slice(0, rows)
-        columns = list(dict.fromkeys(info.names.values()))
+            return self.arrow(group.file, [group], columns).slice(0, rows)
         with _reported(pa, self.file_source(group.file), self.format):
-            handle = pa.parquet.ParquetFile(group.file, metadata=info.metadata, read_dictionary=self._text(info))
+            handle = pa.parquet.ParquetFile(group.file, metadata=info.metadata,
+                                            read_dictionary=self._text(info) if dictionaries else None)
             try:
                 batches, read = [], 0
-                for batch in handle.iter_batches(batch_size=min(rows, BLOCK_ROWS), row_groups=[group.index],
+                for batch in handle.iter_batches(batch_size=max(min(rows, BLOCK_ROWS), 1), row_groups=[group.index],
                                                  columns=columns):
                     batches.append(batch.slice(0, rows - read))
                     read += batches[-1].num_rows
@@ -498,7 +502,7 @@ class _Input:
                         break
             finally:
                 handle.close()
-        return pa.Table.from_batches(batches) if batches else self.arrow(group.file, [group]).slice(0, rows)
+        return pa.Table.from_batches(batches) if batches else self.arrow(group.file, [group], columns).slice(0, rows)
 
     def _text(self, info: _FileInfo) -> list[str]:
         """The columns of ids held as text (not already dictionaries), read as dictionaries."""
@@ -506,21 +510,6 @@ class _Input:
         return [name for role, name in info.names.items() if role in _TEXT_ROLES
                 and _id_kind(pa, info.schema.field(name).type) == "text"
                 and not pa.types.is_dictionary(info.schema.field(name).type)]
-
-    def first_rows(self, group: RowGroup, rows: int, column: str):
-        """The column ``column`` of the first ``rows`` rows of the row group ``group``, as a pyarrow
-        Table: a Parquet file decodes the pages they are in, not the whole row group."""
-        pa, info = self.pa, self.info(group.file)
-        if info.metadata is None:
-            return self.arrow(group.file, [group], columns=[column]).slice(0, rows)
-        with _reported(pa, self.file_source(group.file), self.format):
-            handle = pa.parquet.ParquetFile(group.file, metadata=info.metadata)  # plain: a few rows, not the dictionary
-            try:
-                batch = next(handle.iter_batches(batch_size=max(rows, 1), row_groups=[group.index], columns=[column]),
-                             None)
-            finally:
-                handle.close()
-        return pa.Table.from_batches([batch]) if batch is not None else self.arrow(group.file, [group], [column])
 
     def arrow(self, file: str, groups: list[RowGroup], columns: list[str] | None = None):
         """The role columns (or ``columns``) of the row groups ``groups`` of ``file``, as a pyarrow
