@@ -58,26 +58,45 @@ class Exposure:
         self.users_with_list += users_with_list
 
     def catalogue_coverage(self) -> float:
-        return float(np.count_nonzero(self.counts)) / len(self.counts) if len(self.counts) else 0.0
+        return float(catalogue_coverage(self.counts))
 
     def user_coverage(self) -> float:
         return self.users_with_list / self.users if self.users else 0.0
 
     def gini(self) -> float:
-        n = len(self.counts)
-        total = self.counts.sum()
-        if n < 2 or total == 0:
-            return 0.0
-        shares = np.sort(self.counts) / total
-        j = np.arange(1, n + 1)
-        return float(np.sum((2 * j - n - 1) * shares) / (n - 1))
+        return float(gini(self.counts))
 
     def entropy(self) -> float:
-        total = self.counts.sum()
-        if total == 0:
-            return 0.0
-        shares = self.counts[self.counts > 0] / total
-        return float(-np.sum(shares * np.log2(shares)) + 0.0)
+        return float(entropy(self.counts))
+
+
+def catalogue_coverage(exposure: np.ndarray) -> np.ndarray:
+    """The share of the n items (last axis) with a positive exposure; 0 for an empty catalogue."""
+    n = exposure.shape[-1]
+    return np.count_nonzero(exposure > 0, axis=-1) / n if n else np.zeros(exposure.shape[:-1])
+
+
+def gini(exposure: np.ndarray) -> np.ndarray:
+    """The Gini index of the exposures e_1..e_n (last axis; module docstring): 0 when n < 2 or
+    nothing is exposed."""
+    exposure = np.asarray(exposure, dtype=np.float64)
+    n = exposure.shape[-1]
+    total = exposure.sum(axis=-1, keepdims=True)
+    if n < 2:
+        return np.zeros(exposure.shape[:-1])
+    shares = np.divide(np.sort(exposure, axis=-1), total, out=np.zeros(exposure.shape), where=total > 0)
+    j = np.arange(1, n + 1)
+    return np.sum((2 * j - n - 1) * shares, axis=-1) / (n - 1)
+
+
+def entropy(exposure: np.ndarray) -> np.ndarray:
+    """The Shannon entropy (bits) of the exposure shares (last axis; module docstring): 0 when
+    nothing is exposed."""
+    exposure = np.asarray(exposure, dtype=np.float64)
+    total = exposure.sum(axis=-1, keepdims=True)
+    shares = np.divide(exposure, total, out=np.zeros(exposure.shape), where=total > 0)
+    terms = np.where(shares > 0, shares * np.log2(np.where(shares > 0, shares, 1.0)), 0.0)
+    return -terms.sum(axis=-1) + 0.0
 
 
 class Popularity(NamedTuple):
@@ -108,6 +127,14 @@ class Popularity(NamedTuple):
 
         rank = rankdata(-interactions, method="average")
         return cls(interactions, users, len(np.unique(train_users)), tail, rank)
+
+    def with_unknown(self) -> Popularity:
+        """With one more item, an item outside the catalogue: nobody trained on it (popularity 0, in
+        the tail), ranked as the catalogue's items of popularity 0 are (n + 1 when there is none)."""
+        unpopular = self.rank[self.interactions == 0]
+        rank = float(unpopular[0]) if len(unpopular) else float(len(self.rank) + 1)
+        return self._replace(interactions=np.append(self.interactions, 0.0), users=np.append(self.users, 0.0),
+                             tail=np.append(self.tail, True), rank=np.append(self.rank, rank))
 
 
 def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popularity, num_users: int) -> dict:

@@ -75,10 +75,11 @@ class Reader(Protocol):
 
     @classmethod
     def open(cls, qrels, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool, jobs: int,
-             progress: Progress | None, executor=None) -> Reader | None:
+             progress: Progress | None, executor=None, items=None) -> Reader | None:
         """The reader of ``qrels`` and ``runs`` (as :func:`~prefeval.io.inputs.named_runs` takes them),
         or None when it cannot read them (the evaluation then reads them whole). ``executor``: where
-        the evaluation's work runs (:mod:`~prefeval.engine.executors`), where a reader may plan too."""
+        the evaluation's work runs (:mod:`~prefeval.engine.executors`), where a reader may plan too;
+        ``items``: what every run's ranking computes for the item measures (:mod:`prefeval.ranking.items`)."""
 
     def note_views(self, measures: Sequence[Measure]) -> None:
         """The note on how ``measures`` read the qrels' subtopics (:func:`~prefeval.ranking.loading.note_views`),

@@ -59,6 +59,7 @@ from prefeval.measures.ties import (
 from prefeval.ranking.conventions import LISTED, REFERENCE, REFERENCE_CONVENTIONS, ZERO, Conventions
 from prefeval.ranking.conventions import conventions as make_conventions
 from prefeval.ranking.intents import with_intents
+from prefeval.ranking.items import ExposureCounts, ItemRequest, note_items
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Positions, Selection, binary_positions, graded_positions
 from prefeval.ranking.ranktable import RankTable
@@ -143,13 +144,22 @@ class Evaluation:
     user_groups: Mapping[str, str] | None = None
     """``{user: group}`` (``eval --user-groups``): every summary also holds the summary of each
     group's users alone (:attr:`Summary.groups`, :mod:`prefeval.analyses.groups`)."""
+    items: ItemRequest | None = None
+    """What the item measures read (:mod:`prefeval.measures.items`): the item context, and what the
+    reader computed of every run's ranking for them (the reader must have been opened with it)."""
     seed: int | None = field(init=False, default=None)
     parts: PartsDirectory | None = field(init=False, default=None)
     """Where the per-query lines go, as part files (``eval --parts``), instead of :meth:`rendered`'s
     results: written by the workers for a partitioned reader, here otherwise (one part)."""
 
     def __post_init__(self):
+        from prefeval.measures.items import RunMeasure, check_item_inputs
+
         check_jobs(self.jobs)
+        check_item_inputs(self.measures, self.items.context if self.items is not None else None)
+        self.run_measures: list[RunMeasure] = [m for m in self.measures if isinstance(m, RunMeasure)]
+        """The measures of the whole run (:mod:`prefeval.measures.items`): on the summary lines only."""
+        self.measures = [m for m in self.measures if not isinstance(m, RunMeasure)]
         self.conventions = self.conventions.check()
         check_judged(self.ties, self.relevance)
         self._run_ids = list(self.reader.run_ids)
@@ -170,6 +180,9 @@ class Evaluation:
         check_policy(self.ties, self.draws)
         check_measures(self.ties, self.measures)
         self.summary_statistics = check_statistics(self.summary_statistics, self.measures)
+        if self.run_measures and (self.subsampling.samples > 1 or self.subsampling.draws_at_random):
+            raise UsageError(f"{self.run_measures[0].name} is a measure of the whole run: it has no value on a "
+                             "subsample of the users")
         if self.num_runs < 2 and self.preference_measures and not self.metric_measures:
             raise UsageError("preference measures need two or more runs, and no metric was asked for")
         if self.subsampling.draws_at_random:
@@ -210,6 +223,11 @@ class Evaluation:
         executor: Executor = LOCAL,
         rel_format: str = QRELS,
         user_groups=None,
+        train=None,
+        items=None,
+        item_features=None,
+        item_groups=None,
+        head_share: float = 0.2,
     ) -> Evaluation:
         """Read ``qrels`` and the ``runs`` and set up the evaluation, with the options of ``prefeval
         eval`` under the same names (its option groups are bundled here, once).
@@ -233,6 +251,10 @@ class Evaluation:
 
         ``user_groups``: a path or a DataFrame of (user, group) (:mod:`prefeval.io.side`), or a dict
         ``{user: group}``: every summary is also broken down by group (:mod:`prefeval.analyses.groups`).
+
+        ``train``, ``items``, ``item_features``, ``item_groups``: the side inputs of the item measures
+        (paths or DataFrames, :mod:`prefeval.io.side`; :mod:`prefeval.measures.items`); ``head_share``:
+        the share of the training interactions that the popular head holds (APLT's long tail is the rest).
         """
         if user_groups is not None and not isinstance(user_groups, Mapping):
             from prefeval.io.side import USER_GROUPS, read_side
@@ -252,14 +274,17 @@ class Evaluation:
         check_judgments(rel_format, chosen, ties=ties, label_fraction=label_fraction, relevance=relevance,
                         named=bool(measures) or measure_set != "none")
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
+        item_request = _item_request(chosen, train, items, item_features, item_groups, head_share)
         loading = relevance
         if rel_format != QRELS:
             qrels, loading = loading_options(rel_format, qrels, runs, relevance, reader)
-        collection = reader_class(reader).open(qrels, runs, loading, rules, others, jobs, progress, executor)
+        collection = reader_class(reader).open(qrels, runs, loading, rules, others, jobs, progress, executor,
+                                               items=item_request)
         if collection is None:  # the qrels could not be streamed
-            collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress)
+            collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress,
+                                              items=item_request)
         return cls(collection, chosen, subsampling, relevance, jobs, progress, statistics, ties, draws, rules,
-                   compare, executor, user_groups)
+                   compare, executor, user_groups, item_request)
 
     @property
     def table(self) -> RankTable | None:
@@ -285,6 +310,11 @@ class Evaluation:
     def needs_others(self) -> bool:
         """True when some measure reads the judged documents that are not relevant."""
         return any(m.reads_judged or m.judged_only for m in self.measures)
+
+    @property
+    def needs_items(self) -> bool:
+        """True when some measure of the per-query lines reads the items (:mod:`prefeval.measures.items`)."""
+        return any(m.reads_items for m in self.measures)
 
     @property
     def needs_intents(self) -> bool:
@@ -380,7 +410,8 @@ class Evaluation:
             try:
                 running = self.running_summary(number)
                 groups = self.group_summaries(number)
-                for chunk_results in self.executor.map_chunks(self, chunks, render):
+                counted = ItemCounts(self._table)
+                for chunk_results in self.executor.map_chunks(self, counted.passing(chunks), render):
                     for output, block in _taken(chunk_results):
                         if isinstance(block, Block):
                             running.add(block)
@@ -391,6 +422,7 @@ class Evaluation:
                             self.progress.advance(self.reader.merge(block, running))
                             if groups is not None:
                                 groups.merge(block.groups)
+                            counted.add(block.items)
                         if output is None:
                             continue
                         if sink is not None and isinstance(output, bytes):
@@ -406,6 +438,11 @@ class Evaluation:
                         note(f"--user-groups: {groups.ungrouped:,} of the {summary.num_queries:,} users are in no "
                              "group: they count in the whole run's summary and in no group's")
                     summary = dataclasses.replace(summary, groups=groups.summaries(pair_names, summary_extras))
+                if self.items is not None:
+                    counts = counted.total()
+                    note_items(self.items.context, counts, self.run_ids)
+                    for measure in self.run_measures:
+                        summary.metrics.update(measure.of_run(counts, self.items.context))
                 yield summary
             finally:
                 self.progress.finish()
@@ -471,7 +508,7 @@ class SampleEvaluation:
                 intents = level if not levels and evaluation.needs_intents else False
                 self.preference_positions[levels] = _with_relevant(
                     table, selection.at_relevance_level(table, level), self.every_grade if levels else self.binary,
-                    levels, tied, intents)
+                    levels, tied, intents, evaluation.needs_items)
         values, extras = {}, {}
         for measure in evaluation.metric_measures:
             if self.judged is not None:
@@ -526,6 +563,8 @@ class SampleEvaluation:
                 positions = positions._replace(num_at_level=at_level.length)
             if evaluation.needs_intents and not reads_grades:
                 positions = with_intents(positions, table, self.selection.at_relevance_level(table, level), level)
+            if evaluation.needs_items:
+                positions = _itemised(positions, table, self.selection.queries)
             self._positions[key] = positions
         return self._positions[key]
 
@@ -612,17 +651,77 @@ class SampleEvaluation:
         )
 
 
+class ItemCounts:
+    """The exposure counts of a sample's runs (:class:`~prefeval.ranking.items.ExposureCounts`), added
+    up as the chunks' tables pass (:meth:`passing`) and as partitions hand theirs back (:meth:`add`);
+    the whole table's when no chunk carries a table of its own (``table``: the evaluation's)."""
+
+    def __init__(self, table: RankTable | None):
+        self.table = table
+        self.counts: ExposureCounts | None = None
+
+    def passing(self, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
+        for chunk in chunks:
+            if chunk.table is not None and chunk.table.items is not None:
+                self.add(chunk.table.items.counts)
+            yield chunk
+
+    def add(self, counts: ExposureCounts | None) -> None:
+        if counts is not None:
+            self.counts = counts if self.counts is None else self.counts + counts
+
+    def total(self) -> ExposureCounts:
+        if self.counts is None and self.table is not None and self.table.items is not None:
+            return self.table.items.counts
+        return self.counts
+
+
+def _item_request(measures: Sequence[Measure], train, items, item_features, item_groups,
+                  head_share: float) -> ItemRequest | None:
+    """What the item measures among ``measures`` read (:func:`~prefeval.measures.items.item_request`),
+    from the side inputs given (paths or DataFrames; None: not given); None when none reads the items.
+    Side inputs that no measure reads are noted and not read."""
+    from prefeval.measures.items import RunMeasure, item_request
+
+    given = {"train": train, "items": items, "item-features": item_features, "item-groups": item_groups}
+    given = {kind: value for kind, value in given.items() if value is not None}
+    if not any(m.reads_items for m in measures):
+        if given:
+            note(f"{', '.join('--' + kind for kind in given)}: no measure asked for reads the items (arp, ild, "
+                 "gini, provider, ...: prefeval measures)")
+        return None
+    if not given:
+        return item_request(measures, None)
+    from prefeval.io.side import read_side
+    from prefeval.ranking.items import ItemContext
+
+    tables = {kind.replace("-", "_"): read_side(value, kind) for kind, value in given.items()}
+    strict = items is not None or (train is not None and any(isinstance(m, RunMeasure) for m in measures))
+    return item_request(measures, ItemContext.of(**tables, head_share=head_share, strict=strict))
+
+
+def _itemised(positions: Positions, table: RankTable, queries: np.ndarray) -> Positions:
+    """``positions`` with what the item measures read of the queries ``queries`` of ``table``."""
+    if table.items is None:
+        return positions
+    return positions._replace(items=table.items.queries.columns(queries))
+
+
 def _with_relevant(table: RankTable, selection: Selection, positions: Positions, levels: bool,
-                   tied: bool, intents: float | None | bool = False) -> tuple[Positions | None, np.ndarray | None]:
+                   tied: bool, intents: float | None | bool = False,
+                   items: bool = False) -> tuple[Positions | None, np.ndarray | None]:
     """The positions a preference is computed on: those of the queries with a relevant document
     (preferences need m >= 1), and the columns of those queries among all (None: every query). No
     positions (None) when no query has one: every value is a tie. ``intents`` (a relevance level, or
     None for grade > 0; False: none): the positions carry the queries' intents
-    (:func:`~prefeval.ranking.intents.with_intents`)."""
+    (:func:`~prefeval.ranking.intents.with_intents`); ``items``: what the item measures read."""
     has_relevant = np.bincount(table.qrels.query_of_document[selection.documents],
                                minlength=table.num_queries)[selection.queries] > 0
     if has_relevant.all():
-        return (graded_positions(table, selection, tied) if levels else positions), None
+        if not levels:
+            return positions, None
+        graded = graded_positions(table, selection, tied)
+        return (_itemised(graded, table, selection.queries) if items else graded), None
     columns = np.flatnonzero(has_relevant)
     if not len(columns):
         return None, columns
@@ -630,6 +729,8 @@ def _with_relevant(table: RankTable, selection: Selection, positions: Positions,
     kept_positions = (graded_positions if levels else binary_positions)(table, kept, tied)
     if intents is not False:
         kept_positions = with_intents(kept_positions, table, kept, intents)
+    if items:
+        kept_positions = _itemised(kept_positions, table, kept.queries)
     return kept_positions, columns
 
 

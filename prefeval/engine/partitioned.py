@@ -71,6 +71,7 @@ from prefeval.io.inputs import named_runs
 from prefeval.io.source import GZIP_MAGIC, MAX_LINE_BYTES, UTF8_BOM, columnar_format, display_name
 from prefeval.io.trec import QRELS_ITER_FORMAT, RUN_FORMAT, LineFormat
 from prefeval.ranking.conventions import Conventions
+from prefeval.ranking.items import ItemRequest
 from prefeval.ranking.loading import SHOWN, note_dropped
 from prefeval.ranking.options import RelevanceOptions
 from prefeval.ranking.positions import Selection
@@ -114,6 +115,9 @@ class PartitionResult(NamedTuple):
     groups: Any = None
     """The partition's columns of each user group (a partial
     :class:`~prefeval.analyses.groups.GroupSummaries`), None without ``--user-groups``."""
+    items: Any = None
+    """The partition's exposure counts (:class:`~prefeval.ranking.items.ExposureCounts`), None
+    without an item measure."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,7 @@ class PartitionSource:
     conventions: Conventions
     max_grade: float
     source: str
+    items: ItemRequest | None = None
     draws_samples = False
     reads_ahead = True
 
@@ -145,8 +150,11 @@ class PartitionSource:
             reader = _PartitionReader(self, partition, self._index(partition))
             running = evaluation.running_summary(0, partial=True)
             groups = evaluation.group_summaries(0, partial=True)
+            counts = None
             outputs = []
             for offset, table in reader.tables():
+                if table.items is not None:
+                    counts = table.items.counts if counts is None else counts + table.items.counts
                 chunk = Chunk(0, Selection.everything(table), table, offset)
                 for output, block in evaluation.chunk_results(chunk, render):
                     running.add(block)
@@ -166,7 +174,7 @@ class PartitionSource:
             outputs = []
         result = PartitionResult(partition.number, running.num_queries, running, reader.reports,
                                  [stream.foreign_rows() for stream in reader.run_streams()],
-                                 reader._below_count, reader._below_level, groups)
+                                 reader._below_count, reader._below_level, groups, counts)
         return [(output, None) for output in outputs] + [(None, result)]
 
     def _index(self, partition: Partition) -> QueryIndex:
@@ -208,6 +216,7 @@ class _PartitionReader(StreamedCollection):
         super().__init__(index, source.qrels, source.runs, source.run_ids, source.relevance, source.others,
                          source.conventions, jobs=1)
         self.partition = partition
+        self.items = source.items
         self.first_query = partition.first
         self.reports: list[RunReport] = []
         self._runs: dict[int, _SpanStream] = {}
@@ -247,7 +256,8 @@ class PartitionedCollection(StreamedCollection):
 
     @classmethod
     def open(cls, qrels: str, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool = False,
-             jobs: int = 1, progress=None, executor=None) -> StreamedCollection | None:
+             jobs: int = 1, progress=None, executor=None, items: ItemRequest | None = None
+             ) -> StreamedCollection | None:
         """Plan the partitions where ``executor`` runs (module docstring; a worker of a cluster, so that
         the index of the qrels stays there); the streamed reader where the files cannot be cut (gzip)
         or the sums cannot be split (sequential conventions); None when the qrels are not grouped by
@@ -257,7 +267,8 @@ class PartitionedCollection(StreamedCollection):
         named = named_runs(runs)
         paths = [qrels, *(path for _, path in named)]
         if conventions.sequential or conventions.summary_order != "queries" or not all(map(_partitionable, paths)):
-            return StreamedCollection.open(qrels, runs, relevance, conventions, others, jobs, progress, executor)
+            return StreamedCollection.open(qrels, runs, relevance, conventions, others, jobs, progress, executor,
+                                           items)
         executor = executor or LOCAL
         request = _PlanRequest(tuple(paths), tuple(map(_absolute, paths)), relevance, conventions.keep_empty)
         handle = executor.submit(_planned, request)
@@ -269,6 +280,7 @@ class PartitionedCollection(StreamedCollection):
                          conventions, jobs)
         collection.worker_paths = request.worker_paths
         collection.partitions = partitions
+        collection.items = items
         collection._planning = (executor, handle)
         return collection
 
@@ -285,7 +297,8 @@ class PartitionedCollection(StreamedCollection):
     def for_workers(self) -> PartitionSource:
         """What a worker needs (:class:`PartitionSource`): a few paths and options, not the index."""
         return PartitionSource(self.worker_paths[0], tuple(self.worker_paths[1:]), tuple(self.run_ids),
-                               self.relevance, self.others, self.conventions, self.index.max_grade, self.index.source)
+                               self.relevance, self.others, self.conventions, self.index.max_grade, self.index.source,
+                               self.items)
 
     def evaluate(self, evaluation, partition: Partition, render: Callable[[Block], Any]) -> list[tuple[Any, Any]]:
         """A partition evaluated in this process (:meth:`PartitionSource.evaluate`)."""

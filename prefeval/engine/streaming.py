@@ -74,6 +74,7 @@ from prefeval.ranking.loading import (
 )
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
+from prefeval.ranking.items import ItemRequest
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, query_id_hint, rank_relevant
 from prefeval.runtime.parallel import Served
 
@@ -448,7 +449,7 @@ class _Readers:
                                    keep_empty=True)._replace(top_grade=self.collection.index.max_grade)
         if self.collection.conventions.judged_once:
             check_judged_once(qrels)
-        lookup = RelevantLookup(qrels, self.collection.others)
+        lookup = RelevantLookup(qrels, self.collection.others, self.collection.items)
         ranked = []
         for number, stream in zip(self.numbers, self.runs):
             rows = stream.take(stop)
@@ -494,10 +495,12 @@ class StreamedCollection:
         self._below_level: list[str] = []
         self._below_count = 0
         self._viewed_by: Sequence = ()  # the measures whose views of the qrels are noted after the data
+        self.items: ItemRequest | None = None
+        """What the item measures read of every run's ranking (:mod:`prefeval.ranking.items`)."""
 
     @classmethod
     def open(cls, qrels: str, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool = False,
-             jobs: int = 1, progress=None, executor=None) -> StreamedCollection | None:
+             jobs: int = 1, progress=None, executor=None, items: ItemRequest | None = None) -> StreamedCollection | None:
         """Index the qrels (noting the queries dropped); None when they are not grouped by query. The
         files must be regular files (:func:`~prefeval.engine.streaming_obstacle`), and the conventions
         list the queries in the qrels' order."""
@@ -506,8 +509,10 @@ class StreamedCollection:
             return None
         note_dropped(index.source, index.dropped_shown, index.dropped_count)
         named = named_runs(runs)
-        return cls(index, qrels, [path for _, path in named], [name for name, _ in named], relevance, others,
-                   conventions, jobs)
+        collection = cls(index, qrels, [path for _, path in named], [name for name, _ in named], relevance, others,
+                         conventions, jobs)
+        collection.items = items
+        return collection
 
     def samples(self, sampling: Sampling) -> Iterator[tuple[int, int, Iterator[Chunk]]]:
         """One sample of every query, a chunk per RankTable (read when it is reached)."""

@@ -30,8 +30,9 @@ class WholeCollection:
 
     @classmethod
     def open(cls, qrels, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool, jobs: int,
-             progress: Progress | None, executor=None) -> WholeCollection:
-        return cls(load_collection(qrels, runs, relevance, jobs, progress, others=others, conventions=conventions))
+             progress: Progress | None, executor=None, items=None) -> WholeCollection:
+        return cls(load_collection(qrels, runs, relevance, jobs, progress, others=others, conventions=conventions,
+                                   items=items))
 
     @property
     def run_ids(self) -> list[str]:

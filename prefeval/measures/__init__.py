@@ -17,6 +17,7 @@ from prefeval.measures import (  # noqa: F401  (registers the measures)
     gains,
     intent_preferences,
     interpolated,
+    items,
     judged,
     judgment_groups,
     precision_recall,

@@ -110,6 +110,10 @@ class Measure(ABC):
     """True when the measure reads the judgments per subtopic of a query (the intent-aware measures,
     :mod:`prefeval.measures.diversity`, and the preferences over intents): its positions carry
     :attr:`~prefeval.ranking.positions.Positions.intents` when the qrels have subtopics."""
+    reads_items: ClassVar[str | None] = None
+    """The side input of a recommender evaluation that the measure reads (``train``, ``items``,
+    ``item-features``, ``item-groups``: :mod:`prefeval.measures.items`), None for none: its values are
+    made where each run is ranked (:mod:`prefeval.ranking.items`)."""
     aggregator: ClassVar[Aggregator] = MEAN
     """How the summary line aggregates the per-query values (:mod:`prefeval.measures.aggregators`):
     the mean (the default), the sum (counts such as num_ret, as trec_eval sums them) or the geometric
@@ -173,7 +177,7 @@ class Measure(ABC):
     @property
     def judged_only(self) -> bool:
         """True when this measure ranks only the judged documents (``judged_only=1``)."""
-        return bool(self.param("judged_only")) if self.kind == METRIC else False
+        return any(p is JUDGED_ONLY for p in self.all_parameters()) and bool(self.param("judged_only"))
 
     @property
     def is_metric(self) -> bool:

@@ -132,6 +132,9 @@ def check_measures(ties: str, measures: Sequence[Measure]) -> None:
         if ties != DOCID and measure.reads_intents:
             raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads the judgments per subtopic; "
                              "use --ties docid")
+        if ties != DOCID and measure.reads_items is not None:
+            raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads the items of the lists "
+                             "as trec_eval orders them; use --ties docid")
         if ties != DOCID and (measure.reads_judged or measure.judged_only):
             raise UsageError(f"--ties {ties} does not apply to {measure.name}, which reads the judged documents "
                              "that are not relevant; use --ties docid")

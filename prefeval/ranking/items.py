@@ -7,11 +7,18 @@ items, built once from the side inputs (:mod:`prefeval.io.side`) and used on eve
 - the **features**: an items × features 0/1 matrix (scipy CSR) from ``--item-features``;
 - the **item groups**: a group code per catalogue item (−1: in no group) from ``--item-groups``.
 
-:meth:`ItemContext.reduce` maps a block of retrieved rows (user code, item key, rank; within the
-cut-off) to catalogue indexes and reduces it to per-user values of the per-list measures and to
-running exposure sums per item (:class:`Exposure`), so that a run is summarised in memory
-proportional to its items, not its users. A retrieved item outside the catalogue is an error naming
-one (:meth:`indexes`): the catalogue must hold every item of the runs.
+**The catalogue** is ``--items`` when given; else the items of ``--train``, ``--item-features`` and
+``--item-groups`` together. With ``--items``, and whenever a measure of the whole run is asked for
+(coverage, Gini, entropy, group shares: they count every catalogue item, exposed or not), the
+catalogue must hold every recommended item: one outside it is an error naming its run's file and
+line (``strict``). Otherwise an item outside it is an item nobody trained on, without features and
+in no group (one extra slot, index ``n``), and a note counts them.
+
+What the ranking of a run makes of it (:func:`run_items`, called where a run is ranked,
+:func:`prefeval.ranking.ranktable.rank_relevant`, for every engine): per query, the value of each
+per-list measure at each cut-off asked for (:class:`QueryItems`) and each provider group's
+exposure; and the run's exposure counts per item (:class:`ExposureCounts`), integers, so that they
+add up exactly in any order (chunks, partitions, workers) and every engine writes the same bytes.
 """
 
 from __future__ import annotations
@@ -28,20 +35,17 @@ from prefeval.analyses.beyond_accuracy import (
     item_features_matrix,
     per_user_popularity,
 )
-from prefeval.errors import InputError
+from prefeval.errors import UsageError
 from prefeval.io.codes import KeyIndex
 from prefeval.io.fields import text_keys
 from prefeval.io.side import SideTable
-
-POPULARITY_MEASURES = ("arp", "aplt", "epc", "efd", "mean_popularity_rank")
-"""The per-list measures read from the training data's popularity."""
-FEATURE_MEASURES = ("ild_cosine", "ild_jaccard", "category_coverage")
-"""The per-list measures read from the item features."""
-
+from prefeval.measures.provider import group_exposure
 
 class ItemContext(NamedTuple):
-    """What the beyond-accuracy measures know of the items (see the module's docstring).
-    ``popularity``, ``features`` and ``groups`` are None where their side input was not given."""
+    """What the beyond-accuracy measures know of the items (see the module's docstring): the
+    catalogue's ``items`` (texts, sorted) and their ``index`` (by key); per catalogue item plus the
+    extra slot of the items outside it, ``popularity``, ``features`` and ``groups`` (None where their
+    side input was not given); ``strict``: an item outside the catalogue is an error."""
 
     items: np.ndarray
     index: KeyIndex
@@ -50,20 +54,31 @@ class ItemContext(NamedTuple):
     features: object | None
     groups: np.ndarray | None
     group_names: np.ndarray | None
+    strict: bool = True
+
+    @property
+    def size(self) -> int:
+        """n, the number of catalogue items."""
+        return len(self.items)
+
+    @property
+    def num_groups(self) -> int:
+        return 0 if self.group_names is None else len(self.group_names)
 
     @classmethod
-    def of(cls, run_items, items: SideTable | None = None, train: SideTable | None = None,
+    def of(cls, items: SideTable | None = None, train: SideTable | None = None,
            item_features: SideTable | None = None, item_groups: SideTable | None = None,
-           head_share: float = 0.2) -> ItemContext:
-        """From the side tables; ``run_items`` (texts) are the runs' items, the catalogue when
-        neither ``items`` nor ``train`` is given. Training rows and features of items outside the
-        catalogue are left out."""
+           head_share: float = 0.2, strict: bool | None = None) -> ItemContext:
+        """From the side tables (module docstring); ``strict`` defaults to whether ``items`` is given.
+        Training rows and features of items outside the catalogue are left out."""
+        given = [table for table in (train, item_features, item_groups) if table is not None]
         if items is not None:
             names, source = np.unique(items.keys), items.source
-        elif train is not None:
-            names, source = np.unique(train.values), train.source
+        elif given:
+            names = np.unique(np.concatenate([table.values if table is train else table.keys for table in given]))
+            source = " and ".join(table.source for table in given)
         else:
-            names, source = np.unique(np.asarray(list(run_items), dtype=object)), "the runs"
+            raise UsageError("the item measures need --items, --train, --item-features or --item-groups")
         index = KeyIndex(text_keys(names.tolist()))
         n = len(names)
         popularity = features = groups = group_names = None
@@ -71,49 +86,185 @@ class ItemContext(NamedTuple):
             at = index.positions(text_keys(train.values.tolist()))
             kept = at >= 0
             _, user_codes = np.unique(train.keys[kept], return_inverse=True)
-            popularity = Popularity.of(user_codes, at[kept], n, head_share=head_share)
+            popularity = Popularity.of(user_codes, at[kept], n, head_share=head_share).with_unknown()
         if item_features is not None:
             at = index.positions(text_keys(item_features.keys.tolist()))
             kept = at >= 0
             _, feature_codes = np.unique(item_features.values, return_inverse=True)
             num_features = int(feature_codes.max()) + 1 if len(feature_codes) else 0
-            features = item_features_matrix(at[kept], feature_codes[kept], n, num_features)
+            features = item_features_matrix(at[kept], feature_codes[kept], n + 1, num_features)
         if item_groups is not None:
             at = index.positions(text_keys(item_groups.keys.tolist()))
             kept = at >= 0
             group_names, codes = np.unique(item_groups.values, return_inverse=True)
-            groups = np.full(n, -1, dtype=np.int64)
+            groups = np.full(n + 1, -1, dtype=np.int64)
             groups[at[kept]] = codes[kept]
-        return cls(names, index, source, popularity, features, groups, group_names)
+        return cls(names, index, source, popularity, features, groups, group_names,
+                   items is not None if strict is None else strict)
 
-    def indexes(self, item_keys: np.ndarray, item_texts=None) -> np.ndarray:
-        """The catalogue index of each item key; an item outside the catalogue is an
-        :class:`InputError` naming one (its text, from ``item_texts`` where given)."""
+    def indexes(self, item_keys: np.ndarray) -> np.ndarray:
+        """The catalogue index of each item key, :attr:`size` (the extra slot) for one outside it."""
         at = self.index.positions(item_keys)
-        missing = np.flatnonzero(at < 0)
-        if len(missing):
-            row = int(missing[0])
-            example = f" (e.g. {item_texts[row]!r})" if item_texts is not None else ""
-            lacking = len(np.unique(item_keys[missing]))
-            raise InputError(self.source, f"the catalogue ({len(self.items)} items) lacks {lacking} recommended "
-                                          f"items{example}; it must hold every item of the runs")
-        return at
+        return np.where(at >= 0, at, self.size)
 
-    def reduce(self, users: np.ndarray, items: np.ndarray, ranks: np.ndarray, num_users: int,
-               exposure: Exposure | None = None, discounted: Exposure | None = None) -> dict:
-        """The per-list measures of a block: ``{name: values (num_users,)}`` for those the context's
-        inputs allow (:data:`POPULARITY_MEASURES`, :data:`FEATURE_MEASURES`), from the users' codes
-        0..num_users−1, the catalogue indexes of their items and their ranks (rows within the
-        cut-off). ``exposure`` and ``discounted`` (running sums) are added the block's lists."""
-        values: dict[str, np.ndarray] = {}
-        if self.popularity is not None:
-            values.update(per_user_popularity(users, items, self.popularity, num_users))
-        if self.features is not None:
-            for similarity in ("cosine", "jaccard"):
-                values[f"ild_{similarity}"] = intra_list_diversity(users, items, self.features, num_users, similarity)
-            values["category_coverage"] = category_coverage(users, items, self.features, num_users)
-        with_list = int(np.count_nonzero(np.bincount(users, minlength=num_users)))
-        for running in (exposure, discounted):
-            if running is not None:
-                running.add(items, ranks, users=num_users, users_with_list=with_list)
-        return values
+
+LIST_VALUES = ("arp", "aplt", "epc", "efd", "poprank", "ild_cosine", "ild_jaccard", "catcov")
+"""The per-list values a run's ranking computes (:func:`list_values`)."""
+NEEDS = {"arp": "train", "aplt": "train", "epc": "train", "efd": "train", "poprank": "train",
+         "ild_cosine": "item-features", "ild_jaccard": "item-features", "catcov": "item-features"}
+"""The side input each per-list value reads."""
+
+
+class ItemRequest(NamedTuple):
+    """What the ranking of every run computes for the item measures asked for: the per-list values
+    ``lists`` ((value, cut-off) pairs, :data:`LIST_VALUES`; cut-off None: the whole list), the cut-offs
+    of the run's exposure counts ``exposures`` (per item) and ``by_rank`` (per item and rank, for a
+    rank discount), and ``providers``, the cut-offs of each user's provider-group exposure."""
+
+    context: ItemContext
+    lists: tuple[tuple[str, int | None], ...] = ()
+    exposures: tuple[int | None, ...] = ()
+    by_rank: tuple[int, ...] = ()
+    providers: tuple[int | None, ...] = ()
+
+
+class ExposureCounts(NamedTuple):
+    """A run's (or, stacked, every run's) exposure counts, added up over queries: per cut-off, how many
+    lists hold each item within it (``exposures[k]``, (…, n + 1)) and at each rank 1..k
+    (``by_rank[k]``, (…, n + 1, k)); ``outside``, the rows of items outside the catalogue, and
+    ``example``, one of them (for the note); ``trained``, the rows of items with a training interaction
+    (a run whose count is 0 is noted: :func:`notes_on_items`). Integers: they add up exactly."""
+
+    exposures: dict
+    by_rank: dict
+    outside: np.ndarray
+    trained: np.ndarray
+    example: str | None = None
+
+    def __add__(self, other: ExposureCounts) -> ExposureCounts:
+        return ExposureCounts({k: v + other.exposures[k] for k, v in self.exposures.items()},
+                              {k: v + other.by_rank[k] for k, v in self.by_rank.items()},
+                              self.outside + other.outside, self.trained + other.trained,
+                              self.example if self.example is not None else other.example)
+
+    @classmethod
+    def stacked(cls, runs: list[ExposureCounts]) -> ExposureCounts:
+        """Runs' counts, a leading axis per run."""
+        first = runs[0]
+        return cls({k: np.stack([run.exposures[k] for run in runs]) for k in first.exposures},
+                   {k: np.stack([run.by_rank[k] for run in runs]) for k in first.by_rank},
+                   np.array([run.outside for run in runs]), np.array([run.trained for run in runs]),
+                   next((run.example for run in runs if run.example is not None), None))
+
+
+class QueryItems(NamedTuple):
+    """Per query, what the item measures read: ``values[(value, k)]`` (…, Q) and
+    ``providers[k]`` (…, Q, G), a leading axis per run once stacked."""
+
+    values: dict
+    providers: dict
+
+    def columns(self, queries) -> QueryItems:
+        """Those of the queries ``queries`` (an index or a slice of the last query axis)."""
+        return QueryItems({key: v[..., queries] for key, v in self.values.items()},
+                          {k: v[..., queries, :] for k, v in self.providers.items()})
+
+    @classmethod
+    def stacked(cls, runs: list[QueryItems]) -> QueryItems:
+        first = runs[0]
+        return cls({key: np.stack([run.values[key] for run in runs]) for key in first.values},
+                   {k: np.stack([run.providers[k] for run in runs]) for k in first.providers})
+
+
+class RunItems(NamedTuple):
+    """What a run's ranking (one chunk of its queries) gives the item measures."""
+
+    queries: QueryItems
+    counts: ExposureCounts
+
+
+class TableItems(NamedTuple):
+    """The runs' :class:`RunItems` stacked (a leading axis per run): a RankTable's."""
+
+    queries: QueryItems
+    counts: ExposureCounts
+
+    @classmethod
+    def of(cls, runs: list[RunItems]) -> TableItems | None:
+        if not runs or runs[0] is None:
+            return None
+        return cls(QueryItems.stacked([run.queries for run in runs]),
+                   ExposureCounts.stacked([run.counts for run in runs]))
+
+
+def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, ranks: np.ndarray,
+              num_queries: int, outside_error=None, item_text=None) -> RunItems:
+    """A run's :class:`RunItems`: ``queries`` (0..num_queries−1), ``item_keys`` and ``ranks`` (1-based,
+    within ``-k`` already), one entry per retrieved row. ``outside_error(row)``: the error to raise for a
+    row whose item is outside a strict catalogue; ``item_text(row)``: that item's text (for the note)."""
+    context = request.context
+    n = context.size
+    items = context.indexes(item_keys)
+    outside = items == n
+    example = None
+    if outside.any():
+        row = int(np.flatnonzero(outside)[0])
+        if context.strict:
+            raise outside_error(row)
+        example = item_text(row) if item_text is not None else None
+    trained = int(np.count_nonzero(context.popularity.interactions[items] > 0)) if context.popularity is not None \
+        else 0
+    cutoffs = {k for _, k in request.lists} | set(request.exposures) | set(request.by_rank) | set(request.providers)
+    within = {k: (ranks <= k) if k is not None else np.ones(len(ranks), dtype=bool) for k in cutoffs}
+    values = {}
+    for k in {k for _, k in request.lists}:
+        names = [name for name, cut in request.lists if cut == k]
+        kept = within[k]
+        values.update({(name, k): value for name, value in
+                       list_values(context, queries[kept], items[kept], num_queries, names).items()})
+    providers = {k: group_exposure(queries[within[k]], context.groups[items[within[k]]], ranks[within[k]],
+                                   num_queries, context.num_groups) for k in request.providers}
+    exposures = {k: np.bincount(items[within[k]], minlength=n + 1) for k in request.exposures}
+    by_rank = {}
+    for k in request.by_rank:
+        kept = within[k]
+        cells = items[kept] * k + (ranks[kept].astype(np.int64) - 1)
+        by_rank[k] = np.bincount(cells, minlength=(n + 1) * k).reshape(n + 1, k)
+    counts = ExposureCounts(exposures, by_rank, np.int64(np.count_nonzero(outside)), np.int64(trained), example)
+    return RunItems(QueryItems(values, providers), counts)
+
+
+def list_values(context: ItemContext, users: np.ndarray, items: np.ndarray, num_users: int,
+                names: list[str]) -> dict[str, np.ndarray]:
+    """The per-list values ``names`` (:data:`LIST_VALUES`) of every user 0..num_users−1, from the
+    users' codes and the catalogue indexes of their items (rows within the cut-off); 0 for a user
+    without a list (:mod:`prefeval.analyses.beyond_accuracy`)."""
+    values: dict[str, np.ndarray] = {}
+    if any(NEEDS[name] == "train" for name in names):
+        values.update(per_user_popularity(users, items, context.popularity, num_users))
+    for similarity in ("cosine", "jaccard"):
+        if f"ild_{similarity}" in names:
+            values[f"ild_{similarity}"] = intra_list_diversity(users, items, context.features, num_users, similarity)
+    if "catcov" in names:
+        values["catcov"] = category_coverage(users, items, context.features, num_users)
+    values["poprank"] = values.pop("mean_popularity_rank", None)
+    return {name: values[name] for name in names}
+
+
+def note_items(context: ItemContext, counts: ExposureCounts | None, run_ids) -> None:
+    """The notes on how the runs' items fit the side inputs: the items outside a catalogue that is not
+    strict (module docstring), and each run none of whose items the training data holds (its
+    popularity and novelty are those of items nobody trained on)."""
+    from prefeval.runtime.notes import note
+
+    if counts is None:
+        return
+    outside = int(np.sum(counts.outside))
+    if outside:
+        note(f"{outside:,} recommended items (e.g. {counts.example!r}) are not in {context.source}: "
+             "nobody trained on them, they have no features and are in no item group")
+    if context.popularity is not None:
+        for run_id, trained in zip(run_ids, np.atleast_1d(counts.trained)):
+            if not trained:
+                note(f"run {run_id}: {context.source} holds none of its items: its popularity and novelty are "
+                     "those of items nobody trained on")

@@ -39,6 +39,7 @@ from prefeval.io.trec import Qrels, RunColumns
 from prefeval.ranking.conventions import LISTED, REFERENCE_CONVENTIONS, SKIP, WORST, ZERO, Conventions
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
+from prefeval.ranking.items import ItemRequest
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
 from prefeval.runtime.notes import note
 from prefeval.runtime.parallel import fork_map, shares_out
@@ -59,13 +60,15 @@ def load_collection(
     progress: Progress | None = None,
     others: bool = False,
     conventions: Conventions = REFERENCE_CONVENTIONS,
+    items: ItemRequest | None = None,
 ) -> RankTable:
     """Read the qrels and rank the runs against them, reporting the notes on the data. Each may be
     a path (``-`` for stdin, at most once), a DataFrame or a dict; ``runs`` a list or a dict
     ``{name: run}`` (:mod:`prefeval.io.inputs`). ``others``: keep the ranks of the qrels' documents
     that are not relevant too (:attr:`~prefeval.ranking.ranktable.RankTable.other_ranks`), for the
     measures that read them. ``conventions``: whether the queries without a relevant document are
-    kept, and what becomes of the queries a run lacks (the notes say it)."""
+    kept, and what becomes of the queries a run lacks (the notes say it). ``items``: what the item
+    measures read of each run's ranking (:mod:`prefeval.ranking.items`)."""
     named = named_runs(runs)
     check_stdin_used_once([qrels, *(run for _, run in named)])
     ahead = ReadAhead.first_run_ranked_here(named, jobs)
@@ -73,7 +76,7 @@ def load_collection(
     if conventions.judged_once:
         check_judged_once(judgments)
     ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent(), others, ahead,
-                        listing=conventions.summary_order == LISTED)
+                        listing=conventions.summary_order == LISTED, items=items)
     table = RankTable.from_ranked(judgments, ranked)
     _note_levels(table, relevance.relevance_level)
     _note_runs(table, ranked, conventions.missing_queries)
@@ -204,10 +207,10 @@ def _from_stdin(run: Judgments) -> bool:
 
 def _rank_runs(qrels: Qrels, runs: Sequence[tuple[str | None, Judgments]], topk: int | None, jobs: int,
                progress: Progress, others: bool = False, ahead: ReadAhead | None = None,
-               listing: bool = False) -> list[RankedRun]:
+               listing: bool = False, items: ItemRequest | None = None) -> list[RankedRun]:
     """Rank the runs, given as (name, run) as :func:`prefeval.io.inputs.named_runs` lists them, in order
     (``ahead``: one of them being read already; ``listing``: keep the order each lists its queries in)."""
-    lookup = RelevantLookup(qrels, others)
+    lookup = RelevantLookup(qrels, others, items)
 
     def rank(number: int) -> RankedRun:
         name, run = runs[number]

@@ -26,6 +26,7 @@ from prefeval.io.codes import distinct
 
 if TYPE_CHECKING:  # only named in annotations: importing it (and pandas) would slow `prefeval measures`
     from prefeval.ranking.intents import IntentPositions
+    from prefeval.ranking.items import QueryItems
     from prefeval.ranking.ranktable import RankTable
 
 
@@ -227,6 +228,9 @@ class Positions(NamedTuple):
     sequential: bool = False
     num_at_level: np.ndarray | None = None
     intents: IntentPositions | None = None
+    items: QueryItems | None = None
+    """What the item measures read of each query (:class:`~prefeval.ranking.items.QueryItems`), when
+    one is asked for (None otherwise)."""
 
     @property
     def num_queries(self) -> int:
@@ -306,6 +310,7 @@ class Positions(NamedTuple):
             sequential=self.sequential,
             num_at_level=self.num_at_level[first:stop] if self.num_at_level is not None else None,
             intents=self.intents.query_block(first, stop) if self.intents is not None else None,
+            items=self.items.columns(slice(first, stop)) if self.items is not None else None,
         )
 
     def unjudged_within(self, k) -> np.ndarray:

@@ -30,6 +30,7 @@ from prefeval.errors import InputError
 from prefeval.io.codes import KeyIndex, factorize, has_repeats
 from prefeval.io.fields import TextColumn, by_stretch, first_of_each, pair_keys, stretch_starts, text_keys
 from prefeval.io.trec import Qrels, RunColumns
+from prefeval.ranking.items import ItemRequest, RunItems, TableItems, run_items
 
 UNRETRIEVED = np.inf
 """The rank of a relevant document that a run did not retrieve (or retrieved below ``topk``)."""
@@ -68,6 +69,9 @@ class RankTable:
     """R × Q: each query's place in the order in which the run's file first lists its queries (0 for
     the first; Q for a query it lacks), kept when the conventions add a run's values in that order
     (:func:`listing_order`; None otherwise)."""
+    items: TableItems | None = None
+    """What the item measures read (:mod:`prefeval.ranking.items`): per run and query, their per-list
+    values and provider exposures, and per run its exposure counts; None when none is asked for."""
 
     def __post_init__(self):
         if self.tie_size is None:
@@ -144,6 +148,7 @@ class RankTable:
                          if rows and rows[0].other_ranks is not None else None),
             listing_order=(_stack([run.listing_order for run in rows], (0, qrels.num_queries), np.int64)
                            if rows and rows[0].listing_order is not None else None),
+            items=TableItems.of([run.items for run in rows]),
         )
 
 
@@ -187,6 +192,7 @@ class RankedRun(NamedTuple):
     other_ranks: np.ndarray | None = None
     tag: str | None = None
     listing_order: np.ndarray | None = None
+    items: RunItems | None = None
 
 
 class RelevantLookup:
@@ -197,10 +203,13 @@ class RelevantLookup:
     (:func:`~prefeval.io.fields.pair_keys`, the docids' keys as the qrels were read) are built once,
     for all runs. Ids are matched by their keys (:mod:`prefeval.io.fields`): two different ids with
     one key, a chance of about n² / 2⁶⁵ for n ids, would be taken for one.
+
+    ``items``: what the item measures read of every run's ranking (:mod:`prefeval.ranking.items`).
     """
 
-    def __init__(self, qrels: Qrels, others: bool = False):
+    def __init__(self, qrels: Qrels, others: bool = False, items: ItemRequest | None = None):
         self.qrels = qrels
+        self.items = items
         self.query_index = KeyIndex(text_keys(qrels.qids))
         self.dropped = frozenset(qrels.dropped_qids)
         self.relevant = KeyIndex(pair_keys(qrels.query_of_document, qrels.docids.keys))
@@ -291,7 +300,29 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         other_ranks=other_ranks,
         tag=run.tag,
         listing_order=listing_order(queries, qrels.num_queries) if listing else None,
+        items=_run_items(run, lookup.items, queries, ranking.rank, topk, judged, qrels) if lookup.items else None,
     )
+
+
+def _run_items(run: RunColumns, request: ItemRequest, queries: np.ndarray, ranks: np.ndarray, topk: int | None,
+               judged: np.ndarray, qrels: Qrels) -> RunItems:
+    """The run's :class:`~prefeval.ranking.items.RunItems` (its rows of the qrels' queries, ``judged``
+    the rows kept of those read, within ``topk``); an item outside a strict catalogue is an error at
+    its line."""
+    rows = np.flatnonzero(judged)
+    kept = ranks <= topk if topk is not None else slice(None)
+
+    def outside(row: int) -> InputError:
+        at = int(np.flatnonzero(kept)[row]) if topk is not None else row
+        message = f"item {run.docids.texts([at])[0]!r} is not in the catalogue ({request.context.source})"
+        return run.lines.error(run.source, message, int(rows[at])) if run.lines is not None else \
+            InputError(run.source, message)
+
+    def text(row: int) -> str:
+        at = int(np.flatnonzero(kept)[row]) if topk is not None else row
+        return run.docids.texts([at])[0]
+
+    return run_items(request, queries[kept], run.docids.keys[kept], ranks[kept], qrels.num_queries, outside, text)
 
 
 def listing_order(queries: np.ndarray, num_queries: int) -> np.ndarray:
