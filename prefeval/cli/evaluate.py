@@ -163,6 +163,23 @@ Examples:
               help="Users and their groups (CSV or TSV with a header, TREC-style fields, or Parquet): every summary "
                    "is also written for each group's users alone (lines with a \"group\"), then each run's "
                    "worst-off group per metric (\"type\":\"worst-off\"); users in no group count in no group.")
+@click.option("--train", type=INPUT_FILE, metavar="FILE",
+              help="Training interactions (user, item; CSV or TSV with a header, TREC-style fields, or Parquet): "
+                   "the popularity that arp, aplt, epc, efd and poprank read; its items are the catalogue "
+                   "without --items.")
+@click.option("--items", "catalogue", type=INPUT_FILE, metavar="FILE",
+              help="The catalogue, an item a row: what icov, gini, entropy, expshare and disparity count every "
+                   "item of; a recommended item outside it is an error.")
+@click.option("--item-features", "--item_features", "item_features", type=INPUT_FILE, metavar="FILE",
+              help="Items and their features or categories (item, feature; a row per pair): what ild, ild_jaccard "
+                   "and catcov read.")
+@click.option("--item-groups", "--item_groups", "item_groups", type=INPUT_FILE, metavar="FILE",
+              help="Items and their provider groups (item, group): what expshare, disparity and the provider "
+                   "preference read.")
+@click.option("--head-share", "--head_share", "head_share", type=click.FloatRange(0, 1, min_open=True), default=0.2,
+              show_default=True,
+              help="The share of the training interactions held by the popular head (the fewest most popular "
+                   "items); aplt counts the other items, the long tail.")
 @click.option("--engine", type=click.Choice(ENGINE_NAMES), default=AUTO, show_default=True, help=engines_help())
 @click.option("--scheduler", metavar="ADDRESS",
               help="With --engine dask: the address of the Dask scheduler (tcp://host:8786); default: a local "
@@ -178,7 +195,8 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                  nosummary, topk, samples, query_fraction, label_fraction, label_fraction_policy, seed, jobs, quiet,
                  fmt, baseline, output, runs, summary_statistics, ties, draws, complete, judged_only, num_docs,
                  conventions_profile, empty_queries, missing_queries, engine, scheduler, measure_names, zscores,
-                 rel_format, qrels_columns, run_columns, user_groups, parts=None):
+                 rel_format, qrels_columns, run_columns, user_groups, train, catalogue, item_features, item_groups,
+                 head_share, parts=None):
     """Evaluate RUNs against QRELS with preferences and metrics.
 
     Writes JSON lines: per query (-q) and summary means of every pair of runs (preferences, and
@@ -219,6 +237,9 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
             check_user_groups(fmt, nosummary)
             check_stdin_used_once([qrels, *runs, user_groups])
             groups = read_side(user_groups, USER_GROUPS).mapping()
+        side = [path for path in (train, catalogue, item_features, item_groups) if path is not None]
+        if side:
+            check_stdin_used_once([qrels, *runs, *side, *([user_groups] if user_groups else [])])
         progress = Progress.for_terminal(quiet)
         qrels, runs = with_columns(qrels, runs, qrels_columns, run_columns)
         obstacle = judgments_obstacle(rel_format) or streaming_obstacle(qrels, runs, samples, query_fraction,
@@ -233,7 +254,8 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                 label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=progress,
                 summary=summary_statistics, ties=ties, draws=draws, conventions=rules, judged_only=judged_only,
                 compare=needs.compares, others=any(item.line is not None for item in request.lines),
-                reader=reader, executor=executor, rel_format=rel_format, user_groups=groups,
+                reader=reader, executor=executor, rel_format=rel_format, user_groups=groups, train=train,
+                items=catalogue, item_features=item_features, item_groups=item_groups, head_share=head_share,
             )
 
         def write(evaluation: Evaluation, stream) -> None:

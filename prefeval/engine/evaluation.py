@@ -681,7 +681,7 @@ def _item_request(measures: Sequence[Measure], train, items, item_features, item
     """What the item measures among ``measures`` read (:func:`~prefeval.measures.items.item_request`),
     from the side inputs given (paths or DataFrames; None: not given); None when none reads the items.
     Side inputs that no measure reads are noted and not read."""
-    from prefeval.measures.items import RunMeasure, item_request
+    from prefeval.measures.items import RunMeasure, check_item_inputs, item_request
 
     given = {"train": train, "items": items, "item-features": item_features, "item-groups": item_groups}
     given = {kind: value for kind, value in given.items() if value is not None}
@@ -690,14 +690,16 @@ def _item_request(measures: Sequence[Measure], train, items, item_features, item
             note(f"{', '.join('--' + kind for kind in given)}: no measure asked for reads the items (arp, ild, "
                  "gini, provider, ...: prefeval measures)")
         return None
-    if not given:
-        return item_request(measures, None)
-    from prefeval.io.side import read_side
-    from prefeval.ranking.items import ItemContext
+    context = None
+    if given:
+        from prefeval.io.side import read_side
+        from prefeval.ranking.items import ItemContext
 
-    tables = {kind.replace("-", "_"): read_side(value, kind) for kind, value in given.items()}
-    strict = items is not None or (train is not None and any(isinstance(m, RunMeasure) for m in measures))
-    return item_request(measures, ItemContext.of(**tables, head_share=head_share, strict=strict))
+        tables = {kind.replace("-", "_"): read_side(value, kind) for kind, value in given.items()}
+        strict = items is not None or (train is not None and any(isinstance(m, RunMeasure) for m in measures))
+        context = ItemContext.of(**tables, head_share=head_share, strict=strict)
+    check_item_inputs(measures, context)
+    return item_request(measures, context)
 
 
 def _itemised(positions: Positions, table: RankTable, queries: np.ndarray) -> Positions:
