@@ -13,8 +13,8 @@ Each is a CSV or TSV file with a header, a file of whitespace-separated fields w
 style: the columns in the order above), a Parquet file, or in the Python API a pandas DataFrame. A
 header's user and item columns are found as a run's are (:data:`prefeval.io.columns.ALIASES`, the
 names of LensKit, RecBole and Microsoft Recommenders: ``user``/``item``, ``user_id``/``item_id``,
-``userID``/``itemID``); a group or feature column by :data:`SIDE_ALIASES`, else the first column
-that is neither.
+``userID``/``itemID``; RecBole's atomic files' ``user_id:token`` too, the type after the colon
+ignored); a group or feature column by :data:`SIDE_ALIASES`, else the first column that is neither.
 
 What is wrong is one :class:`~prefeval.errors.InputError` naming the file and the line (the header
 is line 1): a user in two groups, an item in two item groups, a row without a value, a table without
@@ -116,7 +116,7 @@ def _read_path(source: str, kind: str):
         first = handle.readline()
     separator = "\t" if "\t" in first else "," if "," in first else r"\s+"
     fields = [field.strip() for field in (first.split(separator) if separator != r"\s+" else first.split())]
-    has_header = any(field in names for field in fields for names in SIDE_ALIASES.values())
+    has_header = any(_bare(field) in names for field in fields for names in SIDE_ALIASES.values())
     try:
         frame = pd.read_csv(source, sep=separator, header=0 if has_header else None, dtype=str,
                             keep_default_na=False, engine="python" if separator == r"\s+" else "c")
@@ -156,11 +156,22 @@ def _frame_rows(frame, kind: str, source: str, first_line: int | None):
     return (texts[0], texts[-1]), lines
 
 
+def _bare(name) -> str:
+    """A column's name without the type RecBole's atomic files give it (``user_id:token`` is
+    ``user_id``; ``rating:float``, ``genre:token_seq``)."""
+    text = str(name)
+    return text.split(":", 1)[0] if text.endswith(_RECBOLE_TYPES) else text
+
+
+_RECBOLE_TYPES = (":token", ":float", ":token_seq", ":float_seq")
+
+
 def _column(columns: Iterable, role: str, exclude: tuple, fallback: int):
     names = [name for name in columns]
     for alias in SIDE_ALIASES[role]:
-        if alias in names and alias not in exclude:
-            return alias
+        for name in names:
+            if _bare(name) == alias and name not in exclude:
+                return name
     others = [name for name in names if name not in exclude]
     if exclude:
         return others[0] if others else None
