@@ -31,6 +31,18 @@ def test_columns_found_by_name_whatever_their_order(tmp_path):
     assert table.keys.tolist() == ["u1", "u2"] and table.values.tolist() == ["i9", "i8"]
 
 
+def test_recbole_atomic_files_types_after_the_colon(tmp_path):
+    """RecBole's atomic files type their columns (``user_id:token``): the name before the colon counts,
+    whatever the columns' order, and the type is not taken for a column of its own."""
+    inter = write(tmp_path, "ml.inter", "item_id:token\tuser_id:token\trating:float\ttimestamp:float\n"
+                                        "i9\tu1\t4\t5\ni8\tu2\t3\t6\n")
+    table = read_side(inter, TRAIN)
+    assert table.keys.tolist() == ["u1", "u2"] and table.values.tolist() == ["i9", "i8"]
+    assert table.lines.tolist() == [2, 3]
+    groups = read_side(write(tmp_path, "ml.item", "item_id:token\tprovider:token\ni9\tmajor\n"), ITEM_GROUPS)
+    assert groups.mapping() == {"i9": "major"}
+
+
 def test_dataframe_and_parquet(tmp_path):
     frame = pd.DataFrame({"itemID": ["i1", "i1", "i2"], "genre": ["a", "b", "a"]})
     table = read_side(frame, ITEM_FEATURES)
