@@ -9,17 +9,17 @@ import numpy as np
 import pytest
 
 from prefeval.analyses.beyond_accuracy import (
-    Exposure,
     Popularity,
     category_coverage,
     intra_list_diversity,
     item_features_matrix,
     per_user_popularity,
 )
-from prefeval.errors import InputError
+from prefeval.errors import InputError, UsageError
 from prefeval.io.fields import text_keys
 from prefeval.io.side import SideTable
-from prefeval.ranking.items import ItemContext
+from prefeval.ranking.items import LIST_VALUES, ItemContext, ItemRequest
+from prefeval.ranking.items import run_items as run_items_of
 
 # 4 items, 3 features: item 0 {a, b}, item 1 {b}, item 2 {c}, item 3 none
 FEATURES = item_features_matrix(np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2]), 4, 3)
@@ -101,54 +101,77 @@ def generated(seed):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_context_agrees_with_the_pure_functions(seed):
+    """What every run's ranking computes for the item measures (run_items), block of users by block as
+    the streamed engine reads them, against the pure functions on the whole run with codes made
+    independently of the context; exposure counts add up to the whole run's, exactly."""
     names, train, features, groups, users, run_items, ranks, num_users = generated(seed)
-    context = ItemContext.of(run_items, items=table(names, names, "items.csv"), train=train,
-                             item_features=features, item_groups=groups)
-    items = context.indexes(text_keys(run_items.tolist()), run_items)
+    context = ItemContext.of(items=table(names, names, "items.csv"), train=train, item_features=features,
+                             item_groups=groups)
+    items = context.indexes(text_keys(run_items.tolist()))
     assert (context.items[items] == run_items).all()  # the catalogue index names the item
-    blocks = np.array_split(np.arange(num_users), 3)  # in blocks of users, as the streamed engine reads
-    exposure, discounted = Exposure(len(names)), Exposure(len(names), discount=True)
-    values = {}
+    lists = tuple((name, None) for name in LIST_VALUES)
+    request = ItemRequest(context, lists, exposures=(None, 5), by_rank=(3,), providers=(None,))
+    blocks = np.array_split(np.arange(num_users), 3)
+    values, counts = {}, None
     for block in blocks:
         rows = np.isin(users, block)
-        local = context.reduce(users[rows] - block[0], items[rows], ranks[rows], len(block), exposure, discounted)
-        for name, part in local.items():
-            values.setdefault(name, []).append(part)
+        part = run_items_of(request, users[rows] - block[0], text_keys(run_items[rows].tolist()), ranks[rows],
+                            len(block))
+        for key, value in part.queries.values.items():
+            values.setdefault(key[0], []).append(value)
+        counts = part.counts if counts is None else counts + part.counts
     values = {name: np.concatenate(parts) for name, parts in values.items()}
-    # the pure functions on the whole run, with codes made independently of the context
     catalogue = {name: position for position, name in enumerate(sorted(names))}
     whole_items = np.array([catalogue[name] for name in run_items])
     _, train_users = np.unique(train.keys, return_inverse=True)
     popularity = Popularity.of(train_users, np.array([catalogue[name] for name in train.values]), len(names))
     expected = per_user_popularity(users, whole_items, popularity, num_users)
+    expected["poprank"] = expected.pop("mean_popularity_rank")
     feature_names = sorted(set(features.values))
     matrix = item_features_matrix(np.array([catalogue[name] for name in features.keys]),
                                   np.array([feature_names.index(name) for name in features.values]),
                                   len(names), len(feature_names))
     expected["ild_cosine"] = intra_list_diversity(users, whole_items, matrix, num_users, "cosine")
     expected["ild_jaccard"] = intra_list_diversity(users, whole_items, matrix, num_users, "jaccard")
-    expected["category_coverage"] = category_coverage(users, whole_items, matrix, num_users)
+    expected["catcov"] = category_coverage(users, whole_items, matrix, num_users)
     assert set(values) == set(expected)
     for name in expected:
         assert values[name] == pytest.approx(expected[name]), name
     assert values["arp"][0] == 0 and values["ild_cosine"][7] == 0  # cold-start users: empty lists
-    whole = Exposure(len(names))
-    whole.add(whole_items, ranks, users=num_users, users_with_list=num_users - 5)
-    assert exposure.counts == pytest.approx(whole.counts)
-    assert (exposure.users, exposure.users_with_list) == (30, 25)
-    assert exposure.gini() == pytest.approx(whole.gini())
-    assert discounted.counts.sum() == pytest.approx(np.sum(1 / np.log2(1 + ranks)))
-    assert context.groups.tolist() == [sorted(set(groups.values)).index(group) for _, group in
-                                       sorted(zip(groups.keys, groups.values))]
+    assert counts.exposures[None][:len(names)].tolist() == np.bincount(whole_items, minlength=len(names)).tolist()
+    assert counts.exposures[5].sum() == np.count_nonzero(ranks <= 5)
+    by_rank = np.zeros((len(names), 3), dtype=np.int64)
+    np.add.at(by_rank, (whole_items[ranks <= 3], ranks[ranks <= 3] - 1), 1)
+    assert counts.by_rank[3][:len(names)].tolist() == by_rank.tolist()
+    assert int(counts.outside) == 0 and int(counts.trained) == int(np.sum(popularity.interactions[whole_items] > 0))
+    assert context.groups[:len(names)].tolist() == [sorted(set(groups.values)).index(group) for _, group in
+                                                    sorted(zip(groups.keys, groups.values))]
 
 
-def test_catalogue_defaults_and_missing_items():
-    run_items = np.array(["a", "b", "c"], dtype=object)
-    assert ItemContext.of(run_items).items.tolist() == ["a", "b", "c"]  # the runs' items
-    train = table(["u1", "u2", "u2"], ["b", "d", "b"], "train.csv")
-    context = ItemContext.of(run_items, train=train)  # the items of the training data
-    assert context.items.tolist() == ["b", "d"]
-    assert context.popularity.interactions.tolist() == [2, 1]
-    with pytest.raises(InputError, match=r"lacks 2 recommended items \(e.g. 'a'\)") as error:
-        context.indexes(text_keys(run_items.tolist()), run_items)
-    assert error.value.source == "train.csv"
+def test_catalogue_defaults_and_items_outside_it():
+    """The catalogue: --items, else the side inputs' items; outside a strict one an item is an error
+    (the caller's, naming the run's line), outside the others it is the extra slot: popularity 0, in
+    the tail, ranked with the items of popularity 0, no features, no group."""
+    with pytest.raises(UsageError):
+        ItemContext.of()
+    train = table(["u1", "u2", "u2", "u3"], ["b", "d", "b", "e"], "train.csv")
+    context = ItemContext.of(train=train)
+    assert context.items.tolist() == ["b", "d", "e"] and not context.strict
+    assert context.popularity.interactions.tolist() == [2, 1, 1, 0]
+    assert context.popularity.tail.tolist()[-1] and context.popularity.rank[-1] == 4.0
+    keys = text_keys(["a", "b", "z"])
+    assert context.indexes(keys).tolist() == [3, 0, 3]
+    request = ItemRequest(context, (("arp", None),), exposures=(None,))
+    part = run_items_of(request, np.array([0, 0, 1]), keys, np.array([1.0, 2.0, 1.0]), 2,
+                        item_text=lambda row: ["a", "b", "z"][row])
+    assert part.queries.values[("arp", None)].tolist() == [1.0, 0.0]
+    assert int(part.counts.outside) == 2 and part.counts.example == "a"
+    strict = context._replace(strict=True)
+
+    def outside(row):
+        return InputError("run.txt", f"row {row} outside")
+
+    with pytest.raises(InputError, match="row 0 outside"):
+        run_items_of(ItemRequest(strict, (("arp", None),)), np.array([0]), keys[:1], np.array([1.0]), 1, outside)
+    features = table(["b", "q"], ["g1", "g2"], "features.csv")
+    assert ItemContext.of(item_features=features).items.tolist() == ["b", "q"]

@@ -158,19 +158,35 @@ def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popula
     return out
 
 
-def group_exposure(exposure: Exposure, item_groups: np.ndarray, num_groups: int) -> tuple[np.ndarray, float]:
-    """Each item group's share of the run's exposure, and the disparity between groups.
+def group_shares(exposure: np.ndarray, item_groups: np.ndarray, num_groups: int) -> np.ndarray:
+    """Each item group's share of the exposure e_1..e_n (last axis): (…, num_groups).
 
-    ``item_groups``: the group code (0..num_groups−1) of every catalogue item, −1 for an item in no
-    group (its exposure counts in the total, in no group's share). share_g = Σ_{i ∈ g} e_i / Σ_i e_i;
-    disparity = max_g share_g − min_g share_g, in [0, 1] (0: every group equally exposed; Diaz,
-    Mitra, Ekstrand, Biega and Carterette, CIKM 2020, compare groups' expected exposure). All 0
-    when nothing is exposed."""
-    total = exposure.counts.sum()
+    ``item_groups``: the group code (0..num_groups−1) of every item, −1 for an item in no group (its
+    exposure counts in the total, in no group's share). share_g = Σ_{i ∈ g} e_i / Σ_i e_i; all 0 when
+    nothing is exposed."""
+    exposure = np.asarray(exposure, dtype=np.float64)
     grouped = item_groups >= 0
-    sums = np.bincount(item_groups[grouped], weights=exposure.counts[grouped], minlength=num_groups)
-    shares = sums / total if total else np.zeros(num_groups)
-    return shares, float(shares.max() - shares.min()) if num_groups else 0.0
+    membership = np.zeros((len(item_groups), num_groups))
+    membership[np.flatnonzero(grouped), item_groups[grouped]] = 1.0
+    sums = exposure @ membership
+    total = exposure.sum(axis=-1, keepdims=True)
+    return np.divide(sums, total, out=np.zeros(sums.shape), where=total > 0)
+
+
+def disparity(shares: np.ndarray) -> np.ndarray:
+    """max_g share_g − min_g share_g over the groups' shares (last axis), in [0, 1]: 0 when every
+    group is equally exposed (Diaz, Mitra, Ekstrand, Biega and Carterette, CIKM 2020, compare groups'
+    expected exposure); 0 without groups."""
+    if shares.shape[-1] == 0:
+        return np.zeros(shares.shape[:-1])
+    return shares.max(axis=-1) - shares.min(axis=-1)
+
+
+def group_exposure(exposure: Exposure, item_groups: np.ndarray, num_groups: int) -> tuple[np.ndarray, float]:
+    """Each item group's share of a run's running :class:`Exposure`, and the disparity between
+    groups (:func:`group_shares`, :func:`disparity`)."""
+    shares = group_shares(exposure.counts, item_groups, num_groups)
+    return shares, float(disparity(shares))
 
 
 def item_features_matrix(item_indexes: np.ndarray, feature_codes: np.ndarray, catalogue_size: int,

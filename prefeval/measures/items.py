@@ -282,7 +282,7 @@ class GroupExposureShare(RunMeasure):
     per_group = True
 
     def of_run(self, counts, context) -> dict[str, np.ndarray]:
-        shares = group_shares(self.exposure(counts, context.size), context)
+        shares = _shares(self.exposure(counts, context.size), context)
         return {f"{self.name}:{name}": shares[:, g] for g, name in enumerate(context.group_names.tolist())}
 
 
@@ -298,19 +298,13 @@ class GroupExposureDisparity(RunMeasure):
     reads_items = "item-groups"
 
     def of_run(self, counts, context) -> dict[str, np.ndarray]:
-        shares = group_shares(self.exposure(counts, context.size), context)
-        spread = shares.max(axis=1) - shares.min(axis=1) if shares.shape[1] else np.zeros(len(shares))
-        return {self.name: spread}
+        return {self.name: beyond_accuracy.disparity(_shares(self.exposure(counts, context.size), context))}
 
 
-def group_shares(exposure: np.ndarray, context) -> np.ndarray:
-    """(R, G): each item group's share Σ_{i ∈ g} e_i / Σ_i e_i of each run's exposure (R, n); 0 when
-    nothing is exposed."""
-    groups = context.groups[:context.size]
-    total = exposure.sum(axis=1, keepdims=True)
-    sums = np.stack([np.bincount(groups[groups >= 0], weights=row[groups >= 0], minlength=context.num_groups)
-                     for row in exposure]) if len(exposure) else np.zeros((0, context.num_groups))
-    return np.divide(sums, total, out=np.zeros(sums.shape), where=total > 0)
+def _shares(exposure: np.ndarray, context) -> np.ndarray:
+    """(R, G): each item group's share of each run's exposure (R, n)
+    (:func:`~prefeval.analyses.beyond_accuracy.group_shares`)."""
+    return beyond_accuracy.group_shares(exposure, context.groups[:context.size], context.num_groups)
 
 
 @register
