@@ -5,6 +5,7 @@ from __future__ import annotations
 from prefeval.io.judgments import PREFERENCES
 from prefeval.measures.base import Measure, families, family_syntax
 from prefeval.measures.foreign import names_of
+from prefeval.measures.items import is_item_measure
 from prefeval.measures.judgments import JudgmentMetric
 
 
@@ -17,8 +18,10 @@ def measure_catalogue() -> list[dict]:
          "citation": "Buckley and Voorhees, ..."}
 
     ``relevance`` is ``binary`` (grade >= the relevance level counts), ``graded`` (every positive
-    grade, as a gain or a grade level) or ``preferences`` (a measure of preference judgments:
-    :mod:`prefeval.measures.judgments`); every metric is also valid as a preference (its difference).
+    grade, as a gain or a grade level), ``preferences`` (a measure of preference judgments:
+    :mod:`prefeval.measures.judgments`) or ``none`` (the beyond-accuracy measures, which read what the
+    items are, not whether they are relevant: :mod:`prefeval.measures.items`); every metric is also
+    valid as a preference (its difference).
     """
     return [_describe(family) for family in families()]
 
@@ -30,7 +33,7 @@ def _describe(family: type[Measure]) -> dict:
         "syntax": family_syntax(family),
         "kind": family.kind,
         "relevance": family.judgments if issubclass(family, JudgmentMetric) and family.judgments == PREFERENCES
-        else "graded" if family.reads_grades else "binary",
+        else "none" if is_item_measure(family) else "graded" if family.reads_grades else "binary",
         "aliases": list(family.aliases),
         "parameters": [
             {

@@ -374,3 +374,9 @@ def check_item_inputs(measures, context) -> None:
                              "(or --train FILE, whose items are then the catalogue)")
         if needed in SIDE_INPUTS and getattr(context, SIDE_INPUTS[needed]) is None:
             raise UsageError(f"{measure.name} reads the items' {needed.replace('-', ' ')}: give --{needed} FILE")
+
+
+
+def is_item_measure(family: type) -> bool:
+    """Whether ``family`` is one of this module's: a measure of the items listed, not of relevance."""
+    return family.__module__ == __name__

@@ -2,8 +2,8 @@
 an error), written out rather than left to the order in which modules happen to be imported.
 
 It is the order of MEASURES.md: the six preferences in the order of the default measure list, then
-the families of the metrics of that list, then the other metrics (the wider literature), then those
-that make prefeval a drop-in for trec_eval and ir_measures, then those that read the judgments per
+the families of the metrics of that list, then the other metrics (the wider literature, and the
+beyond-accuracy measures of recommender toolkits), then those that make prefeval a drop-in for trec_eval and ir_measures, then those that read the judgments per
 subtopic (the intent-aware metrics of ndeval, and the preferences over intents). It holds
 family names only, so that :mod:`prefeval.measures.base` can read it without importing a measure.
 Every registered family must be named here exactly once (``tests/test_common.py`` checks it); one
@@ -19,6 +19,10 @@ FAMILY_ORDER: tuple[str, ...] = (
     "ap", "rbp", "rr", "ndcg", "rp", "p", "r",
     # the other metrics: where the relevant documents are, then gains discounted by rank
     "f", "success", "auc", "dcg", "ndcg_exp", "cg", "pfound",
+    # beyond accuracy, what recommender toolkits report: popularity and novelty, diversity and coverage
+    # of each list, the exposure of the whole run, and the worst-off provider first
+    "arp", "aplt", "epc", "efd", "poprank", "ild", "ild_jaccard", "catcov", "ucov",
+    "icov", "gini", "entropy", "expshare", "disparity", "provider",
     # trec_eval's and ir_measures' other measures: counts and AP's variants, interpolated precision and
     # sets, the judged and unjudged documents, gains
     "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "gm_ap", "yaap",
