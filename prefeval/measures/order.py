@@ -3,8 +3,9 @@ an error), written out rather than left to the order in which modules happen to 
 
 It is the order of MEASURES.md: the six preferences in the order of the default measure list, then
 the families of the metrics of that list, then the other metrics (the wider literature, and the
-beyond-accuracy measures of recommender toolkits), then those that make prefeval a drop-in for trec_eval and ir_measures, then those that read the judgments per
-subtopic (the intent-aware metrics of ndeval, and the preferences over intents). It holds
+beyond-accuracy measures of recommender toolkits), then those that make prefeval a drop-in for
+trec_eval and ir_measures, then those that read the judgments per subtopic (the intent-aware metrics
+of ndeval, and the preferences over intents). It holds
 family names only, so that :mod:`prefeval.measures.base` can read it without importing a measure.
 Every registered family must be named here exactly once (``tests/test_common.py`` checks it); one
 that is not is listed last.
