@@ -50,9 +50,8 @@ class ItemListMetric(Metric):
     its per-user values are computed where each run is ranked, and read here."""
 
     parameters = (CUTOFF,)
-    value: ClassVar[str]
-    """Which per-list value (:data:`~prefeval.ranking.items.LIST_VALUES`)."""
-    reads_items: ClassVar[str | None] = None
+    value: ClassVar[str | None] = None
+    """Which per-list value (:data:`~prefeval.ranking.items.LIST_VALUES`): the family's name unless set."""
 
     @classmethod
     def all_parameters(cls) -> tuple[Param, ...]:
@@ -62,82 +61,87 @@ class ItemListMetric(Metric):
     def cutoff(self) -> int | None:
         return self.param("k")
 
+    @property
+    def list_value(self) -> str:
+        return self.value or self.family
+
     def compute(self, positions: Positions) -> np.ndarray:
-        return positions.items.values[(self.value, self.cutoff)]
+        return positions.items.values[(self.list_value, self.cutoff)]
+
+
+class PopularityMetric(ItemListMetric):
+    """A per-list measure of the items' popularity in the training data (``--train``)."""
+
+    reads_items = "train"
+
+
+class FeatureMetric(ItemListMetric):
+    """A per-list measure of the items' features (``--item-features``)."""
+
+    reads_items = "item-features"
 
 
 @register
-class AverageRecommendationPopularity(ItemListMetric):
+class AverageRecommendationPopularity(PopularityMetric):
     """ARP@k = mean_u (1/|L_u|) Σ_{i ∈ L_u} φ(i): the mean number of training interactions φ(i) of
     the items of a list (popularity bias: higher is more popular)."""
 
     family = "arp"
-    value = "arp"
-    reads_items = "train"
     summary = "average recommendation popularity: mean training interactions of the listed items"
     cite = ABDOLLAHPOURI
     bounds = (0.0, np.inf)
 
 
 @register
-class LongTailShare(ItemListMetric):
+class LongTailShare(PopularityMetric):
     """APLT@k = mean_u |L_u ∩ tail| / |L_u|: the share of a list's items in the long tail, the tail
     being every training item outside the head (the fewest most popular items whose interactions
     reach 20% of all: ``eval --head-share``)."""
 
     family = "aplt"
-    value = "aplt"
-    reads_items = "train"
     summary = "average percentage of long-tail items in a list"
     cite = ABDOLLAHPOURI
 
 
 @register
-class ExpectedPopularityComplement(ItemListMetric):
+class ExpectedPopularityComplement(PopularityMetric):
     """EPC@k = mean_u (1/|L_u|) Σ_{i ∈ L_u} (1 − pop(i)/|U_train|), pop(i) the training users of i:
     novelty as the chance that a user has not seen an item (no rank discount, no relevance)."""
 
     family = "epc"
-    value = "epc"
-    reads_items = "train"
     summary = "expected popularity complement: novelty, the share of training users who did not see an item"
     cite = VARGAS_CASTELLS
 
 
 @register
-class ExpectedFreeDiscovery(ItemListMetric):
+class ExpectedFreeDiscovery(PopularityMetric):
     """EFD@k = mean_u (1/|L_u|) Σ_{i ∈ L_u} −log2(max(pop(i), 1)/|U_train|): novelty as
     self-information (an item nobody trained on counts as seen once)."""
 
     family = "efd"
-    value = "efd"
-    reads_items = "train"
     summary = "expected free discovery: novelty as the self-information of an item's popularity"
     cite = VARGAS_CASTELLS
     bounds = (0.0, np.inf)
 
 
 @register
-class MeanPopularityRank(ItemListMetric):
+class MeanPopularityRank(PopularityMetric):
     """poprank@k = mean_u (1/|L_u|) Σ_{i ∈ L_u} rank of φ(i) among the catalogue (1: the most popular,
     tied items sharing the mean of their ranks): lower is more popular."""
 
     family = "poprank"
-    value = "poprank"
-    reads_items = "train"
     summary = "mean popularity rank of the listed items (1: the most popular)"
     cite = "Vargas and Castells, RecSys 2011 (popularity ranks); Abdollahpouri et al., UMAP 2021"
     bounds = (0.0, np.inf)
 
 
 @register
-class IntraListDiversity(ItemListMetric):
+class IntraListDiversity(FeatureMetric):
     """ILD@k = mean over a list's unordered pairs of items of 1 − cos(F_i, F_j), F_i the item's set
     of features (``--item-features``): 0 for a list of fewer than two items."""
 
     family = "ild"
     value = "ild_cosine"
-    reads_items = "item-features"
     summary = "intra-list diversity: mean cosine distance between the feature sets of a list's items"
     cite = "Smyth and McClave, ICCBR 2001; Ziegler, McNee, Konstan and Lausen, WWW 2005, doi:10.1145/1060745.1060754"
 
@@ -152,12 +156,10 @@ class IntraListDiversityJaccard(IntraListDiversity):
 
 
 @register
-class CategoryCoverage(ItemListMetric):
+class CategoryCoverage(FeatureMetric):
     """catcov@k = |∪_{i ∈ L_u} F_i| / m: the share of the m categories (features) that a list covers."""
 
     family = "catcov"
-    value = "catcov"
-    reads_items = "item-features"
     summary = "category coverage: share of all categories that a list's items cover"
     cite = "Vargas, Baltrunas, Karatzoglou and Castells, RecSys 2014, doi:10.1145/2645710.2645743"
 
@@ -334,6 +336,9 @@ class WorstOffProviderFirst(Preference):
 
 SIDE_INPUTS = {"train": "popularity", "item-features": "features", "item-groups": "groups"}
 """The side input each kind of item measure reads, and the part of the item context it fills."""
+READ = {"train": "the training interactions", "items": "the whole catalogue", "item-features": "the items' features",
+        "item-groups": "the item groups"}
+"""What each side input is, as a message says it."""
 
 
 def item_request(measures, context) -> ItemRequest | None:
@@ -341,7 +346,7 @@ def item_request(measures, context) -> ItemRequest | None:
     None when no measure reads the items."""
     from prefeval.ranking.items import ItemRequest
 
-    lists = {(m.value, m.cutoff) for m in measures if isinstance(m, ItemListMetric)}
+    lists = {(m.list_value, m.cutoff) for m in measures if isinstance(m, ItemListMetric)}
     run_level = [m for m in measures if isinstance(m, RunMeasure)]
     providers = {m.cutoff for m in measures if isinstance(m, WorstOffProviderFirst)}
     if not (lists or run_level or providers):
@@ -367,14 +372,12 @@ def check_item_inputs(measures, context) -> None:
         needed = measure.reads_items
         if needed is None:
             continue
-        if context is None:
-            raise UsageError(f"{measure.name} reads the items' {needed.replace('-', ' ')}: give --{needed} FILE")
+        missing = context is None or (needed in SIDE_INPUTS and getattr(context, SIDE_INPUTS[needed]) is None)
+        if missing:
+            raise UsageError(f"{measure.name} reads {READ[needed]}: give --{needed} FILE")
         if isinstance(measure, RunMeasure) and not context.strict:
             raise UsageError(f"{measure.name} counts every item of the catalogue: give it with --items FILE "
                              "(or --train FILE, whose items are then the catalogue)")
-        if needed in SIDE_INPUTS and getattr(context, SIDE_INPUTS[needed]) is None:
-            raise UsageError(f"{measure.name} reads the items' {needed.replace('-', ' ')}: give --{needed} FILE")
-
 
 
 def is_item_measure(family: type) -> bool:
