@@ -8,6 +8,12 @@ sum of shares that broadcast over leading axes. Preferences: values (P, Q) in ``
 antisymmetric, 0 for a run against itself, never favouring a run that retrieves no relevant document,
 the same on the same input. Every family: a citation, a place in the listing order, and names that
 read back (its prefeval name, and its trec_eval name where it has one).
+
+The measures of the items listed (:mod:`prefeval.measures.items`) are checked on collections whose
+runs list items of a small random catalogue, with training interactions, features and provider groups
+(:func:`item_collections`), through what the ranking of every run computes for them
+(:func:`prefeval.ranking.items.run_items`); the measures of the whole run give one value per run,
+bounded, the same however the queries are split.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from typing import NamedTuple
 
 import judged as judged_strategies
 import numpy as np
@@ -24,14 +31,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefeval.errors import UsageError
-from prefeval.io.fields import TextColumn
+from prefeval.io.fields import TextColumn, text_keys
 from prefeval.io.judgments import PREFERENCES
+from prefeval.io.side import SideTable
 from prefeval.measures import DEFAULT_EVAL_MEASURES, FAMILY_ORDER, METRIC, PREFERENCE_MEASURES, foreign, parse_measure
 from prefeval.measures.base import REGISTRY, AdditiveMetric, Measure, Metric, Param, families, register
 from prefeval.measures.foreign import trec_eval
+from prefeval.measures.items import RunMeasure, is_item_measure, item_request
 from prefeval.measures.judgments import JudgmentMetric
 from prefeval.measures.preferences import Comparison
 from prefeval.measures.request import layout_name, read_as, read_request
+from prefeval.ranking.items import ItemContext, TableItems, run_items
 from prefeval.ranking.positions import Selection, binary_positions, graded_positions
 
 TOLERANCE = 1e-12
@@ -64,6 +74,16 @@ def instances(family: type[Measure]) -> list[Measure]:
 
 
 INSTANCES = [measure for family in FAMILIES for measure in instances(family)]
+
+
+def run_instances(family: type[Measure]) -> list[Measure]:
+    """A measure of the whole run as :func:`instances` takes it, and each with the rank discount."""
+    plain = instances(family)
+    discounted = [family(*measure.name.partition("@")[2].split(",")[:1], "discount=1") if "@" in measure.name
+                  else family("discount=1") for measure in plain
+                  if any(param.name == "discount" for param in family.parameters)]
+    return list(dict.fromkeys(plain + discounted))
+
 
 
 def family_id(family: type[Measure]) -> str:
@@ -116,6 +136,80 @@ def collections(draw, num_runs: int = 3):
                                in_run=num_retrieved > 0)
 
 
+CATALOGUE = 16
+"""Items of the catalogue of :func:`item_collections` (more than any list's length)."""
+
+
+def _side(keys, values, source: str) -> SideTable:
+    keys, values = np.asarray(keys, dtype=object), np.asarray(values, dtype=object)
+    return SideTable(keys, values, np.arange(len(keys)) + 2, source)
+
+
+class ItemCase(NamedTuple):
+    """A collection whose runs list items (:func:`item_cases`): the table, the item context, what the
+    ranking computes (the request) and each run's listed rows (queries, item keys, ranks)."""
+
+    table: object
+    context: ItemContext
+    request: object
+    rows: list
+
+
+def item_part(case: ItemCase, queries: slice):
+    """The stacked exposure counts of the queries ``queries`` of every run alone."""
+    parts = []
+    for queries_of, keys, ranks in case.rows:
+        kept = (queries_of >= (queries.start or 0)) & (queries_of < (queries.stop or case.table.num_queries))
+        parts.append(run_items(case.request, queries_of[kept], keys[kept], ranks[kept], case.table.num_queries))
+    return TableItems.of(parts).counts
+
+
+@st.composite
+def item_cases(draw, measures: list[Measure], num_runs: int = 3) -> ItemCase:
+    """:func:`collections` whose runs list items: each run's list for a query is ``num_retrieved``
+    distinct items of a catalogue of :data:`CATALOGUE` (ranked 1, 2, ...), with random training
+    interactions (some items never trained on), features (some items without) and provider groups
+    (some items in none); the table carries what ``measures`` read."""
+    table = draw(collections(num_runs))
+    names = np.array([f"i{item}" for item in range(CATALOGUE)], dtype=object)
+    trained = draw(st.lists(st.integers(0, CATALOGUE - 1), min_size=1, max_size=30))
+    users = draw(st.lists(st.integers(0, 5), min_size=len(trained), max_size=len(trained)))
+    featured = draw(st.lists(st.tuples(st.integers(0, CATALOGUE - 1), st.integers(0, 4)), max_size=30))
+    grouped = draw(st.lists(st.integers(-1, 2), min_size=CATALOGUE, max_size=CATALOGUE))
+    context = ItemContext.of(
+        items=_side(names, names, "items"),
+        train=_side([f"u{user}" for user in users], names[trained], "train"),
+        item_features=_side([names[item] for item, _ in featured], [f"f{f}" for _, f in featured], "features"),
+        item_groups=_side([names[i] for i, g in enumerate(grouped) if g >= 0] or [names[0]],
+                          [f"p{g}" for g in grouped if g >= 0] or ["p0"], "groups"))
+    request = item_request(measures, context)
+    runs, rows = [], []
+    for run in range(num_runs):
+        queries, items, ranks = [], [], []
+        for query, length in enumerate(table.num_retrieved[run]):
+            order = draw(st.permutations(range(CATALOGUE)))[:length]
+            queries += [query] * len(order)
+            items += order
+            ranks += range(1, len(order) + 1)
+        rows.append((np.array(queries, dtype=np.int64), text_keys(names[items].tolist()),
+                     np.array(ranks, dtype=np.float64)))
+        runs.append(run_items(request, *rows[-1], table.num_queries))
+    return ItemCase(dataclasses.replace(table, items=TableItems.of(runs)), context, request, rows)
+
+
+def strategy_for(family: type[Measure]):
+    """The random collections a family is checked on (for a measure of the items listed, the tables of
+    :func:`item_cases` for its instances)."""
+    return item_cases(instances(family)).map(lambda case: case.table) if is_item_measure(family) else collections()
+
+
+def positions_of(table, graded: bool = False):
+    """The positions of every query of ``table``, with what the item measures read of them."""
+    positions = (graded_positions if graded else binary_positions)(table, Selection.everything(table),
+                                                                    **({} if graded else {"others": True}))
+    return positions._replace(items=table.items.queries) if table.items is not None else positions
+
+
 def without_relevant(table, run: int):
     """``table`` where run ``run`` retrieves no relevant document (it may retrieve non-relevant ones)."""
     ranks = table.ranks.copy()
@@ -124,15 +218,14 @@ def without_relevant(table, run: int):
 
 
 def metric_values(measure: Metric, table) -> np.ndarray:
-    return measure.compute(binary_positions(table, Selection.everything(table), others=True))
+    return measure.compute(positions_of(table))
 
 
 def preference_values(measure, table, first, second) -> np.ndarray:
     """Values of ``measure`` for the pairs (first[p], second[p]), as ``prefeval eval`` computes them."""
-    build = graded_positions if measure.per_grade_level else binary_positions
-    positions = build(table, Selection.everything(table))
+    positions = positions_of(table, graded=measure.per_grade_level)
     first, second = np.asarray(first), np.asarray(second)
-    return measure.compare(Comparison(positions, positions.ranks[first], positions.ranks[second]))
+    return measure.compare(Comparison(positions, positions.ranks[first], positions.ranks[second], first, second))
 
 
 def assert_within_bounds(values: np.ndarray, measure: Measure) -> None:
@@ -146,8 +239,11 @@ def assert_within_bounds(values: np.ndarray, measure: Measure) -> None:
 
 FIRST, SECOND = np.array([0, 0, 1]), np.array([1, 2, 2])
 """The pairs of runs of a collection's three runs."""
-METRIC_FAMILIES = [family for family in FAMILIES if family.kind == METRIC and not issubclass(family, JudgmentMetric)]
-"""The metrics of grades (qrels): computed from position vectors."""
+METRIC_FAMILIES = [family for family in FAMILIES if family.kind == METRIC
+                   and not issubclass(family, (JudgmentMetric, RunMeasure))]
+"""The metrics of grades (qrels) and of the items listed: computed from position vectors."""
+RUN_FAMILIES = [family for family in FAMILIES if issubclass(family, RunMeasure)]
+"""The measures of the whole run (:mod:`prefeval.measures.items`): a value per run, from its exposure counts."""
 JUDGMENT_FAMILIES = [family for family in FAMILIES if issubclass(family, JudgmentMetric)]
 """The metrics of other judgments (preferences, judgment groups): computed from runs ranked against
 them (:mod:`prefeval.measures.judgments`), and checked on random collections of their own below."""
@@ -156,9 +252,10 @@ PREFERENCE_FAMILIES = [family for family in FAMILIES if family.kind != METRIC]
 
 @pytest.mark.parametrize("family", METRIC_FAMILIES, ids=family_id)
 @settings(max_examples=30, deadline=None)
-@given(table=collections())
-def test_metric_values_are_shaped_bounded_and_deterministic(family, table):
-    positions = binary_positions(table, Selection.everything(table), others=True)
+@given(data=st.data())
+def test_metric_values_are_shaped_bounded_and_deterministic(family, data):
+    table = data.draw(strategy_for(family))
+    positions = positions_of(table)
     for measure in instances(family):
         values = measure.compute(positions)
         assert values.shape == (table.num_runs, table.num_queries), measure.name
@@ -170,10 +267,11 @@ def test_metric_values_are_shaped_bounded_and_deterministic(family, table):
 OF_QRELS = {"ideal_dcg"}
 """The metrics whose value is the qrels', whatever the run (the ideal DCG, nDCG's normaliser)."""
 OF_RELEVANT_ONLY = [family for family in METRIC_FAMILIES
-                    if not (family.reads_judged or family.counts or family.bounds[0] < 0 or family.family in OF_QRELS)]
+                    if not (family.reads_judged or family.counts or family.bounds[0] < 0 or family.family in OF_QRELS
+                            or is_item_measure(family))]
 """The metrics that look at the relevant documents only (not at the judged non-relevant or unjudged
-ones, not counts of what was retrieved, not the qrels alone): 0 for a run that retrieves no relevant
-document."""
+ones, not counts of what was retrieved, not the qrels alone, not the items listed): 0 for a run that
+retrieves no relevant document."""
 
 
 @pytest.mark.parametrize("family", OF_RELEVANT_ONLY, ids=family_id)
@@ -202,10 +300,11 @@ def test_additive_metric_is_the_sum_of_shares_over_leading_axes(family, table):
 
 @pytest.mark.parametrize("family", METRIC_FAMILIES, ids=family_id)
 @settings(max_examples=25, deadline=None)
-@given(table=collections())
-def test_differences_are_those_of_the_values(family, table):
+@given(data=st.data())
+def test_differences_are_those_of_the_values(family, data):
     """What a metric writes on pair lines: metric(first) − metric(second), exact where it can be."""
-    positions = binary_positions(table, Selection.everything(table), others=True)
+    table = data.draw(strategy_for(family))
+    positions = positions_of(table)
     for measure in instances(family):
         values = measure.compute(positions)
         differences = measure.differences(positions, FIRST, SECOND)
@@ -218,8 +317,9 @@ def test_differences_are_those_of_the_values(family, table):
 
 @pytest.mark.parametrize("family", PREFERENCE_FAMILIES, ids=family_id)
 @settings(max_examples=80, deadline=None)
-@given(table=collections())
-def test_preference_is_antisymmetric_zero_on_self_bounded_and_deterministic(family, table):
+@given(data=st.data())
+def test_preference_is_antisymmetric_zero_on_self_bounded_and_deterministic(family, data):
+    table = data.draw(strategy_for(family))
     for measure in instances(family):
         forward = preference_values(measure, table, FIRST, SECOND)
         assert forward.shape == (len(FIRST), table.num_queries), measure.name
@@ -230,13 +330,38 @@ def test_preference_is_antisymmetric_zero_on_self_bounded_and_deterministic(fami
         np.testing.assert_array_equal(preference_values(measure, table, FIRST, SECOND), forward, err_msg=measure.name)
 
 
-@pytest.mark.parametrize("family", PREFERENCE_FAMILIES, ids=family_id)
+@pytest.mark.parametrize("family", [family for family in PREFERENCE_FAMILIES if not is_item_measure(family)],
+                         ids=family_id)
 @settings(max_examples=40, deadline=None)
 @given(table=collections())
 def test_preference_never_favours_a_run_without_relevant_documents(family, table):
     empty = without_relevant(table, 0)
     for measure in instances(family):
         assert np.all(preference_values(measure, empty, [0, 0], [1, 2]) <= 0), measure.name
+
+
+# --- measures of the whole run -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", RUN_FAMILIES, ids=family_id)
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), cut=st.integers(0, 4))
+def test_run_measures_are_bounded_and_the_same_however_the_queries_are_split(family, data, cut):
+    """A value per run (per run and group for expshare), finite, within bounds; the exposure counts
+    of two parts of the queries add up to the whole's exactly, so the values are the same bits."""
+    case = data.draw(item_cases(run_instances(family)))
+    table, context = case.table, case.context
+    counts = table.items.counts
+    for measure in run_instances(family):
+        values = measure.of_run(counts, context)
+        for key, value in values.items():
+            assert key.startswith(measure.name) and value.shape == (table.num_runs,), key
+            assert_within_bounds(value, measure)
+        cut = min(cut, table.num_queries)
+        halves = [item_part(case, slice(0, cut)), item_part(case, slice(cut, None))]
+        split = measure.of_run(halves[0] + halves[1], context)
+        assert {key: value.tolist() for key, value in split.items()} == \
+            {key: value.tolist() for key, value in values.items()}, measure.name
 
 
 # --- metrics of other judgments ---------------------------------------------------------------------
@@ -373,6 +498,7 @@ def test_family_order_is_the_preferences_then_the_default_metrics_then_the_other
     default_families = tuple(dict.fromkeys(parse_measure(name).family for name in DEFAULT_EVAL_MEASURES))
     assert FAMILY_ORDER[: len(PREFERENCE_MEASURES)] == PREFERENCE_MEASURES
     assert FAMILY_ORDER[: len(default_families)] == default_families
-    # the other preferences are those over intents, listed last with the measures that read subtopics
-    assert all(REGISTRY[name].kind == METRIC or REGISTRY[name].reads_intents
+    # the other preferences are those over intents, listed last with the measures that read subtopics,
+    # and the worst-off provider first, with the measures of the items listed
+    assert all(REGISTRY[name].kind == METRIC or REGISTRY[name].reads_intents or is_item_measure(REGISTRY[name])
                for name in FAMILY_ORDER[len(PREFERENCE_MEASURES):])

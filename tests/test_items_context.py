@@ -140,9 +140,11 @@ def test_context_agrees_with_the_pure_functions(seed):
     assert values["arp"][0] == 0 and values["ild_cosine"][7] == 0  # cold-start users: empty lists
     assert counts.exposures[None][:len(names)].tolist() == np.bincount(whole_items, minlength=len(names)).tolist()
     assert counts.exposures[5].sum() == np.count_nonzero(ranks <= 5)
-    by_rank = np.zeros((len(names), 3), dtype=np.int64)
-    np.add.at(by_rank, (whole_items[ranks <= 3], ranks[ranks <= 3] - 1), 1)
-    assert counts.by_rank[3][:len(names)].tolist() == by_rank.tolist()
+    top = ranks <= 3
+    expected_discounted = np.bincount(whole_items[top], weights=1 / np.log2(1 + ranks[top]), minlength=len(names))
+    [discounted] = counts.by_rank[3]
+    assert discounted.discounted(len(names)) == pytest.approx(expected_discounted, rel=1e-15)
+    assert int(discounted.counts.sum()) == int(top.sum())
     assert int(counts.outside) == 0 and int(counts.trained) == int(np.sum(popularity.interactions[whole_items] > 0))
     assert context.groups[:len(names)].tolist() == [sorted(set(groups.values)).index(group) for _, group in
                                                     sorted(zip(groups.keys, groups.values))]

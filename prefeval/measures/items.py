@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 CUTOFF = Param("k", int, None, low=1, meaning="cut-off: only the first k items of each list (all when not given)")
 DISCOUNT = Param("discount", int, 0, low=0, high=1, keyword=True,
-                 meaning="1: an item at rank r counts 1/log2(1 + r), the attention of DCG (needs k)")
+                 meaning="1: an item at rank r counts 1/log2(1 + r), the attention of DCG")
 VARGAS_CASTELLS = "Vargas and Castells, RecSys 2011, doi:10.1145/2043932.2043955"
 ABDOLLAHPOURI = "Abdollahpouri, Burke and Mobasher, FLAIRS 2019"
 
@@ -210,14 +210,9 @@ class RunMeasure(Metric):
         :class:`~prefeval.ranking.items.ExposureCounts` of the whole run."""
         k = self.cutoff
         if self.discounted:
-            weights = provider.exposure_weight(np.arange(1, k + 1))
-            return counts.by_rank[k][:, :size, :] @ weights
+            return np.stack([run.discounted(size) for run in counts.by_rank[k]]) if counts.by_rank[k] else \
+                np.zeros((0, size))
         return counts.exposures[k][:, :size].astype(np.float64)
-
-    def __init__(self, *texts: str):
-        super().__init__(*texts)
-        if self.discounted and self.cutoff is None:
-            raise UsageError(f"{self.name}: discount=1 needs a cut-off k ({self.family}@10,discount=1)")
 
     def of_run(self, counts, context) -> dict[str, np.ndarray]:
         """``{key: (R,)}``: the values of each run (``context``: the
@@ -353,7 +348,7 @@ def item_request(measures, context) -> ItemRequest | None:
         return None
     return ItemRequest(context, tuple(sorted(lists, key=_by_cutoff)),
                        tuple(sorted({m.cutoff for m in run_level if not m.discounted}, key=_cutoff_key)),
-                       tuple(sorted({m.cutoff for m in run_level if m.discounted})),
+                       tuple(sorted({m.cutoff for m in run_level if m.discounted}, key=_cutoff_key)),
                        tuple(sorted(providers, key=_cutoff_key)))
 
 

@@ -124,14 +124,40 @@ class ItemRequest(NamedTuple):
     context: ItemContext
     lists: tuple[tuple[str, int | None], ...] = ()
     exposures: tuple[int | None, ...] = ()
-    by_rank: tuple[int, ...] = ()
+    by_rank: tuple[int | None, ...] = ()
     providers: tuple[int | None, ...] = ()
+
+
+class RankCounts(NamedTuple):
+    """How many lists hold each item at each rank, sparse: the distinct (item, rank) pairs that occur,
+    as ``keys`` (item << 32 | rank − 1, sorted) and their ``counts``; as many as the run's distinct
+    pairs, whatever the cut-off."""
+
+    keys: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def of(cls, items: np.ndarray, ranks: np.ndarray) -> RankCounts:
+        keys, counts = np.unique((items.astype(np.int64) << 32) | (ranks.astype(np.int64) - 1), return_counts=True)
+        return cls(keys, counts.astype(np.int64))
+
+    def __add__(self, other: RankCounts) -> RankCounts:
+        keys, inverse = np.unique(np.concatenate((self.keys, other.keys)), return_inverse=True)
+        counts = np.bincount(inverse, weights=np.concatenate((self.counts, other.counts)), minlength=len(keys))
+        return RankCounts(keys, counts.astype(np.int64))
+
+    def discounted(self, size: int) -> np.ndarray:
+        """Each of the ``size`` first items' exposure Σ_lists 1/log2(1 + rank), added in key order
+        (item, then rank: the same whatever the order the counts were added in)."""
+        items, ranks = self.keys >> 32, (self.keys & 0xFFFFFFFF) + 1
+        weights = self.counts / np.log2(1.0 + ranks)
+        return np.bincount(items, weights=weights, minlength=size)[:size]
 
 
 class ExposureCounts(NamedTuple):
     """A run's (or, stacked, every run's) exposure counts, added up over queries: per cut-off, how many
-    lists hold each item within it (``exposures[k]``, (…, n + 1)) and at each rank 1..k
-    (``by_rank[k]``, (…, n + 1, k)); ``outside``, the rows of items outside the catalogue, and
+    lists hold each item within it (``exposures[k]``, (…, n + 1)) and at each rank (``by_rank[k]``,
+    a :class:`RankCounts` per run); ``outside``, the rows of items outside the catalogue, and
     ``example``, one of them (for the note); ``trained``, the rows of items with a training interaction
     (a run whose count is 0 is noted: :func:`notes_on_items`). Integers: they add up exactly."""
 
@@ -143,7 +169,7 @@ class ExposureCounts(NamedTuple):
 
     def __add__(self, other: ExposureCounts) -> ExposureCounts:
         return ExposureCounts({k: v + other.exposures[k] for k, v in self.exposures.items()},
-                              {k: v + other.by_rank[k] for k, v in self.by_rank.items()},
+                              {k: [a + b for a, b in zip(v, other.by_rank[k])] for k, v in self.by_rank.items()},
                               self.outside + other.outside, self.trained + other.trained,
                               self.example if self.example is not None else other.example)
 
@@ -152,7 +178,7 @@ class ExposureCounts(NamedTuple):
         """Runs' counts, a leading axis per run."""
         first = runs[0]
         return cls({k: np.stack([run.exposures[k] for run in runs]) for k in first.exposures},
-                   {k: np.stack([run.by_rank[k] for run in runs]) for k in first.by_rank},
+                   {k: [part for run in runs for part in run.by_rank[k]] for k in first.by_rank},
                    np.array([run.outside for run in runs]), np.array([run.trained for run in runs]),
                    next((run.example for run in runs if run.example is not None), None))
 
@@ -225,11 +251,7 @@ def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, 
     providers = {k: group_exposure(queries[within[k]], context.groups[items[within[k]]], ranks[within[k]],
                                    num_queries, context.num_groups) for k in request.providers}
     exposures = {k: np.bincount(items[within[k]], minlength=n + 1) for k in request.exposures}
-    by_rank = {}
-    for k in request.by_rank:
-        kept = within[k]
-        cells = items[kept] * k + (ranks[kept].astype(np.int64) - 1)
-        by_rank[k] = np.bincount(cells, minlength=(n + 1) * k).reshape(n + 1, k)
+    by_rank = {k: [RankCounts.of(items[within[k]], ranks[within[k]])] for k in request.by_rank}
     counts = ExposureCounts(exposures, by_rank, np.int64(np.count_nonzero(outside)), np.int64(trained), example)
     return RunItems(QueryItems(values, providers), counts)
 
