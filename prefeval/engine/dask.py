@@ -91,13 +91,14 @@ def _cluster_failures() -> Iterator[None]:
                             ) from None
 
 
-def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]] | Held:
+def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk,
+                  fetch_bytes: int) -> list[tuple[Any, Any]] | Held:
     """What a worker runs: the rendered blocks of one chunk, with the blocks' values (in memory kept
-    for reuse: :func:`_keep_freed_memory`); results of more than :data:`FETCH_BYTES` are held here in
+    for reuse: :func:`_keep_freed_memory`); results of more than ``fetch_bytes`` are held here in
     pieces, which the client takes one by one (:class:`Held`)."""
     _keep_freed_memory()
     results = list(evaluation.chunk_results(chunk, render))
-    bounds = _pieces(results, FETCH_BYTES)
+    bounds = _pieces(results, fetch_bytes)
     if len(bounds) == 1:
         return results
     from distributed import get_worker
@@ -207,9 +208,10 @@ class DaskExecutor:
     """Chunks as tasks of a dask.distributed ``Client`` (module docstring): an
     :class:`~prefeval.engine.executors.Executor`."""
 
-    def __init__(self, client, workers: int):
+    def __init__(self, client, workers: int, fetch_bytes: int | None = None):
         self.client = client
         self.workers = max(workers, 1)
+        self.fetch_bytes = FETCH_BYTES if fetch_bytes is None else fetch_bytes
 
     @classmethod
     @contextlib.contextmanager
@@ -258,7 +260,8 @@ class DaskExecutor:
         try:
             for chunk in chunks:
                 with _cluster_failures():
-                    waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, pure=False))
+                    waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, self.fetch_bytes,
+                                                      pure=False))
                 if len(waiting) >= limit:
                     yield self._fetched(waiting.popleft())
             while waiting:
