@@ -54,6 +54,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from typing import NamedTuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -176,8 +177,8 @@ def columnar_report(results: list[dict]) -> str:
 def run_large(scenario: Scenario, repeat: int, memory: bool = True) -> dict:
     """The pandas floor, ``eval -q`` with the default engine, ``--engine stream --jobs 1`` and
     ``--jobs 2``, and ``--engine dask`` through a real cluster of one and of two single-threaded
-    workers (:func:`dask_cluster`, started before the turns and stopped after them: a cluster is
-    long-lived, its start is not timed); the dask runs' memory is the client's process tree's plus the
+    workers (:class:`ClusterCommand`: a cluster started before each run and stopped after it, untimed,
+    as a cluster is long-lived); the dask runs' memory is the client's process tree's plus the
     cluster's processes'. ``recsys-10m``: once, the default engine and dask on two workers only.
     ``memory`` False: wall times alone (sampling the trees' memory takes a share of the cores, the
     more so the more processes: a cluster's)."""
@@ -188,19 +189,15 @@ def run_large(scenario: Scenario, repeat: int, memory: bool = True) -> dict:
     names = ["eval", "dask2"] if huge else ["eval", "stream1", "stream2", "dask1", "dask2"]
     outputs = {name: os.path.join(CACHE, f"{scenario.name}.{name}.jsonl") for name in names}
     base = [python, "-m", "prefeval", "eval", "-q", "-R", scenario.qrels, *scenario.runs]
-    with contextlib.ExitStack() as stack:
-        clusters = {name: stack.enter_context(dask_cluster(int(name[-1]))) for name in names if name.startswith("dask")}
-        commands: dict = {"eval": base + ["-o", outputs["eval"]]}
-        for name in names[1:]:
-            if name.startswith("stream"):
-                commands[name] = base + ["--engine", "stream", "--jobs", name[-1], "-o", outputs[name]]
-            else:
-                address, pids = clusters[name]
-                commands[name] = (base + ["--engine", "dask", "--scheduler", address, "-o", outputs[name]], None,
-                                  pids)
-        if floor:
-            commands["floor"] = [python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs]
-        runs = in_turns(commands, repeat, memory=memory, warm_up=False)
+    commands: dict = {"eval": base + ["-o", outputs["eval"]]}
+    for name in names[1:]:
+        if name.startswith("stream"):
+            commands[name] = base + ["--engine", "stream", "--jobs", name[-1], "-o", outputs[name]]
+        else:
+            commands[name] = ClusterCommand(base + ["--engine", "dask", "-o", outputs[name]], int(name[-1]))
+    if floor:
+        commands["floor"] = [python, os.path.join(HERE, "pandas_floor.py"), scenario.qrels, *scenario.runs]
+    runs = in_turns(commands, repeat, memory=memory, warm_up=False)
     timings = {name: median_timing(timings) for name, timings in runs.items()}
     ratios = {name: turn_ratio(runs[name], runs["floor"]) for name in names} if floor else {}
     if "dask1" in runs:
@@ -377,15 +374,31 @@ def median_walls(commands: dict[str, list[str] | tuple[list[str], dict | None]],
     return {name: median_timing(runs).wall for name, runs in in_turns(commands, repeat).items()}
 
 
-def in_turns(commands: dict[str, list[str] | tuple[list[str], dict | None]], repeat: int, memory: bool = False,
-             warm_up: bool = True) -> dict[str, list[Timing]]:
-    """Each command's timings, run by run: ``repeat`` runs of every command (a command, or a command and
-    its environment), the commands taking turns (A B C A B C ...) after a warm-up turn (unless not
-    ``warm_up``), so that other load on the machine falls on all of them alike; with ``memory``, the
-    peaks of each run's process tree too (see :func:`_run_once`)."""
+class ClusterCommand(NamedTuple):
+    """A command run through a Dask cluster of ``workers`` single-threaded workers (:func:`dask_cluster`),
+    started before the run, untimed (a cluster is long-lived), and stopped after it, so that no other
+    cluster's processes are up while it runs (an idle worker and its nanny take 6% of a core: on 2
+    cores, a second cluster kept up for the turns slowed the first one's runs by a second)."""
+
+    command: list[str]
+    workers: int
+
+
+def in_turns(commands: dict[str, list[str] | tuple[list[str], dict | None] | ClusterCommand], repeat: int,
+             memory: bool = False, warm_up: bool = True) -> dict[str, list[Timing]]:
+    """Each command's timings, run by run: ``repeat`` runs of every command (a command, a command and
+    its environment, or a :class:`ClusterCommand`), the commands taking turns (A B C A B C ...) after a
+    warm-up turn (unless not ``warm_up``), so that other load on the machine falls on all of them
+    alike; with ``memory``, the peaks of each run's process tree too (see :func:`_run_once`)."""
     runs: dict[str, list[Timing]] = {name: [] for name in commands}
     for turn in range(repeat + warm_up):
         for name, command in commands.items():
+            if isinstance(command, ClusterCommand):
+                with dask_cluster(command.workers) as (address, pids):
+                    timing = _run_once(command.command + ["--scheduler", address], memory=memory, others=pids)
+                if turn or not warm_up:
+                    runs[name].append(timing)
+                continue
             command, env, others = (command + (None,) * (3 - len(command)) if isinstance(command, tuple)
                                     else (command, None, None))
             timing = _run_once(command, env, memory=memory, others=others)

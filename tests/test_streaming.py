@@ -911,3 +911,37 @@ def test_a_collection_streams_again_after_its_readers_took_the_query_index(monke
     first = passed()
     assert collection.index.sorted_hashes is None and collection.num_queries == 100
     assert len(first) > 5 and passed() == first
+
+
+def test_dask_takes_large_results_in_pieces(robust03):
+    """Results over ``FETCH_BYTES`` (here 16 KiB, where a chunk's lines are megabytes) stay on their
+    worker and are taken piece by piece (:class:`prefeval.engine.dask.Held`): memory's bytes and notes."""
+    pytest.importorskip("distributed")
+    qrels, runs = robust03
+    stdout, stderr = memory_output(qrels, tuple(runs[:3]), ("-q",))
+    code = ("import sys\nimport prefeval.engine.dask\nprefeval.engine.dask.FETCH_BYTES = 1 << 14\n"
+            "from prefeval.cli import main\nmain(sys.argv[1:], prog_name='prefeval')\n")
+    dask = subprocess.run([sys.executable, "-c", code, "eval", "-q", "-R", qrels, "--engine", "dask", "--jobs", "2",
+                           *runs[:3]], capture_output=True, cwd=ROOT, timeout=300)
+    assert dask.returncode == 0, dask.stderr
+    assert dask.stdout == stdout
+    assert dask.stderr.decode() == stderr
+
+
+def test_pieces_of_results_are_taken_once():
+    """The pieces' bounds cover the results in order, each piece about the limit (one result at least);
+    a piece taken is no longer held, and the last one taken drops the key (as a stop drops them all)."""
+    from prefeval.engine import dask as engine
+
+    results = [b"x" * 100] * 10 + [b"y" * 1000] + [b"z" * 10] * 3
+    bounds = engine._pieces(results, 350)
+    assert bounds[0][0] == 0 and bounds[-1][1] == len(results)
+    assert all(stop == start for (_, stop), (start, _) in zip(bounds, bounds[1:]))
+    assert (10, 11) in bounds  # a result larger than the limit is a piece alone
+    engine._HELD["k"] = [results[start:stop] for start, stop in bounds]
+    taken = [engine._take("k", index) for index in range(len(bounds))]
+    assert [row for piece in taken for row in piece] == results and "k" not in engine._HELD
+    engine._HELD["k2"] = [[1], [2]]
+    assert engine._take("k2", 0) == [1] and engine._HELD["k2"] == [None, [2]]
+    engine._drop("k2")
+    assert "k2" not in engine._HELD

@@ -10,8 +10,10 @@ and writes them out: the bytes are those of the default engine.
 
 So the inputs are read where the client runs (a local disk is enough: workers never open a file),
 and workers need only prefeval installed, the same version as the client's. At most
-:data:`IN_FLIGHT_PER_WORKER` chunks per worker are submitted ahead of the one being written, so the
-client's memory stays bounded.
+:data:`IN_FLIGHT_PER_WORKER` chunks per worker are submitted ahead of the one being written, and a
+chunk's results stay on its worker until the client writes them, fetched in pieces of about
+:data:`FETCH_BYTES` (:meth:`DaskExecutor._fetched`), so the client's memory stays bounded whatever a
+chunk's size (a partition of a columnar input starts at a row group: 100,000 users of lines, 60 MB).
 
 The cluster is dask.distributed's: a scheduler at ``scheduler`` (``tcp://host:8786``, as
 ``dask scheduler`` prints it), or, when none is given, a ``LocalCluster`` of ``jobs`` single-threaded
@@ -27,9 +29,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from prefeval.engine.chunks import Chunk
 from prefeval.engine.executors import ChunkEvaluator
@@ -37,7 +40,12 @@ from prefeval.errors import UsageError
 from prefeval.runtime.parallel import ClusterFailed
 from prefeval.runtime.signals import ignored_by_spawned_children
 
-IN_FLIGHT_PER_WORKER = 2
+IN_FLIGHT_PER_WORKER = 3
+FETCH_BYTES = 1 << 23
+"""A chunk's results are taken from its worker in pieces of about this many bytes (8 MiB; a piece
+holds one result at least): what the client holds of a chunk at a time, besides one result being
+written. Measured on 2 runs x 1M users as Parquet (partitions of 60 MB of lines): the client's peak
+fell from 225 MiB (a partition taken whole) to the text path's (docs/scale-out.md, "Performance")."""
 SCHEDULER_HTTP_ADDRESS = "127.0.0.1:0"
 """Where the local cluster's scheduler serves HTTP (its health and metrics routes; no dashboard is
 started): a port the system chooses, on this machine only. Dask's default, port 8787, made it warn
@@ -83,11 +91,84 @@ def _cluster_failures() -> Iterator[None]:
                             ) from None
 
 
-def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk) -> list[tuple[Any, Any]]:
+def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk,
+                  fetch_bytes: int) -> list[tuple[Any, Any]] | Held:
     """What a worker runs: the rendered blocks of one chunk, with the blocks' values (in memory kept
-    for reuse: :func:`_keep_freed_memory`)."""
+    for reuse: :func:`_keep_freed_memory`); results of more than ``fetch_bytes`` are held here in
+    pieces, which the client takes one by one (:class:`Held`)."""
     _keep_freed_memory()
-    return list(evaluation.chunk_results(chunk, render))
+    results = list(evaluation.chunk_results(chunk, render))
+    bounds = _pieces(results, fetch_bytes)
+    if len(bounds) == 1:
+        return results
+    from distributed import get_worker
+
+    key = uuid.uuid4().hex
+    _HELD[key] = [results[start:stop] for start, stop in bounds]
+    return Held(key, get_worker().address, len(bounds))
+
+
+class Held(NamedTuple):
+    """A chunk's results held by the worker at ``address`` in ``count`` pieces under ``key``
+    (:data:`_HELD`), taken by the client with ``Client.run`` (:func:`_take`): run by the worker's event
+    loop, not by its one thread, which goes on with the next chunk meanwhile (a task that took a piece
+    would wait for it)."""
+
+    key: str
+    address: str
+    count: int
+
+
+_HELD: dict[str, list] = {}
+"""In a worker: the pieces of the chunks' results not taken yet (:class:`Held`)."""
+
+
+def _pieces(results: list, limit: int) -> list[tuple[int, int]]:
+    """The bounds (start, stop) of consecutive pieces of ``results`` of about ``limit`` bytes each
+    (:func:`dask.sizeof.sizeof`), one result at least."""
+    from dask.sizeof import sizeof
+
+    bounds, start, size = [], 0, 0
+    for at, item in enumerate(results):
+        item_size = sizeof(item)
+        if at > start and size + item_size > limit:
+            bounds.append((start, at))
+            start, size = at, 0
+        size += item_size
+    bounds.append((start, len(results)))
+    return bounds
+
+
+def _take(key: str, index: int) -> list:
+    """In a worker (``Client.run``): piece ``index`` of the results held under ``key``, no longer held;
+    after the last, the key is dropped."""
+    pieces = _HELD[key]
+    piece, pieces[index] = pieces[index], None
+    if index == len(pieces) - 1:
+        del _HELD[key]
+    return piece
+
+
+def _drop(key: str) -> None:
+    """In a worker (``Client.run``): the results held under ``key`` dropped (the client stopped)."""
+    _HELD.pop(key, None)
+
+
+WARM_MODULES = ("prefeval.engine.partitioned", "prefeval.report.eval_lines", "prefeval.io.columnar", "pyarrow.parquet",
+                "pandas")
+"""What every worker imports as the client connects (:func:`_warm_up`), while one of them plans: the
+modules that reading and evaluating a partition needs (pyarrow and pandas take 0.6 s), which the
+first task of each worker would otherwise import, one worker after the plan's."""
+
+
+async def _warm_up() -> None:
+    """Import :data:`WARM_MODULES` (those that are installed) where this runs: on every worker (a
+    coroutine, which ``Client.run`` starts without waiting for it)."""
+    import importlib
+
+    for name in WARM_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def _keep_freed_memory() -> None:
@@ -116,13 +197,21 @@ def _run_keeping(function: Callable, *args) -> Any:
     return function(*args)
 
 
+def _emptied(results: list) -> Iterator:
+    """The items of ``results`` in order, each dropped from the list as it is taken."""
+    results.reverse()
+    while results:
+        yield results.pop()
+
+
 class DaskExecutor:
     """Chunks as tasks of a dask.distributed ``Client`` (module docstring): an
     :class:`~prefeval.engine.executors.Executor`."""
 
-    def __init__(self, client, workers: int):
+    def __init__(self, client, workers: int, fetch_bytes: int | None = None):
         self.client = client
         self.workers = max(workers, 1)
+        self.fetch_bytes = FETCH_BYTES if fetch_bytes is None else fetch_bytes
 
     @classmethod
     @contextlib.contextmanager
@@ -146,6 +235,8 @@ class DaskExecutor:
                 except OSError as error:
                     raise UsageError(f"--scheduler {scheduler}: cannot connect ({error})") from None
             workers = len(client.scheduler_info().get("workers", {})) or jobs
+            with _cluster_failures():
+                client.run(_warm_up, wait=False)
             yield cls(client, workers)
 
     def submit(self, function: Callable, *args) -> Any:
@@ -160,7 +251,7 @@ class DaskExecutor:
                 return handle.result()
             return self.client.submit(function, handle, pure=False).result()
 
-    def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk], render: Callable) -> Iterator[list]:
+    def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk], render: Callable) -> Iterator[Iterable]:
         """The results of every chunk in order, computed by the cluster's workers."""
         with _cluster_failures():
             [shared] = self.client.scatter([evaluation.for_workers()], broadcast=True)
@@ -169,15 +260,33 @@ class DaskExecutor:
         try:
             for chunk in chunks:
                 with _cluster_failures():
-                    waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, pure=False))
+                    waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, self.fetch_bytes,
+                                                      pure=False))
                 if len(waiting) >= limit:
-                    with _cluster_failures():
-                        done = waiting.popleft().result()
-                    yield done
+                    yield self._fetched(waiting.popleft())
             while waiting:
-                with _cluster_failures():
-                    done = waiting.popleft().result()
-                yield done
+                yield self._fetched(waiting.popleft())
         finally:
             for future in waiting:
                 future.cancel()
+
+    def _fetched(self, future: Any) -> Iterator:
+        """The results of a chunk's task (``future``) in order: its list, or what its worker holds
+        (:class:`Held`) taken piece by piece, each when the one before it has been handed on."""
+        with _cluster_failures():
+            results = future.result()
+        del future
+        if not isinstance(results, Held):
+            yield from _emptied(results)
+            return
+        taken = 0
+        try:
+            for index in range(results.count):
+                with _cluster_failures():
+                    piece = self.client.run(_take, results.key, index, workers=[results.address])[results.address]
+                taken += 1
+                yield from _emptied(piece)
+        finally:
+            if taken < results.count:
+                with contextlib.suppress(Exception):
+                    self.client.run(_drop, results.key, workers=[results.address])

@@ -595,6 +595,10 @@ CACHED_GROUPS = 4
 """The row groups whose query ids a :class:`_RowProber` keeps (a row group of a million rows: 8 MB)."""
 FIRST_ROWS = 64
 """The rows of a row group read to find its first kept query (more only when none of them is kept)."""
+HEAD_ROWS = 1 << 16
+"""The rows of a row group read first to find a boundary near its start (:meth:`_RowProber._in_head`):
+a summation block of a recommender's queries (1,024 users x 10 items) and more, a few pages of the
+query column, where the whole column of a row group of a million rows takes 30 ms to read."""
 
 
 class _RowProber:
@@ -643,25 +647,31 @@ class _RowProber:
         found = sorted_positions(self.index.sorted_hashes, keys)
         return np.where(found >= 0, self.index.numbers[np.maximum(found, 0)], DROPPED)
 
-    def _group_keys(self, group: int) -> tuple[np.ndarray, np.ndarray]:
-        """(the keys of the group's distinct query ids, each row's entry among them), of the last
-        :data:`CACHED_GROUPS` groups read."""
-        if group not in self._keys:
-            from prefeval.io.columnar import query_keys_of_group
+    def _group_keys(self, group: int, rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(the keys of the group's distinct query ids, each row's entry among them), of at least its
+        first ``rows`` rows (None: all): its first :data:`HEAD_ROWS` rows alone when they are enough
+        (read without decoding the rest), else all of them; of the last :data:`CACHED_GROUPS` groups read."""
+        held = self._keys.get(group)
+        if held is not None and (len(held[1]) >= (self.groups[group].rows if rows is None else rows)):
+            return held
+        from prefeval.io.columnar import query_keys_of_group
 
-            if len(self._keys) >= CACHED_GROUPS:
-                self._keys.pop(next(iter(self._keys)))
-            self._keys[group] = tuple(query_keys_of_group(self.path, self.fmt, self.groups[group]))
+        head = rows is not None and rows <= HEAD_ROWS < self.groups[group].rows
+        if held is None and len(self._keys) >= CACHED_GROUPS:
+            self._keys.pop(next(iter(self._keys)))
+        self._keys[group] = tuple(query_keys_of_group(self.path, self.fmt, self.groups[group],
+                                                      rows=HEAD_ROWS if head else None))
         return self._keys[group]
 
     def _next_kept(self, group: int, low: int, high: int) -> tuple[int, int | None]:
         """(the row of the group, from ``low`` and before ``high``, of the first kept query, and its
         number); (``high``, None) when there is none. Rows are looked up a few at a time (a row group
         lists mostly kept queries: the first row is nearly always the one)."""
-        keys, codes = self._group_keys(group)
         step = FIRST_ROWS
         while low < high:
-            numbers = self._numbers(keys[codes[low:min(low + step, high)]])
+            stop = min(low + step, high)
+            keys, codes = self._group_keys(group, stop)
+            numbers = self._numbers(keys[codes[low:stop]])
             kept = np.flatnonzero(numbers >= 0)
             if len(kept):
                 return low + int(kept[0]), int(numbers[kept[0]])
@@ -680,6 +690,25 @@ class _RowProber:
             self._group_firsts[group] = int(kept[0]) if len(kept) else \
                 self._next_kept(group, 0, self.groups[group].rows)[1]
         return self._group_firsts[group]
+
+    def _in_head(self, group: int, left: int, end: int, target: int) -> int | None:
+        """:meth:`boundary` within row group ``group`` (rows ``left..end-1``) from its first
+        :data:`HEAD_ROWS` rows alone, read without decoding the rest, when a kept query numbered
+        ``target`` or more is among them: the row after the last of them (from ``left``) whose kept
+        query is numbered below ``target``. None when there is none such (the boundary may lie further
+        on). A partition's first query is rounded up to a multiple of the summation block from a row
+        group's first query (:meth:`rounded`), so the boundaries in the file the plan probes are near
+        a row group's start."""
+        if end - left <= FIRST_ROWS or left >= HEAD_ROWS:
+            return None
+        rows = min(HEAD_ROWS, end)
+        keys, codes = self._group_keys(group, rows)
+        numbers = self._numbers(keys[codes[left:rows]])
+        kept = np.flatnonzero(numbers >= 0)
+        if not len(kept) or numbers[kept[-1]] < target:
+            return None
+        below = kept[numbers[kept] < target]
+        return left + (int(below[-1]) + 1 if len(below) else 0)
 
     def _group_of(self, row: int) -> int:
         return int(np.searchsorted(self.starts, row, side="right")) - 1
@@ -722,6 +751,9 @@ class _RowProber:
             return low
         start = int(self.starts[below])
         end = min(high - start, self.groups[below].rows)
+        within = self._in_head(below, max(low - start, 0), end, target)
+        if within is not None:
+            return start + within
         left, right = max(low - start, 0), end  # the answer is in left..right: a row with a kept query below target
         while left < right:                      # lies before it, none at or after it
             middle = (left + right) // 2
