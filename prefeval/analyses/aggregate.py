@@ -60,7 +60,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.analyses.bootstrap import bootstrap_ranks, bootstrap_records
-from prefeval.analyses.groups import UserGroups, read_user_groups
+from prefeval.analyses.groups import UserGroups, better, read_user_groups
 from prefeval.analyses.orderings import (
     DEFAULT_DAMPING,
     PREFERENCE_METHODS,
@@ -243,11 +243,11 @@ def _group_records(lines: EvalLines, sample_number: int, sample: SampleScores, q
         if summary:
             yield _labelled(record, labels)
         for aggregation in chosen:
-            if aggregation.is_metric:
+            if aggregation.is_metric and better(aggregation.key):
                 method = aggregation.methods[0]
                 values, owners = worst.setdefault(aggregation.key, ({}, {}))
                 for run, value in record[aggregation.key][SCORES][method].items():
-                    if run not in values or _worse(value, values[run], method):
+                    if run not in values or _worse(value, values[run], method, better(aggregation.key)):
                         values[run], owners[run] = value, name
         if bootstrap:
             yield from _bootstrap_records(sample_number, chosen, orderings, bootstrap, damping,
@@ -257,16 +257,18 @@ def _group_records(lines: EvalLines, sample_number: int, sample: SampleScores, q
             if aggregation.key in worst:
                 method = aggregation.methods[0]
                 values, owners = worst[aggregation.key]
-                ordering = sorted(values, key=lambda run: values[run], reverse=higher_is_better(method))
+                ordering = sorted(values, key=lambda run: values[run],
+                                  reverse=higher_is_better(method) == (better(aggregation.key) > 0))
                 yield {QID: SUMMARY_QID, SAMPLE: sample_number, WORST_OFF: aggregation.key, METHOD: method,
                        ORDERING: ordering, VALUES: {run: values[run] for run in ordering},
                        GROUPS: {run: owners[run] for run in ordering}}
 
 
-def _worse(value: float, than: float, method: str) -> bool:
+def _worse(value: float, than: float, method: str, direction: int = 1) -> bool:
     """Whether a group's ``value`` of a run is worse than ``than``, by ``method`` (lower is worse,
-    except where the method orders ascending: the Gini coefficient)."""
-    return value < than if higher_is_better(method) else value > than
+    except where the method orders ascending, the Gini coefficient, or the metric is better when
+    smaller, ``direction`` −1: ARP, :attr:`~prefeval.measures.base.Measure.better`)."""
+    return value < than if higher_is_better(method) == (direction > 0) else value > than
 
 
 def _check_non_negative(lines: EvalLines, aggregations: list[Aggregation]) -> None:

@@ -17,8 +17,10 @@ sums are added as in one process.
 the queries of each group's users.
 
 The **worst-off group** of a run, for a metric, is the group whose summary of the metric is least
-(every per-user metric of prefeval is better when larger), ties to the first group in name order,
-among the groups that have users (:func:`worst_off`).
+(most, for a metric that is better when smaller, such as ARP and the Gini index of exposure:
+:attr:`~prefeval.measures.base.Measure.better`; none for one that is neither, such as a group's share
+of exposure), ties to the first group in name order, among the groups that have users
+(:func:`worst_off`).
 """
 
 from __future__ import annotations
@@ -93,11 +95,23 @@ def worst_off(groups: Mapping[str, Summary]) -> dict[str, tuple[list[str], np.nd
         return {}
     out = {}
     for metric in next(iter(groups.values())).metrics:
+        direction = better(metric)
+        if not direction:
+            continue
         values = np.stack([groups[name].metrics[metric] for name in names])  # (G, R)
-        index = np.argmin(values, axis=0)
+        index = np.argmin(values, axis=0) if direction > 0 else np.argmax(values, axis=0)
         out[metric] = ([names[i] for i in index.tolist()], values[index, np.arange(values.shape[1])])
     return out
 
+
+
+def better(metric: str) -> int:
+    """:attr:`~prefeval.measures.base.Measure.better` of the family a summary key names
+    (``arp@10``, ``expshare@10:GROUP``), 1 for a key no family names."""
+    from prefeval.measures.base import REGISTRY
+
+    family = REGISTRY.get(metric.split("@")[0].split(",")[0].split(":")[0].lower())
+    return family.better if family is not None else 1
 
 
 def read_user_groups(value) -> UserGroups:

@@ -275,6 +275,9 @@ class Evaluation:
                         named=bool(measures) or measure_set != "none")
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
         item_request = _item_request(chosen, train, items, item_features, item_groups, head_share)
+        if item_request is not None and user_groups is not None and (item_request.exposures or item_request.by_rank):
+            item_request = item_request._replace(user_groups=dict(user_groups),
+                                                 group_names=tuple(sorted(set(user_groups.values()))))
         loading = relevance
         if rel_format != QRELS:
             qrels, loading = loading_options(rel_format, qrels, runs, relevance, reader)
@@ -440,9 +443,13 @@ class Evaluation:
                     summary = dataclasses.replace(summary, groups=groups.summaries(pair_names, summary_extras))
                 if self.items is not None:
                     counts = counted.total()
-                    note_items(self.items.context, counts, self.run_ids)
+                    if number == 0:
+                        note_items(self.items.context, counts, self.run_ids)
                     for measure in self.run_measures:
                         summary.metrics.update(measure.of_run(counts, self.items.context))
+                        for name, part in zip(self.items.group_names, counts.groups):
+                            if name in summary.groups:
+                                summary.groups[name].metrics.update(measure.of_run(part, self.items.context))
                 yield summary
             finally:
                 self.progress.finish()

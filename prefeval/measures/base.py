@@ -110,6 +110,10 @@ class Measure(ABC):
     """True when the measure reads the judgments per subtopic of a query (the intent-aware measures,
     :mod:`prefeval.measures.diversity`, and the preferences over intents): its positions carry
     :attr:`~prefeval.ranking.positions.Positions.intents` when the qrels have subtopics."""
+    better: ClassVar[int] = 1
+    """Which way a value is better: 1 when larger (every measure of relevance), −1 when smaller (a
+    popularity bias, an inequality of exposure), 0 when neither (a group's share of exposure): what a
+    run's worst-off user group is, for a metric (:func:`prefeval.analyses.groups.worst_off`)."""
     reads_items: ClassVar[str | None] = None
     """The side input of a recommender evaluation that the measure reads (``train``, ``items``,
     ``item-features``, ``item-groups``: :mod:`prefeval.measures.items`), None for none: its values are

@@ -87,6 +87,7 @@ class AverageRecommendationPopularity(PopularityMetric):
     the items of a list (popularity bias: higher is more popular)."""
 
     family = "arp"
+    better = -1  # less popularity bias
     summary = "average recommendation popularity: mean training interactions of the listed items"
     cite = ABDOLLAHPOURI
     bounds = (0.0, np.inf)
@@ -242,6 +243,7 @@ class ExposureGini(RunMeasure):
     or with ``discount=1`` the sum of 1/log2(1 + rank) over them."""
 
     family = "gini"
+    better = -1
     parameters = (CUTOFF, DISCOUNT)
     summary = "Gini index of the items' exposure (whole run; 0: equal exposure)"
     cite = "Vargas and Castells, RecSys 2011; Microsoft Recommenders' gini"
@@ -272,6 +274,7 @@ class GroupExposureShare(RunMeasure):
     ``expshare@10:GROUP``, groups in name order. Items in no group count in the total only."""
 
     family = "expshare"
+    better = 0
     parameters = (CUTOFF, DISCOUNT)
     summary = "each item group's share of the run's exposure (a key per group; whole run)"
     cite = "Singh and Joachims, KDD 2018, doi:10.1145/3219819.3220088"
@@ -289,6 +292,7 @@ class GroupExposureDisparity(RunMeasure):
     expshare's): 0 when every group is equally exposed, 1 when one group takes all."""
 
     family = "disparity"
+    better = -1
     parameters = (CUTOFF, DISCOUNT)
     summary = "exposure disparity: largest minus smallest item group share of exposure (whole run)"
     cite = "Diaz, Mitra, Ekstrand, Biega and Carterette, CIKM 2020, doi:10.1145/3340531.3411962"

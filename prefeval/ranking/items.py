@@ -126,6 +126,19 @@ class ItemRequest(NamedTuple):
     exposures: tuple[int | None, ...] = ()
     by_rank: tuple[int | None, ...] = ()
     providers: tuple[int | None, ...] = ()
+    user_groups: dict | None = None
+    """``{user: group}`` (``eval --user-groups``) when a measure of the whole run is asked for: its
+    exposure counts are also kept per group of users (:attr:`ExposureCounts.groups`)."""
+    group_names: tuple[str, ...] = ()
+    """The user groups, in name order (their codes)."""
+
+    def query_groups(self, qids) -> np.ndarray | None:
+        """The code of each query's user group (−1: in none), None without user groups."""
+        if self.user_groups is None:
+            return None
+        codes = {name: code for code, name in enumerate(self.group_names)}
+        return np.fromiter((codes.get(self.user_groups.get(qid), -1) for qid in qids), dtype=np.int64,
+                           count=len(qids))
 
 
 class RankCounts(NamedTuple):
@@ -159,19 +172,33 @@ class ExposureCounts(NamedTuple):
     lists hold each item within it (``exposures[k]``, (…, n + 1)) and at each rank (``by_rank[k]``,
     a :class:`RankCounts` per run); ``outside``, the rows of items outside the catalogue, and
     ``example``, one of them (for the note); ``trained``, the rows of items with a training interaction
-    (a run whose count is 0 is noted: :func:`notes_on_items`). Integers: they add up exactly."""
+    (a run whose count is 0 is noted: :func:`notes_on_items`); ``groups``, the same counts of each
+    group of users' lists alone (in :attr:`ItemRequest.group_names` order; none without user groups).
+    Integers: they add up exactly."""
 
     exposures: dict
     by_rank: dict
     outside: np.ndarray
     trained: np.ndarray
     example: str | None = None
+    groups: tuple = ()
 
     def __add__(self, other: ExposureCounts) -> ExposureCounts:
         return ExposureCounts({k: v + other.exposures[k] for k, v in self.exposures.items()},
                               {k: [a + b for a, b in zip(v, other.by_rank[k])] for k, v in self.by_rank.items()},
                               self.outside + other.outside, self.trained + other.trained,
-                              self.example if self.example is not None else other.example)
+                              self.example if self.example is not None else other.example,
+                              tuple(a + b for a, b in zip(self.groups, other.groups)))
+
+    @classmethod
+    def of(cls, request: ItemRequest, items: np.ndarray, ranks: np.ndarray, within: dict, outside: int = 0,
+           trained: int = 0, example: str | None = None) -> ExposureCounts:
+        """A run's counts of the rows ``items`` (catalogue indexes) at ``ranks``; ``within[k]``: the rows
+        within cut-off k."""
+        n = request.context.size
+        return cls({k: np.bincount(items[within[k]], minlength=n + 1) for k in request.exposures},
+                   {k: [RankCounts.of(items[within[k]], ranks[within[k]])] for k in request.by_rank},
+                   np.int64(outside), np.int64(trained), example)
 
     @classmethod
     def stacked(cls, runs: list[ExposureCounts]) -> ExposureCounts:
@@ -180,7 +207,8 @@ class ExposureCounts(NamedTuple):
         return cls({k: np.stack([run.exposures[k] for run in runs]) for k in first.exposures},
                    {k: [part for run in runs for part in run.by_rank[k]] for k in first.by_rank},
                    np.array([run.outside for run in runs]), np.array([run.trained for run in runs]),
-                   next((run.example for run in runs if run.example is not None), None))
+                   next((run.example for run in runs if run.example is not None), None),
+                   tuple(cls.stacked([run.groups[g] for run in runs]) for g in range(len(first.groups))))
 
 
 class QueryItems(NamedTuple):
@@ -224,10 +252,12 @@ class TableItems(NamedTuple):
 
 
 def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, ranks: np.ndarray,
-              num_queries: int, outside_error=None, item_text=None) -> RunItems:
+              num_queries: int, outside_error=None, item_text=None, query_groups: np.ndarray | None = None
+              ) -> RunItems:
     """A run's :class:`RunItems`: ``queries`` (0..num_queries−1), ``item_keys`` and ``ranks`` (1-based,
     within ``-k`` already), one entry per retrieved row. ``outside_error(row)``: the error to raise for a
-    row whose item is outside a strict catalogue; ``item_text(row)``: that item's text (for the note)."""
+    row whose item is outside a strict catalogue; ``item_text(row)``: that item's text (for the note);
+    ``query_groups``: each query's user group (:meth:`ItemRequest.query_groups`)."""
     context = request.context
     n = context.size
     items = context.indexes(item_keys)
@@ -250,9 +280,14 @@ def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, 
                        list_values(context, queries[kept], items[kept], num_queries, names).items()})
     providers = {k: group_exposure(queries[within[k]], context.groups[items[within[k]]], ranks[within[k]],
                                    num_queries, context.num_groups) for k in request.providers}
-    exposures = {k: np.bincount(items[within[k]], minlength=n + 1) for k in request.exposures}
-    by_rank = {k: [RankCounts.of(items[within[k]], ranks[within[k]])] for k in request.by_rank}
-    counts = ExposureCounts(exposures, by_rank, np.int64(np.count_nonzero(outside)), np.int64(trained), example)
+    counts = ExposureCounts.of(request, items, ranks, within, np.count_nonzero(outside), trained, example)
+    if query_groups is not None and (request.exposures or request.by_rank):
+        group_of_row = query_groups[queries]
+        parts = []
+        for group in range(len(request.group_names)):
+            rows = group_of_row == group
+            parts.append(ExposureCounts.of(request, items[rows], ranks[rows], {k: v[rows] for k, v in within.items()}))
+        counts = counts._replace(groups=tuple(parts))
     return RunItems(QueryItems(values, providers), counts)
 
 

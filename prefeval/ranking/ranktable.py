@@ -210,6 +210,7 @@ class RelevantLookup:
     def __init__(self, qrels: Qrels, others: bool = False, items: ItemRequest | None = None):
         self.qrels = qrels
         self.items = items
+        self.query_groups = items.query_groups(qrels.qids) if items is not None else None
         self.query_index = KeyIndex(text_keys(qrels.qids))
         self.dropped = frozenset(qrels.dropped_qids)
         self.relevant = KeyIndex(pair_keys(qrels.query_of_document, qrels.docids.keys))
@@ -300,15 +301,16 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         other_ranks=other_ranks,
         tag=run.tag,
         listing_order=listing_order(queries, qrels.num_queries) if listing else None,
-        items=_run_items(run, lookup.items, queries, ranking.rank, topk, judged, qrels) if lookup.items else None,
+        items=_run_items(run, lookup, queries, ranking.rank, topk, judged) if lookup.items else None,
     )
 
 
-def _run_items(run: RunColumns, request: ItemRequest, queries: np.ndarray, ranks: np.ndarray, topk: int | None,
-               judged: np.ndarray, qrels: Qrels) -> RunItems:
+def _run_items(run: RunColumns, lookup: RelevantLookup, queries: np.ndarray, ranks: np.ndarray, topk: int | None,
+               judged: np.ndarray) -> RunItems:
     """The run's :class:`~prefeval.ranking.items.RunItems` (its rows of the qrels' queries, ``judged``
     the rows kept of those read, within ``topk``); an item outside a strict catalogue is an error at
     its line."""
+    request = lookup.items
     rows = np.flatnonzero(judged)
     kept = ranks <= topk if topk is not None else slice(None)
 
@@ -322,7 +324,8 @@ def _run_items(run: RunColumns, request: ItemRequest, queries: np.ndarray, ranks
         at = int(np.flatnonzero(kept)[row]) if topk is not None else row
         return run.docids.texts([at])[0]
 
-    return run_items(request, queries[kept], run.docids.keys[kept], ranks[kept], qrels.num_queries, outside, text)
+    return run_items(request, queries[kept], run.docids.keys[kept], ranks[kept], lookup.qrels.num_queries, outside,
+                     text, lookup.query_groups)
 
 
 def listing_order(queries: np.ndarray, num_queries: int) -> np.ndarray:
