@@ -60,6 +60,57 @@ def test_worst_off_group_is_the_least_value_ties_to_the_first_name():
     assert groups == ["b", "a", "a"] and values.tolist() == [0.4, 0.2, 0.1]
 
 
+ITEM_MEASURES = ["arp@3", "ild@5", "gini@5", "icov", "entropy@3,discount=1", "expshare@5,discount=1", "disparity"]
+
+
+def item_side_inputs(qrels, runs, items=30):
+    """The side inputs of the item measures for :func:`recommender_data`: training interactions
+    skewed to the first items, the catalogue, a feature or two per item, two providers."""
+    names = [f"i{item}" for item in range(items)]
+    train = pd.DataFrame({"user": [f"t{n % 7}" for n in range(60)], "item": [names[n * n % 11] for n in range(60)]})
+    features = pd.DataFrame({"item": names + names[::3], "genre": [f"g{n % 4}" for n in range(items)]
+                             + [f"g{n % 3 + 4}" for n in range(0, items, 3)]})
+    providers = pd.DataFrame({"item": names, "provider": ["major" if n < 5 else "indie" for n in range(items)]})
+    return {"train": train, "items": pd.DataFrame({"item": names}), "item_features": features,
+            "item_groups": providers}
+
+
+def test_item_measures_by_group_equal_the_group_evaluated_alone():
+    """Per-list item measures and the measures of the whole run (exposure counted over the group's
+    users' lists alone) of each group: the values of the group's users evaluated alone, bit for bit."""
+    import warnings
+
+    qrels, runs, groups = recommender_data()
+    side = item_side_inputs(qrels, runs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        evaluation = Evaluation.from_files(qrels, runs, ITEM_MEASURES, user_groups=groups, **side)
+        summary = next(result for result in evaluation.results() if isinstance(result, Summary))
+    assert list(summary.groups) == ["active", "cold"]
+    for group, values in summary.groups.items():
+        users = [user for user, its in groups.items() if its == group]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            alone = Evaluation.from_files(qrels[qrels.user.isin(users)],
+                                          {name: run[run.user.isin(users)] for name, run in runs.items()},
+                                          ITEM_MEASURES, **side)
+            whole = next(result for result in alone.results() if isinstance(result, Summary))
+        assert set(values.metrics) == set(whole.metrics) and "expshare@5,discount=1:major" in values.metrics
+        for key, value in whole.metrics.items():
+            assert values.metrics[key].tolist() == value.tolist(), (group, key)
+
+
+def test_worst_off_group_follows_which_way_a_measure_is_better():
+    """ARP and the Gini index are better when smaller: their worst-off group has the largest value; a
+    group's share of exposure is neither better nor worse: it has no worst-off group."""
+    summaries = {name: Summary(0, 3, {"arp@10": np.array(arp), "gini@10": np.array(arp), "expshare@10:x": np.array(arp),
+                                      "ndcg": np.array(arp)}, {})
+                 for name, arp in (("a", [5.0, 1.0]), ("b", [3.0, 2.0]))}
+    worst = worst_off(summaries)
+    assert worst["arp@10"][0] == ["a", "b"] and worst["gini@10"][0] == ["a", "b"]
+    assert worst["ndcg"][0] == ["b", "a"] and "expshare@10:x" not in worst
+
+
 def test_api_by_group_from_a_file_equals_filtered_evaluations(tmp_path):
     import prefeval
 
