@@ -54,7 +54,8 @@ def evaluate(qrels, runs, measures: str | Sequence[str] | None = (), *, per_quer
              **options) -> pd.DataFrame:
     """Metric values: columns ``sample, run, qid`` and one per metric, a row per run and query.
 
-    With ``per_query=False``, a row per sample and run holds the means over queries (qid ``all``).
+    With ``per_query=False``, a row per sample and run holds the means over queries (qid ``all``),
+    and the measures of the whole run (``gini@10``, ``expshare@10:GROUP``: :mod:`prefeval.measures.items`).
     """
     evaluation = _evaluation(qrels, runs, measures, options)
     labels = {"run": np.array(evaluation.run_ids, dtype=object)}
@@ -80,12 +81,14 @@ def evaluate_by_group(qrels, runs, measures: str | Sequence[str] | None = (), *,
                       **options) -> pd.DataFrame:
     """Each metric's mean over the users of each group (``--user-groups``): columns ``group, run,
     users`` and one per metric, a row per group with users and run (:mod:`prefeval.analyses.groups`);
-    the worst-off group's values are ``frame.groupby("run")[metrics].min()``.
+    the worst-off group's values are ``frame.groupby("run")[metrics].min()`` (``max()`` for a measure
+    that is better when smaller, such as ``arp``: :attr:`~prefeval.measures.base.Measure.better`).
     ``user_groups``: a path or a DataFrame of (user, group) (:mod:`prefeval.io.side`); a user in two
     groups is an :class:`~prefeval.errors.InputError`, users in no group count in none."""
     evaluation = _evaluation(qrels, runs, measures, options, user_groups=user_groups)
     summary = next(result for result in evaluation.results() if isinstance(result, Summary))
     names = [m.name for m in evaluation.metric_measures]
+    names += [key for key in summary.metrics if key not in names]  # the measures of the whole run
     runs_of = np.array(evaluation.run_ids, dtype=object)
     width = len(runs_of)
     groups = summary.groups
@@ -129,7 +132,9 @@ def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], nam
         extras = (result.metric_extras if kind == "metrics"
                   else result.pair_extras if isinstance(result, Summary) else {})
         columns.update({key: extra.reshape(-1) for key, extra in extras.items()})
-        if kind == "metrics" and isinstance(result, Summary):  # the other statistics of --summary
+        if kind == "metrics" and isinstance(result, Summary):  # the measures of the whole run (gini, ...),
+            columns.update({key: value.reshape(-1) for key, value in values.items() if key not in columns})
+            # then the other statistics of --summary
             columns.update({key: values.reshape(-1) for key, values in result.statistics.items()})
         frame = pd.DataFrame({"sample": result.sample, **columns})
         reported = getattr(result, "metric_reported" if kind == "metrics" else "pair_reported", None)

@@ -223,3 +223,22 @@ def test_cli_tsv_names_the_group_in_the_query_column(tmp_path):
                   and line.get("type") == "metric")
     assert f"a\tP_3                   \tall:cold\t{cold_a['p@3']:6.4f}" in result.stdout.splitlines()
     assert sum(line.split("\t")[2].startswith("worst-off:") for line in result.stdout.splitlines()) == 2
+
+
+def test_api_summary_rows_hold_the_measures_of_the_whole_run():
+    """evaluate(per_query=False) and evaluate_by_group: a column per measure of the whole run (and per
+    item group of expshare), beside the means of the per-user ones."""
+    import warnings
+
+    from prefeval.dataframes import evaluate_by_group
+
+    qrels, runs, groups = recommender_data()
+    side = item_side_inputs(qrels, runs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole = evaluate(qrels, runs, ["arp@3", "gini@5", "expshare@5"], per_query=False, **side)
+        by_group = evaluate_by_group(qrels, runs, ["arp@3", "gini@5"], user_groups=groups, **side)
+    assert list(whole.columns) == ["sample", "run", "qid", "arp@3", "gini@5", "expshare@5:indie", "expshare@5:major"]
+    assert whole["expshare@5:indie"].add(whole["expshare@5:major"]).round(12).tolist() == [1.0, 1.0]
+    assert list(by_group.columns) == ["group", "run", "users", "arp@3", "gini@5"]
+    assert ((by_group["gini@5"] > 0) & (by_group["gini@5"] < 1)).all()
