@@ -219,3 +219,58 @@ def test_provider_preference_agrees_with_the_oracle():
     signs = [oracle.provider_preference(a.get(user, []), b.get(user, [])) for user in frame.index]
     assert frame[f"provider@{K}"].tolist() == signs
     assert set(signs) == {-1, 0, 1} or len(set(signs)) > 1  # the data exercises both directions
+
+
+# --- bad side inputs: one line, at the line, or a note ----------------------------------------------
+
+RECSYS = "examples/recsys"
+
+
+def write(tmp_path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def recsys_eval(*args):
+    from conftest import run_cli
+
+    return run_cli("eval", "--qrels", f"{RECSYS}/test.qrels", f"{RECSYS}/popular.run", f"{RECSYS}/random.run", *args)
+
+
+def test_a_catalogue_smaller_than_the_runs_items_is_an_error_at_the_run_line(tmp_path):
+    from contract import assert_one_line_error
+
+    catalogue = write(tmp_path, "items.csv", "item\n" + "\n".join(f"i{n}" for n in range(150)) + "\n")
+    output = tmp_path / "out.jsonl"
+    result = recsys_eval("-m", "gini@10", "--items", catalogue, "-o", output)
+    message = assert_one_line_error(result, 1, "is not in the catalogue")
+    assert message.startswith(f"{RECSYS}/random.run:") and "item 'i1" in message
+    assert not output.exists()
+
+
+def test_a_user_in_two_groups_is_an_error_at_its_line(tmp_path):
+    from contract import assert_one_line_error
+
+    groups = write(tmp_path, "users.tsv", "user\tgroup\nu0\tcold\nu1\tactive\nu0\tactive\n")
+    assert_one_line_error(recsys_eval("-m", "arp@10", "--train", f"{RECSYS}/train.tsv", "--user-groups", groups), 1,
+                          f"{groups}:4:")
+
+
+def test_items_without_features_and_a_training_file_of_other_items_are_noted(tmp_path):
+    features = write(tmp_path, "genres.tsv", "item\tgenre\ni1\tdrama\ni2\tcomedy\n")
+    result = recsys_eval("-m", "ild@10", "--item-features", features)
+    assert result.exit_code == 0, result.stderr
+    assert "recommended items" in result.stderr and "are not in" in result.stderr and "no features" in result.stderr
+    train = write(tmp_path, "train.tsv", "user\titem\nt1\tz1\nt2\tz2\n")
+    result = recsys_eval("-m", "arp@10", "--train", train)
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.count("holds none of its items") == 2  # each run
+
+
+def test_a_measure_without_its_side_input_is_a_usage_error():
+    from contract import assert_one_line_error
+
+    for measure, option in (("arp@10", "--train"), ("ild", "--item-features"), ("provider@10", "--item-groups"),
+                            ("gini@10", "--items")):
+        assert_one_line_error(recsys_eval("-m", measure), 2, f"give {option} FILE")
