@@ -274,3 +274,56 @@ def test_a_measure_without_its_side_input_is_a_usage_error():
     for measure, option in (("arp@10", "--train"), ("ild", "--item-features"), ("provider@10", "--item-groups"),
                             ("gini@10", "--items")):
         assert_one_line_error(recsys_eval("-m", measure), 2, f"give {option} FILE")
+
+
+# --- every engine, the same bytes --------------------------------------------------------------------
+
+def write_recommender_files(tmp_path, users: int = 3000, seed: int = 5):
+    """A collection large enough for several chunks and partitions: ``users`` test users, two runs of
+    10 items from 300 (tied scores), training data, the catalogue, genres, providers, user groups."""
+    rng = np.random.default_rng(seed)
+    names = [f"i{n}" for n in range(300)]
+    qrels = "".join(f"u{u} 0 {names[int(i)]} 1\n" for u in range(users) for i in rng.choice(300, 2, replace=False))
+    files = {"qrels.txt": qrels}
+    for run in ("a", "b"):
+        files[run] = "".join(f"u{u} Q0 {names[int(i)]} {r} {float(rng.integers(0, 6))} {run}\n" for u in range(users)
+                             for r, i in enumerate(rng.choice(300, 10, replace=False), start=1))
+    files["train.tsv"] = "user\titem\n" + "".join(f"t{n % 50}\t{names[min(int(rng.zipf(1.4)) - 1, 250)]}\n"
+                                                  for n in range(4000))
+    files["items.tsv"] = "item\n" + "\n".join(names) + "\n"
+    files["genres.tsv"] = "item\tgenre\n" + "".join(f"{name}\tg{(n * 7 + j) % 9}\n" for n, name in enumerate(names)
+                                                    for j in range(n % 3))
+    files["providers.tsv"] = "item\tprovider\n" + "".join(f"{name}\tp{n % 4}\n" for n, name in enumerate(names[:280]))
+    files["users.tsv"] = "user\tgroup\n" + "".join(f"u{u}\t{'cold' if u % 5 == 0 else 'active'}\n"
+                                                 for u in range(users))
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return {name: str(tmp_path / name) for name in files}
+
+
+def test_every_engine_writes_the_same_bytes_with_item_measures(tmp_path):
+    """memory, stream (chunks of 64 KiB, one and two reading processes) and dask (partitions on a local
+    cluster of two workers): the same per-query, summary and group lines, the whole-run measures'
+    exposure counts added over chunks and partitions."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("distributed")
+    paths = write_recommender_files(tmp_path)
+    measures = ["ndcg@10", "arp@10", "ild@10", "catcov", "ucov", "icov@10", "gini@10,discount=1", "entropy",
+                "expshare@10,discount=1", "disparity", "provider@10", "lexirecall"]
+    args = ["eval", "-q", "-R", paths["qrels.txt"], paths["a"], paths["b"], *sum((["-m", m] for m in measures), []),
+            "--train", paths["train.tsv"], "--items", paths["items.tsv"], "--item-features", paths["genres.tsv"],
+            "--item-groups", paths["providers.tsv"], "--user-groups", paths["users.tsv"]]
+    code = ("import sys\nimport prefeval.io.source\nprefeval.io.source.BLOCK_BYTES = 1 << 16\n"
+            "from prefeval.cli import main\nmain(sys.argv[1:], prog_name='prefeval')\n")
+    outputs = {}
+    for engine, jobs in (("memory", "1"), ("stream", "1"), ("stream", "2"), ("dask", "2")):
+        done = subprocess.run([sys.executable, "-c", code, *args, "--engine", engine, "--jobs", jobs],
+                              capture_output=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        outputs[engine, jobs] = done.stdout
+    first = outputs["memory", "1"]
+    assert first.count(b'"group":"cold"') > 0 and b'"gini@10,discount=1"' in first
+    for key, output in outputs.items():
+        assert output == first, key
