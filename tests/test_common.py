@@ -183,6 +183,8 @@ def item_cases(draw, measures: list[Measure], num_runs: int = 3) -> ItemCase:
         item_groups=_side([names[i] for i, g in enumerate(grouped) if g >= 0] or [names[0]],
                           [f"p{g}" for g in grouped if g >= 0] or ["p0"], "groups"))
     request = item_request(measures, context)
+    if request is None:  # ucov: it reads the lists' lengths alone
+        return ItemCase(table, context, None, [])
     runs, rows = [], []
     for run in range(num_runs):
         queries, items, ranks = [], [], []
