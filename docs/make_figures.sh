@@ -1,5 +1,6 @@
 #!/bin/sh
-# Render the README's example figures (docs/plot-*.png) from the 17 robust03 runs: one per plot kind.
+# Render the README's example figures (docs/plot-*.png) from the 17 robust03 runs: one per plot kind;
+# and the recommender walkthrough's (docs/plot-recommender.png) from the bundled examples/recsys.
 # Needs matplotlib (pip install '.[plot]' in this checkout) and the shared data ($PREFEVAL_SHARED_DATA,
 # else ../shared/data). Figures are written at prefeval's default 200 dpi.
 # The images are then reduced to a 128-colour palette with Pillow (installed with matplotlib), which
@@ -22,6 +23,11 @@ prefeval sampled -R "$data/qrels.txt" --num-items 50000 --sample-size 10 --sampl
 prefeval plot sampled "$work/robust03.sampled.jsonl" -m ap -o "$work/plot-sampled.png"
 prefeval null -R "$data/qrels.txt" -m ap,p@10 --seed 1 "$data"/runs/input.*.gz -o "$work/robust03.null.jsonl"
 prefeval plot null "$work/robust03.null.jsonl" -m p@10 -o "$work/plot-null.png"
+recsys=examples/recsys
+prefeval eval -q -R "$recsys/test.qrels" -m ndcg@10,lexiprecision,epc@10,ild@10,catcov@10,provider@10 \
+  --train "$recsys/train.tsv" --item-features "$recsys/genres.tsv" --item-groups "$recsys/providers.tsv" \
+  "$recsys/popular.run" "$recsys/cooc.run" "$recsys/random.run" -o "$work/recsys.prefs.jsonl"
+prefeval plot orderings "$work/recsys.prefs.jsonl" -o "$work/plot-recommender.png"
 
 python - "$work" docs <<'PYTHON'
 import sys
@@ -30,7 +36,8 @@ from pathlib import Path
 from PIL import Image
 
 source, target = map(Path, sys.argv[1:])
-for name in ("plot-preferences.png", "plot-orderings.png", "plot-ranks.png", "plot-sampled.png", "plot-null.png"):
+for name in ("plot-preferences.png", "plot-orderings.png", "plot-ranks.png", "plot-sampled.png", "plot-null.png",
+             "plot-recommender.png"):
     image = Image.open(source / name).convert("RGB").quantize(128, method=Image.Quantize.MEDIANCUT)
     image.save(target / name, optimize=True)
     print(target / name, (target / name).stat().st_size, "bytes")

@@ -7,6 +7,14 @@ interactions are the test set (test.qrels, TREC qrels: user 0 item 1), the rest 
 trained on: popular (the most popular items), cooc (items co-occurring with the user's items in
 training) and random. users.tsv puts each user in a group: cold (at most 3 training interactions)
 or active.
+
+The items' side tables come from a generator of their own (seeded by SEED and 1), so that they leave
+the files above as they were: items.tsv, the catalogue (all 200 items, whether or not anyone trained
+on them); genres.tsv, each item's one to three genres (item_id, genre), drawn near the genre of its
+popularity band (the ten most popular items lean to drama, the next ten to comedy, ..., the items
+beyond the hundredth to documentary), so that a list of popular items spans few genres; and
+providers.tsv, each item's provider (item_id, provider): major, studio or indie, major the more likely
+the more popular the item, indie the less.
 """
 
 from pathlib import Path
@@ -14,6 +22,11 @@ from pathlib import Path
 import numpy as np
 
 SEED, USERS, ITEMS, K = 28, 120, 200, 10
+GENRES = ("drama", "comedy", "action", "thriller", "romance", "horror", "scifi", "animation", "musical",
+          "documentary")
+BAND = 10
+"""Items per popularity band: band b (items b*BAND to (b+1)*BAND - 1) leans to genre b."""
+PROVIDERS = ("major", "studio", "indie")
 HERE = Path(__file__).parent
 
 
@@ -47,6 +60,26 @@ def main() -> None:
         f"u{user}\ti{item}\n" for user in range(USERS) for item in train[user]))
     (HERE / "users.tsv").write_text("user_id\tgroup\n" + "".join(
         f"u{user}\t{'cold' if len(train[user]) <= 3 else 'active'}\n" for user in range(USERS)))
+    write_items()
+
+
+def write_items() -> None:
+    """items.tsv, genres.tsv and providers.tsv; item i's popularity falls with i (the weights above),
+    so head = 1 - i / ITEMS is 1 for the most popular item and near 0 in the tail. A genre g's weight
+    is exp(-|g - band| / 1.5)."""
+    rng = np.random.default_rng((SEED, 1))
+    head = 1 - np.arange(ITEMS) / ITEMS
+    genres, providers = [], []
+    for item in range(ITEMS):
+        lean = np.exp(-np.abs(np.arange(len(GENRES)) - min(item // BAND, len(GENRES) - 1)) / 1.5)
+        chosen = rng.choice(len(GENRES), size=int(rng.integers(1, 4)), replace=False, p=lean / lean.sum())
+        genres += [f"i{item}\t{GENRES[genre]}\n" for genre in sorted(chosen)]
+        major = head[item] ** 4
+        provider = rng.choice(len(PROVIDERS), p=[major, (1 - major) / 2, (1 - major) / 2])
+        providers.append(f"i{item}\t{PROVIDERS[provider]}\n")
+    (HERE / "items.tsv").write_text("item_id\n" + "".join(f"i{item}\n" for item in range(ITEMS)))
+    (HERE / "genres.tsv").write_text("item_id\tgenre\n" + "".join(genres))
+    (HERE / "providers.tsv").write_text("item_id\tprovider\n" + "".join(providers))
 
 
 if __name__ == "__main__":
