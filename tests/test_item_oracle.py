@@ -327,3 +327,18 @@ def test_every_engine_writes_the_same_bytes_with_item_measures(tmp_path):
     assert first.count(b'"group":"cold"') > 0 and b'"gini@10,discount=1"' in first
     for key, output in outputs.items():
         assert output == first, key
+
+
+def test_the_table_formats_show_the_measures_of_the_whole_run():
+    """--format table and markdown: a column per measure of the whole run after the metrics, the best
+    marked as for any column (the smallest Gini index), and a note that they are not means."""
+    from conftest import run_cli
+
+    result = run_cli("eval", "-R", f"{RECSYS}/test.qrels", "-m", "ndcg@10", "-m", "gini@10", "-m", "expshare",
+                     "--items", f"{RECSYS}/items.tsv", "--item-groups", f"{RECSYS}/providers.tsv",
+                     "--format", "markdown", f"{RECSYS}/popular.run", f"{RECSYS}/random.run")
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "| run | ndcg@10 | gini@10 | expshare:indie | expshare:major | expshare:studio |"
+    assert lines[3].startswith("| random.run | 0.0244 | **0.2257** |")
+    assert "gini@10, expshare:indie, expshare:major, expshare:studio: of the whole run" in result.stdout

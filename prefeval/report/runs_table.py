@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from prefeval.analyses.groups import better
 from prefeval.analyses.significance import (
     CORRECTION_NAMES,
     DEFAULT_ALPHA,
@@ -53,6 +54,7 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
     several = evaluation.subsampling.samples > 1
     rows: list[list[Cell | str]] = []
     collected: dict[str, list[np.ndarray]] = {}
+    whole_run: list[str] = []  # the measures of the whole run (gini@10, expshare@10:GROUP), after the metrics
     for result in evaluation.results():
         if isinstance(result, Block):
             if against is not None:
@@ -61,6 +63,8 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
             continue
         columns = [result.metrics[name] if statistic == MEAN else result.statistics[statistic_key(name, statistic)]
                    for name, statistic in metric_columns]
+        whole_run = [key for key in result.metrics if key not in metrics]
+        columns += [result.metrics[key] for key in whole_run]
         columns += [_preference_column(result, name, runs, pairs, against) for name in preferences]
         bounds = _tie_bounds(result, metrics, preferences, runs, pairs, against)
         columns += list(bounds.values())
@@ -69,10 +73,12 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
         if against is not None:  # the test compares means: the other statistics are not marked
             markers = [_markers(against, np.concatenate(collected[name], axis=1), len(runs))
                        if statistic == MEAN else unmarked for name, statistic in metric_columns]
+            markers += [unmarked] * len(whole_run)
             markers += [_markers(against, np.concatenate(collected[name], axis=1), len(runs)) for name in preferences]
             markers += [unmarked] * len(bounds)
         collected.clear()
         lower_is_better = [not STATISTICS[statistic].higher_is_better for _, statistic in metric_columns]
+        lower_is_better += [better(key) < 0 for key in whole_run]
         lower_is_better += [False] * (len(preferences) + len(bounds))
         best = [np.nan if np.isnan(column).all() else np.nanmin(column) if lower else np.nanmax(column)
                 for column, lower in zip(columns, lower_is_better)]
@@ -82,11 +88,13 @@ def evaluation_table(evaluation: Evaluation, baseline: str | None = None) -> Tab
                      for column, marker, top in zip(columns, markers, best)]
             rows.append(labels + cells)
     header = (["sample", "run"] if several else ["run"]) + [statistic_key(*column) for column in metric_columns]
-    header += preferences
+    header += whole_run + preferences
     if evaluation.ties == RANGE:
         header += [key for name in metrics + preferences for key in bound_keys(name)]
     notes = _notes(metrics, preferences, baseline, len(runs), evaluation.metric_measures) + TIE_NOTES.get(
         evaluation.ties, [])
+    if whole_run:
+        notes.append(f"{', '.join(whole_run)}: of the whole run (every user's list), not means over queries.")
     if metrics and statistics != (MEAN,):
         notes[0] = "Metrics: " + "; ".join(f"{statistic_key('METRIC', s)}: {STATISTICS[s].description}"
                                            for s in statistics) + "."
