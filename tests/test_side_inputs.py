@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from prefeval.errors import InputError
-from prefeval.io.side import ITEM_FEATURES, ITEM_GROUPS, ITEMS, TRAIN, USER_GROUPS, check_fit, read_side
+from prefeval.io.side import ITEM_FEATURES, ITEM_GROUPS, ITEMS, TRAIN, USER_GROUPS, read_side
 
 
 def write(tmp_path, name, text):
@@ -76,20 +76,3 @@ def test_missing_value_and_empty_table(tmp_path):
         read_side(path, USER_GROUPS)
     with pytest.raises(InputError, match="no rows"):
         read_side(write(tmp_path, "e.csv", "user,group\n"), USER_GROUPS)
-
-
-def test_fit_errors_and_notes(tmp_path):
-    users, items = {"u1", "u2"}, {"i1", "i2", "i3"}
-    train = read_side(write(tmp_path, "t", "u1 x1\nu2 x2\n"), TRAIN)
-    with pytest.raises(InputError, match="names no item of the runs"):
-        check_fit(TRAIN, train, users, items)
-    features = read_side(write(tmp_path, "f", "i1 a\ni2 b\n"), ITEM_FEATURES)
-    assert check_fit(ITEM_FEATURES, features, users, items).notes == [
-        f"{features.source}: 1 recommended items have no features (e.g. 'i3'); they are unlike every item in "
-        f"intra-list diversity and cover no category"]
-    catalogue = read_side(write(tmp_path, "c", "i1\ni2\n"), ITEMS)
-    with pytest.raises(InputError, match=r"the catalogue \(2 items\) lacks 1 recommended items \(e.g. 'i3'\); "
-                                         r"it must hold every item of the runs"):
-        check_fit(ITEMS, catalogue, users, items)
-    groups = read_side(write(tmp_path, "g", "u1 a\n"), USER_GROUPS)
-    assert len(check_fit(USER_GROUPS, groups, users, items).notes) == 1

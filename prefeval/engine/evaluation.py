@@ -687,23 +687,28 @@ def _item_request(measures: Sequence[Measure], train, items, item_features, item
                   head_share: float) -> ItemRequest | None:
     """What the item measures among ``measures`` read (:func:`~prefeval.measures.items.item_request`),
     from the side inputs given (paths or DataFrames; None: not given); None when none reads the items.
-    Side inputs that no measure reads are noted and not read."""
+    Side inputs that no measure reads are noted, and not read."""
     from prefeval.measures.items import RunMeasure, check_item_inputs, item_request
 
     given = {"train": train, "items": items, "item-features": item_features, "item-groups": item_groups}
     given = {kind: value for kind, value in given.items() if value is not None}
+    whole_run = any(isinstance(m, RunMeasure) for m in measures)
+    read = {m.reads_items for m in measures} | ({"train", "items"} if whole_run else set())
+    unread = [kind for kind in given if kind not in read]
+    if unread:
+        note(f"{', '.join('--' + kind for kind in unread)}: no measure asked for reads "
+             f"{'it' if len(unread) == 1 else 'them'} (arp, ild, gini, provider, ...: prefeval measures)")
     if not any(m.reads_items for m in measures):
-        if given:
-            note(f"{', '.join('--' + kind for kind in given)}: no measure asked for reads the items (arp, ild, "
-                 "gini, provider, ...: prefeval measures)")
         return None
+    given = {kind: value for kind, value in given.items() if kind in read}
+    items, train = given.get("items"), given.get("train")
     context = None
     if given:
         from prefeval.io.side import read_side
         from prefeval.ranking.items import ItemContext
 
         tables = {kind.replace("-", "_"): read_side(value, kind) for kind, value in given.items()}
-        strict = items is not None or (train is not None and any(isinstance(m, RunMeasure) for m in measures))
+        strict = items is not None or (train is not None and whole_run)
         context = ItemContext.of(**tables, head_share=head_share, strict=strict)
     check_item_inputs(measures, context)
     return item_request(measures, context)

@@ -18,8 +18,9 @@ ignored); a group or feature column by :data:`SIDE_ALIASES`, else the first colu
 
 What is wrong is one :class:`~prefeval.errors.InputError` naming the file and the line (the header
 is line 1): a user in two groups, an item in two item groups, a row without a value, a table without
-rows. How a side input fits the run (an item without features: a note; a catalogue that lacks run
-items, a training file naming no item of the run: errors) is judged by :func:`check_fit`.
+rows. How a side input fits the runs (a recommended item outside a strict catalogue: an error at the
+run's line; items missing from the side inputs, a training file that holds none of a run's items:
+notes) is judged as the runs are read (:mod:`prefeval.ranking.items`).
 """
 
 from __future__ import annotations
@@ -189,48 +190,8 @@ def _check_unique(table: SideTable, what: str) -> None:
         detail = f"{what} {table.keys[second]!r} is listed twice"
     else:
         detail = (f"{what} {table.keys[second]!r} is in two groups ({table.values[first]!r} and "
-                  f"{table.values[second]!r}); a {what} belongs to one group")
+                  f"{table.values[second]!r}); {'an' if what[0] in 'aeiou' else 'a'} {what} belongs to one group")
     line = int(table.lines[second]) or None
     if line is None:
         detail += f" (row {int(second)})"
     raise InputError(table.source, detail, line=line)
-
-
-class Fit(NamedTuple):
-    """What a side input says about a run's items or users: ``notes`` to print, one line each."""
-
-    notes: list[str]
-
-
-def check_fit(kind: str, table: SideTable, run_users: set[str], run_items: set[str]) -> Fit:
-    """How ``table`` fits the users and items of the runs: an :class:`InputError` where the
-    evaluation could not be made (a training file that names no item of the runs, a catalogue that
-    lacks an item of the runs), else notes of what it leaves out (items without features, which are
-    unlike every item and cover no category; users without a group, which form none)."""
-    notes: list[str] = []
-    if kind == TRAIN:
-        if not run_items & set(table.values.tolist()):
-            raise InputError(table.source, "names no item of the runs: popularity and novelty would be "
-                                           "0 for every recommended item (are its columns user, item?)")
-    elif kind == ITEMS:
-        missing = run_items - table.key_set()
-        if missing:
-            raise InputError(table.source, f"the catalogue ({len(table.key_set())} items) lacks {len(missing)} "
-                             f"recommended items (e.g. {min(missing)!r}); it must hold every item of the runs")
-    elif kind == ITEM_FEATURES:
-        missing = run_items - table.key_set()
-        if missing:
-            notes.append(f"{table.source}: {len(missing)} recommended items have no features (e.g. "
-                         f"{min(missing)!r}); they are unlike every item in intra-list diversity and cover "
-                         f"no category")
-    elif kind == USER_GROUPS:
-        missing = run_users - table.key_set()
-        if missing:
-            notes.append(f"{table.source}: {len(missing)} users of the runs are in no group (e.g. "
-                         f"{min(missing)!r}); they count in the whole but in no group")
-    elif kind == ITEM_GROUPS:
-        missing = run_items - table.key_set()
-        if missing:
-            notes.append(f"{table.source}: {len(missing)} recommended items are in no group (e.g. "
-                         f"{min(missing)!r}); their exposure counts in no group's share")
-    return Fit(notes)

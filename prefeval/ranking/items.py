@@ -318,8 +318,11 @@ def note_items(context: ItemContext, counts: ExposureCounts | None, run_ids) -> 
         return
     outside = int(np.sum(counts.outside))
     if outside:
-        note(f"{outside:,} recommended items (e.g. {counts.example!r}) are not in {context.source}: "
-             "nobody trained on them, they have no features and are in no item group")
+        missing = [what for what, given in (("nobody trained on them", context.popularity),
+                                            ("they have no features", context.features),
+                                            ("they are in no item group", context.groups)) if given is not None]
+        note(f"{outside:,} entries of the runs' lists (e.g. {counts.example!r}) are items not in {context.source}: "
+             f"{', '.join(missing)}")
     if context.popularity is not None:
         for run_id, trained in zip(run_ids, np.atleast_1d(counts.trained)):
             if not trained:
