@@ -261,7 +261,8 @@ def test_items_without_features_and_a_training_file_of_other_items_are_noted(tmp
     features = write(tmp_path, "genres.tsv", "item\tgenre\ni1\tdrama\ni2\tcomedy\n")
     result = recsys_eval("-m", "ild@10", "--item-features", features)
     assert result.exit_code == 0, result.stderr
-    assert "recommended items" in result.stderr and "are not in" in result.stderr and "no features" in result.stderr
+    assert "entries of the runs' lists" in result.stderr and "are items not in" in result.stderr
+    assert "they have no features" in result.stderr and "trained" not in result.stderr
     train = write(tmp_path, "train.tsv", "user\titem\nt1\tz1\nt2\tz2\n")
     result = recsys_eval("-m", "arp@10", "--train", train)
     assert result.exit_code == 0, result.stderr

@@ -693,7 +693,9 @@ def _item_request(measures: Sequence[Measure], train, items, item_features, item
     given = {"train": train, "items": items, "item-features": item_features, "item-groups": item_groups}
     given = {kind: value for kind, value in given.items() if value is not None}
     whole_run = any(isinstance(m, RunMeasure) for m in measures)
-    read = {m.reads_items for m in measures} | ({"train", "items"} if whole_run else set())
+    read = {m.reads_items for m in measures} | ({"train"} if whole_run else set())
+    if read - {None}:
+        read.add("items")  # the catalogue: what every item measure ranks and counts items among
     unread = [kind for kind in given if kind not in read]
     if unread:
         note(f"{', '.join('--' + kind for kind in unread)}: no measure asked for reads "
