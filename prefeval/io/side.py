@@ -190,7 +190,7 @@ def _check_unique(table: SideTable, what: str) -> None:
         detail = f"{what} {table.keys[second]!r} is listed twice"
     else:
         detail = (f"{what} {table.keys[second]!r} is in two groups ({table.values[first]!r} and "
-                  f"{table.values[second]!r}); {'an' if what[0] in 'aeiou' else 'a'} {what} belongs to one group")
+                  f"{table.values[second]!r}); {'an' if what == 'item' else 'a'} {what} belongs to one group")
     line = int(table.lines[second]) or None
     if line is None:
         detail += f" (row {int(second)})"
