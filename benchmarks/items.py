@@ -21,7 +21,8 @@ user's lines and the summary, written to /dev/null), and the same with every ite
 (:data:`ITEM_MEASURES`) and the side inputs they read, both with ``--engine ENGINE``. Prints each
 median wall time, the median over the turns of the ratio, and the load. Then, once each, the same two
 commands with ``--engine stream`` on ``--memory-users`` users and on USERS users, with the peak
-resident set of the process (``0`` skips them).
+resident set of the process and the peak proportional set of its process tree (its workers'
+included; :func:`run._run_once`); ``--memory-users 0`` skips them.
 """
 
 from __future__ import annotations
@@ -117,8 +118,9 @@ def main() -> None:
         return
     for users in (args.memory_users, args.users):
         for name, command in commands(users, "stream").items():
-            timing = _run_once(command, memory=False)
-            print(f"stream, {users:,} users, {name}: peak {timing.max_rss_mib:,.0f} MiB, {timing.wall:.2f} s")
+            timing = _run_once(command)
+            print(f"stream, {users:,} users, {name}: peak {timing.max_rss_mib:,.0f} MiB (the process), "
+                  f"{timing.tree_pss_mib:,.0f} MiB (PSS of its tree), {timing.wall:.2f} s")
     print(f"load: {_load()}")
 
 

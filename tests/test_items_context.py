@@ -16,10 +16,10 @@ from prefeval.analyses.beyond_accuracy import (
     item_features_matrix,
     per_user_popularity,
 )
-from prefeval.errors import InputError
+from prefeval.errors import InputError, UsageError
 from prefeval.io.fields import text_keys
 from prefeval.io.side import SideTable
-from prefeval.ranking.items import ItemContext
+from prefeval.ranking.items import LIST_VALUES, ItemContext, ItemRequest, run_items
 
 # 4 items, 3 features: item 0 {a, b}, item 1 {b}, item 2 {c}, item 3 none
 FEATURES = item_features_matrix(np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2]), 4, 3)
@@ -57,10 +57,11 @@ def brute_ild(user_items, sets, similarity):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_ild_and_coverage_brute_force(seed):
+@pytest.mark.parametrize("n_features", [6, 130])  # feature sets of one 64-bit word, and of three
+def test_ild_and_coverage_brute_force(seed, n_features):
     rng = np.random.default_rng(seed)
-    n_items, n_features, n_users = 30, 6, 40
-    pairs = rng.random((n_items, n_features)) < 0.3
+    n_items, n_users = 30, 40
+    pairs = rng.random((n_items, n_features)) < (0.3 if n_features < 64 else 0.05)
     sets = [set(np.flatnonzero(row).tolist()) for row in pairs]
     item_rows, feature_cols = np.nonzero(pairs)
     features = item_features_matrix(item_rows, feature_cols, n_items, n_features)
@@ -95,60 +96,75 @@ def generated(seed):
     lists = [rng.choice(50, size=0 if user % 7 == 0 else 10, replace=False) for user in range(num_users)]
     users = np.concatenate([np.full(len(items), user) for user, items in enumerate(lists)]).astype(np.int64)
     ranks = np.concatenate([np.arange(1, len(items) + 1) for items in lists])
-    run_items = names[np.concatenate(lists).astype(np.int64)]
-    return names, train, features, groups, users, run_items, ranks, num_users
+    recommended = names[np.concatenate(lists).astype(np.int64)]
+    return names, train, features, groups, users, recommended, ranks, num_users
 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_context_agrees_with_the_pure_functions(seed):
-    names, train, features, groups, users, run_items, ranks, num_users = generated(seed)
-    context = ItemContext.of(run_items, items=table(names, names, "items.csv"), train=train,
-                             item_features=features, item_groups=groups)
-    items = context.indexes(text_keys(run_items.tolist()), run_items)
-    assert (context.items[items] == run_items).all()  # the catalogue index names the item
+    names, train, features, groups, users, recommended, ranks, num_users = generated(seed)
+    context = ItemContext.of(items=table(names, names, "items.csv"), train=train, item_features=features,
+                             item_groups=groups)
+    items = context.indexes(text_keys(recommended.tolist()))
+    assert (context.items[items] == recommended).all()  # the catalogue index names the item
+    request = ItemRequest(context, lists=tuple((name, None) for name in LIST_VALUES), exposures=(None,),
+                          by_rank=(10,))
     blocks = np.array_split(np.arange(num_users), 3)  # in blocks of users, as the streamed engine reads
-    exposure, discounted = Exposure(len(names)), Exposure(len(names), discount=True)
-    values = {}
+    values, counts = {}, None
     for block in blocks:
         rows = np.isin(users, block)
-        local = context.reduce(users[rows] - block[0], items[rows], ranks[rows], len(block), exposure, discounted)
-        for name, part in local.items():
-            values.setdefault(name, []).append(part)
+        local = run_items(request, users[rows] - block[0], text_keys(recommended[rows].tolist()), ranks[rows],
+                          len(block))
+        for key, part in local.queries.values.items():
+            values.setdefault(key[0], []).append(part)
+        counts = local.counts if counts is None else counts + local.counts
     values = {name: np.concatenate(parts) for name, parts in values.items()}
     # the pure functions on the whole run, with codes made independently of the context
     catalogue = {name: position for position, name in enumerate(sorted(names))}
-    whole_items = np.array([catalogue[name] for name in run_items])
+    whole_items = np.array([catalogue[name] for name in recommended])
     _, train_users = np.unique(train.keys, return_inverse=True)
     popularity = Popularity.of(train_users, np.array([catalogue[name] for name in train.values]), len(names))
     expected = per_user_popularity(users, whole_items, popularity, num_users)
+    expected["poprank"] = expected.pop("mean_popularity_rank")
     feature_names = sorted(set(features.values))
     matrix = item_features_matrix(np.array([catalogue[name] for name in features.keys]),
                                   np.array([feature_names.index(name) for name in features.values]),
                                   len(names), len(feature_names))
     expected["ild_cosine"] = intra_list_diversity(users, whole_items, matrix, num_users, "cosine")
     expected["ild_jaccard"] = intra_list_diversity(users, whole_items, matrix, num_users, "jaccard")
-    expected["category_coverage"] = category_coverage(users, whole_items, matrix, num_users)
-    assert set(values) == set(expected)
+    expected["catcov"] = category_coverage(users, whole_items, matrix, num_users)
+    assert set(values) == set(expected) == set(LIST_VALUES)
     for name in expected:
         assert values[name] == pytest.approx(expected[name]), name
     assert values["arp"][0] == 0 and values["ild_cosine"][7] == 0  # cold-start users: empty lists
     whole = Exposure(len(names))
     whole.add(whole_items, ranks, users=num_users, users_with_list=num_users - 5)
-    assert exposure.counts == pytest.approx(whole.counts)
-    assert (exposure.users, exposure.users_with_list) == (30, 25)
-    assert exposure.gini() == pytest.approx(whole.gini())
-    assert discounted.counts.sum() == pytest.approx(np.sum(1 / np.log2(1 + ranks)))
-    assert context.groups.tolist() == [sorted(set(groups.values)).index(group) for _, group in
-                                       sorted(zip(groups.keys, groups.values))]
+    assert counts.exposures[None].tolist() == whole.counts.tolist() + [0]  # no item outside the catalogue
+    discounted = counts.by_rank[10] / np.log2(1 + np.arange(1, 11))
+    assert discounted.sum() == pytest.approx(np.sum(1 / np.log2(1 + ranks)))
+    assert int(counts.outside) == 0 and int(counts.trained) == np.count_nonzero(popularity.interactions[whole_items])
+    assert context.groups[:-1].tolist() == [sorted(set(groups.values)).index(group) for _, group in
+                                            sorted(zip(groups.keys, groups.values))]
+    assert context.groups[-1] == -1  # the extra slot: an item outside the catalogue is in no group
 
 
-def test_catalogue_defaults_and_missing_items():
-    run_items = np.array(["a", "b", "c"], dtype=object)
-    assert ItemContext.of(run_items).items.tolist() == ["a", "b", "c"]  # the runs' items
+def test_catalogue_defaults_and_items_outside_it():
+    with pytest.raises(UsageError, match="need --items, --train"):
+        ItemContext.of()
     train = table(["u1", "u2", "u2"], ["b", "d", "b"], "train.csv")
-    context = ItemContext.of(run_items, train=train)  # the items of the training data
-    assert context.items.tolist() == ["b", "d"]
-    assert context.popularity.interactions.tolist() == [2, 1]
-    with pytest.raises(InputError, match=r"lacks 2 recommended items \(e.g. 'a'\)") as error:
-        context.indexes(text_keys(run_items.tolist()), run_items)
-    assert error.value.source == "train.csv"
+    context = ItemContext.of(train=train)  # the items of the training data
+    assert context.items.tolist() == ["b", "d"] and not context.strict
+    assert context.popularity.interactions.tolist() == [2, 1, 0]  # and the extra slot: nobody trained on it
+    assert context.popularity.users.tolist() == [2, 1, 0] and context.popularity.training_users == 2
+    recommended = np.array(["a", "b", "c"], dtype=object)
+    keys = text_keys(recommended.tolist())
+    assert context.indexes(keys).tolist() == [2, 0, 2]  # outside: the extra slot, n
+    request = ItemRequest(context, exposures=(None,))
+    counts = run_items(request, np.array([0, 0, 1]), keys, np.array([1, 2, 1]), 2,
+                       item_text=lambda row: recommended[row]).counts
+    assert counts.exposures[None].tolist() == [1, 0, 2]
+    assert (int(counts.outside), int(counts.trained), counts.example) == (2, 1, "a")
+    strict = ItemRequest(context._replace(strict=True), exposures=(None,))
+    with pytest.raises(InputError, match="row 0"):
+        run_items(strict, np.array([0, 0, 1]), keys, np.array([1, 2, 1]), 2,
+                  outside_error=lambda row: InputError("run", f"row {row}"))
