@@ -57,10 +57,11 @@ def brute_ild(user_items, sets, similarity):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_ild_and_coverage_brute_force(seed):
+@pytest.mark.parametrize("n_features", [6, 130])  # feature sets of one 64-bit word, and of three
+def test_ild_and_coverage_brute_force(seed, n_features):
     rng = np.random.default_rng(seed)
-    n_items, n_features, n_users = 30, 6, 40
-    pairs = rng.random((n_items, n_features)) < 0.3
+    n_items, n_users = 30, 40
+    pairs = rng.random((n_items, n_features)) < (0.3 if n_features < 64 else 0.05)
     sets = [set(np.flatnonzero(row).tolist()) for row in pairs]
     item_rows, feature_cols = np.nonzero(pairs)
     features = item_features_matrix(item_rows, feature_cols, n_items, n_features)

@@ -115,18 +115,17 @@ class Popularity(NamedTuple):
         """From training interactions (user codes, item indexes into the catalogue; an item outside
         it is left out by the caller)."""
         interactions = np.bincount(train_items, minlength=catalogue_size).astype(np.float64)
-        pairs = np.unique(np.stack([train_users, train_items]), axis=1)
-        users = np.bincount(pairs[1], minlength=catalogue_size).astype(np.float64)
+        train_items = np.asarray(train_items, dtype=np.int64)
+        pairs = _distinct_integers(np.asarray(train_users, dtype=np.int64) * max(catalogue_size, 1) + train_items)
+        users = np.bincount(pairs % max(catalogue_size, 1), minlength=catalogue_size).astype(np.float64)
         order = np.argsort(-interactions, kind="stable")
         cumulative = np.cumsum(interactions[order])
         total = cumulative[-1] if len(cumulative) else 0.0
         head_count = int(np.searchsorted(cumulative, head_share * total, side="left")) + 1 if total else 0
         tail = np.ones(catalogue_size, dtype=bool)
         tail[order[:head_count]] = False
-        from scipy.stats import rankdata
-
-        rank = rankdata(-interactions, method="average")
-        return cls(interactions, users, len(np.unique(train_users)), tail, rank)
+        training_users = len(_distinct_integers(np.asarray(train_users, dtype=np.int64)))
+        return cls(interactions, users, training_users, tail, _average_ranks(-interactions))
 
     def with_unknown(self) -> Popularity:
         """With one more item, an item outside the catalogue: nobody trained on it (popularity 0, in
@@ -135,6 +134,25 @@ class Popularity(NamedTuple):
         rank = float(unpopular[0]) if len(unpopular) else float(len(self.rank) + 1)
         return self._replace(interactions=np.append(self.interactions, 0.0), users=np.append(self.users, 0.0),
                              tail=np.append(self.tail, True), rank=np.append(self.rank, rank))
+
+
+def _distinct_integers(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` of integers, by a sort (numpy 2's ``np.unique`` hashes, many times slower
+    on millions of widely spread integers)."""
+    ordered = np.sort(values)
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
+
+
+def _average_ranks(values: np.ndarray) -> np.ndarray:
+    """The rank of each value, 1 the smallest, tied values sharing the mean of their ranks
+    (``scipy.stats.rankdata(values, method="average")``: (first + last) / 2, exact)."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) if len(values) else order
+    ends = np.append(starts[1:], len(values))  # a tie's ranks are starts + 1 .. ends
+    ranks = np.empty(len(values))
+    ranks[order] = np.repeat(0.5 * (starts + 1 + ends), ends - starts)
+    return ranks
 
 
 def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popularity, num_users: int) -> dict:
@@ -195,13 +213,37 @@ def item_features_matrix(item_indexes: np.ndarray, feature_codes: np.ndarray, ca
     a pair listed twice counts once; an item without a row has no features."""
     from scipy.sparse import csr_matrix
 
-    pairs = np.unique(np.stack([item_indexes, feature_codes]), axis=1)
-    ones = np.ones(pairs.shape[1], dtype=np.float64)
-    return csr_matrix((ones, (pairs[0], pairs[1])), shape=(catalogue_size, num_features))
+    width = max(num_features, 1)
+    pairs = _distinct_integers(np.asarray(item_indexes, dtype=np.int64) * width + feature_codes)
+    ones = np.ones(len(pairs), dtype=np.float64)
+    return csr_matrix((ones, (pairs // width, pairs % width)), shape=(catalogue_size, num_features))
 
 
 SIMILARITIES = ("cosine", "jaccard")
 """The similarities of item feature sets that :func:`intra_list_diversity` takes."""
+
+
+def feature_bits(features) -> tuple[np.ndarray, np.ndarray]:
+    """The feature sets of the rows of the 0/1 matrix ``features`` as bit sets, (rows, ⌈m/64⌉) uint64
+    (feature f: bit f mod 64 of word f // 64), and their sizes |F_i| (float64), so that
+    |F_i ∩ F_j| is the count of the bits of the AND of two rows (:func:`_popcount`)."""
+    rows = features.tocoo()
+    present = rows.data != 0
+    row, column = rows.row[present].astype(np.int64), rows.col[present].astype(np.int64)
+    bits = np.zeros((features.shape[0], max(-(-features.shape[1] // 64), 1)), dtype=np.uint64)
+    np.bitwise_or.at(bits, (row, column >> 6), np.left_shift(np.uint64(1), (column & 63).astype(np.uint64)))
+    return bits, np.bincount(row, minlength=features.shape[0]).astype(np.float64)
+
+
+_BYTE_BITS = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
+
+
+def _popcount(bits: np.ndarray) -> np.ndarray:
+    """The number of bits set in each row of ``bits`` ((rows, words) uint64), as float64."""
+    count = getattr(np, "bitwise_count", None)  # numpy >= 2.0
+    if count is not None:
+        return count(bits).sum(axis=1, dtype=np.int64).astype(np.float64)
+    return _BYTE_BITS[bits.view(np.uint8)].sum(axis=1).astype(np.float64)
 
 
 def intra_list_diversity(users: np.ndarray, items: np.ndarray, features, num_users: int,
@@ -215,26 +257,64 @@ def intra_list_diversity(users: np.ndarray, items: np.ndarray, features, num_use
     Returns (num_users,)."""
     if similarity not in SIMILARITIES:
         raise ValueError(f"similarity must be one of {', '.join(SIMILARITIES)}, not {similarity!r}")
-    order = np.argsort(users, kind="stable")
-    users, items = users[order], items[order]
-    length = np.bincount(users, minlength=num_users)
-    start = np.concatenate(([0], np.cumsum(length)[:-1]))
-    sizes = np.asarray(features.sum(axis=1)).ravel()
-    distance_sums = np.zeros(num_users)
-    longest = int(length.max()) if len(length) else 0
+    lists = _FeatureLists.of(users, items, features, num_users)
+    length = lists.length
+    distance_sums = np.zeros(len(length))  # of the lists, longest first
+    longest = int(length[0]) if len(length) else 0
+    at = [lists.position(a) for a in range(longest)]  # the bits and size of each list's a-th item
     for a in range(longest):  # pairs (a, b) of positions in a list, each over every list that long
         for b in range(a + 1, longest):
-            holding = np.flatnonzero(length > b)
-            first, second = items[start[holding] + a], items[start[holding] + b]
-            shared = np.asarray(features[first].multiply(features[second]).sum(axis=1)).ravel()
+            holding = int(np.count_nonzero(length > b))  # the first lists: those longer than b
+            (bits_a, size_a), (bits_b, size_b) = at[a], at[b]
+            first, second = size_a[:holding], size_b[:holding]
+            shared = _popcount(bits_a[:holding] & bits_b[:holding])
             if similarity == "cosine":
-                denominator = np.sqrt(sizes[first] * sizes[second])
+                denominator = np.sqrt(first * second)
             else:
-                denominator = sizes[first] + sizes[second] - shared
+                denominator = first + second - shared
             sim = np.divide(shared, denominator, out=np.zeros(len(shared)), where=denominator > 0)
-            distance_sums[holding] += 1.0 - sim
+            distance_sums[:holding] += 1.0 - sim
     pairs = length * (length - 1) / 2.0
-    return np.divide(distance_sums, pairs, out=np.zeros(num_users), where=pairs > 0)
+    ild = np.zeros(num_users)
+    ild[lists.users] = np.divide(distance_sums, pairs, out=np.zeros(len(length)), where=pairs > 0)
+    return ild
+
+
+class _FeatureLists(NamedTuple):
+    """Users' lists laid out for position-by-position arithmetic on their items' feature sets: the
+    users with a list, longest list first (``users``, ``length``), ``codes`` (lists × longest, −1
+    past a list's end) indexing ``bits`` and ``sizes`` (:func:`feature_bits` of the lists' items)."""
+
+    users: np.ndarray
+    length: np.ndarray
+    codes: np.ndarray
+    bits: np.ndarray
+    sizes: np.ndarray
+
+    @classmethod
+    def of(cls, users: np.ndarray, items: np.ndarray, features, num_users: int) -> _FeatureLists:
+        order = np.argsort(users, kind="stable")
+        users, items = users[order], items[order]
+        length = np.bincount(users, minlength=num_users)
+        start = np.concatenate(([0], np.cumsum(length)[:-1]))
+        listed = np.zeros(int(items.max()) + 1 if len(items) else 0, dtype=bool)
+        listed[items] = True  # the items of the lists, and each row's code among them
+        codes = (np.cumsum(listed) - 1)[items]
+        bits, sizes = feature_bits(features[np.flatnonzero(listed)])
+        holders = np.argsort(-length, kind="stable")
+        holders = holders[:np.count_nonzero(length)]
+        longest = int(length[holders[0]]) if len(holders) else 0
+        layout = np.full((len(holders), longest), -1, dtype=np.int64)
+        position = np.arange(len(users)) - np.repeat(start, length)  # of each row in its list
+        rank_of_user = np.empty(num_users, dtype=np.int64)
+        rank_of_user[holders] = np.arange(len(holders))
+        layout[rank_of_user[users], position] = codes
+        return cls(holders, length[holders], layout, bits, sizes)
+
+    def position(self, a: int) -> tuple[np.ndarray, np.ndarray]:
+        """The bits and sizes of the a-th items of the lists that long (a prefix of the lists)."""
+        codes = self.codes[:np.count_nonzero(self.length > a), a]
+        return self.bits[codes], self.sizes[codes]
 
 
 def category_coverage(users: np.ndarray, items: np.ndarray, features, num_users: int) -> np.ndarray:
@@ -245,6 +325,11 @@ def category_coverage(users: np.ndarray, items: np.ndarray, features, num_users:
     num_features = features.shape[1]
     if num_features == 0 or len(items) == 0:
         return np.zeros(num_users)
-    rows = features[items].tocoo()
-    pairs = np.unique(np.stack([users[rows.row], rows.col]), axis=1)
-    return np.bincount(pairs[0], minlength=num_users) / num_features
+    lists = _FeatureLists.of(users, items, features, num_users)
+    covered = np.zeros_like(lists.bits, shape=(len(lists.users), lists.bits.shape[1]))
+    for a in range(lists.codes.shape[1]):  # the union of the lists' feature sets, position by position
+        bits, _ = lists.position(a)
+        covered[:len(bits)] |= bits
+    coverage = np.zeros(num_users)
+    coverage[lists.users] = _popcount(covered) / num_features
+    return coverage

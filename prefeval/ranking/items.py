@@ -73,9 +73,10 @@ class ItemContext(NamedTuple):
         Training rows and features of items outside the catalogue are left out."""
         given = [table for table in (train, item_features, item_groups) if table is not None]
         if items is not None:
-            names, source = np.unique(items.keys), items.source
+            names, source = _distinct(items.keys), items.source
         elif given:
-            names = np.unique(np.concatenate([table.values if table is train else table.keys for table in given]))
+            names = _distinct(np.concatenate([_distinct(table.values if table is train else table.keys)
+                                              for table in given]))
             source = " and ".join(table.source for table in given)
         else:
             raise UsageError("the item measures need --items, --train, --item-features or --item-groups")
@@ -83,20 +84,20 @@ class ItemContext(NamedTuple):
         n = len(names)
         popularity = features = groups = group_names = None
         if train is not None:
-            at = index.positions(text_keys(train.values.tolist()))
+            at = _catalogue_positions(index, train.values)
             kept = at >= 0
-            _, user_codes = np.unique(train.keys[kept], return_inverse=True)
+            user_codes = _codes(train.keys)[1][kept]
             popularity = Popularity.of(user_codes, at[kept], n, head_share=head_share).with_unknown()
         if item_features is not None:
-            at = index.positions(text_keys(item_features.keys.tolist()))
+            at = _catalogue_positions(index, item_features.keys)
             kept = at >= 0
-            _, feature_codes = np.unique(item_features.values, return_inverse=True)
+            _, feature_codes = _codes(item_features.values, sort=True)
             num_features = int(feature_codes.max()) + 1 if len(feature_codes) else 0
             features = item_features_matrix(at[kept], feature_codes[kept], n + 1, num_features)
         if item_groups is not None:
-            at = index.positions(text_keys(item_groups.keys.tolist()))
+            at = _catalogue_positions(index, item_groups.keys)
             kept = at >= 0
-            group_names, codes = np.unique(item_groups.values, return_inverse=True)
+            group_names, codes = _codes(item_groups.values, sort=True)
             groups = np.full(n + 1, -1, dtype=np.int64)
             groups[at[kept]] = codes[kept]
         return cls(names, index, source, popularity, features, groups, group_names,
@@ -106,6 +107,27 @@ class ItemContext(NamedTuple):
         """The catalogue index of each item key, :attr:`size` (the extra slot) for one outside it."""
         at = self.index.positions(item_keys)
         return np.where(at >= 0, at, self.size)
+
+
+def _codes(texts: np.ndarray, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct texts and each text's position among them (int64), found by hashing, not by
+    sorting every text (a training file holds millions): in the order they first occur, or with
+    ``sort`` sorted, as ``np.unique(texts, return_inverse=True)`` gives them."""
+    import pandas as pd
+
+    codes, distinct = pd.factorize(texts, sort=sort, use_na_sentinel=False)
+    return np.asarray(distinct, dtype=texts.dtype), codes.astype(np.int64, copy=False)
+
+
+def _distinct(texts: np.ndarray) -> np.ndarray:
+    """``np.unique(texts)``: the distinct texts, sorted."""
+    return _codes(texts, sort=True)[0]
+
+
+def _catalogue_positions(index: KeyIndex, texts: np.ndarray) -> np.ndarray:
+    """Each text's position in the catalogue ``index`` (−1: outside it), each distinct text looked up once."""
+    distinct, codes = _codes(texts)
+    return index.positions(text_keys(distinct.tolist()))[codes]
 
 
 LIST_VALUES = ("arp", "aplt", "epc", "efd", "poprank", "ild_cosine", "ild_jaccard", "catcov")
