@@ -63,6 +63,7 @@ from prefeval.io.trec import (
     run_id_from_path,
 )
 from prefeval.ranking.conventions import Conventions
+from prefeval.ranking.items import ItemRequest
 from prefeval.ranking.loading import (
     SHOWN,
     below_level,
@@ -74,7 +75,6 @@ from prefeval.ranking.loading import (
 )
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
-from prefeval.ranking.items import ItemRequest
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, query_id_hint, rank_relevant
 from prefeval.runtime.parallel import Served
 
@@ -500,7 +500,8 @@ class StreamedCollection:
 
     @classmethod
     def open(cls, qrels: str, runs, relevance: RelevanceOptions, conventions: Conventions, others: bool = False,
-             jobs: int = 1, progress=None, executor=None, items: ItemRequest | None = None) -> StreamedCollection | None:
+             jobs: int = 1, progress=None, executor=None,
+             items: ItemRequest | None = None) -> StreamedCollection | None:
         """Index the qrels (noting the queries dropped); None when they are not grouped by query. The
         files must be regular files (:func:`~prefeval.engine.streaming_obstacle`), and the conventions
         list the queries in the qrels' order."""

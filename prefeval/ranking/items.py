@@ -28,7 +28,6 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.analyses.beyond_accuracy import (
-    Exposure,
     Popularity,
     category_coverage,
     intra_list_diversity,
@@ -40,6 +39,7 @@ from prefeval.io.codes import KeyIndex
 from prefeval.io.fields import text_keys
 from prefeval.io.side import SideTable
 from prefeval.measures.provider import group_exposure
+
 
 class ItemContext(NamedTuple):
     """What the beyond-accuracy measures know of the items (see the module's docstring): the

@@ -37,9 +37,9 @@ from prefeval.io.source import STDIN, check_stdin_used_once
 from prefeval.io.subtopics import Subtopics
 from prefeval.io.trec import Qrels, RunColumns
 from prefeval.ranking.conventions import LISTED, REFERENCE_CONVENTIONS, SKIP, WORST, ZERO, Conventions
+from prefeval.ranking.items import ItemRequest
 from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
-from prefeval.ranking.items import ItemRequest
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
 from prefeval.runtime.notes import note
 from prefeval.runtime.parallel import fork_map, shares_out
