@@ -1,5 +1,5 @@
 """Intra-list diversity and category coverage (prefeval.analyses.beyond_accuracy) by hand and by brute
-force over pairs, and the item context (prefeval.ranking.items) against the pure functions on
+force over pairs, and the item context (prefeval.ranking.items: ItemContext, run_items) against the pure functions on
 generated data with popularity skew, ties and cold-start users."""
 
 import itertools
@@ -16,10 +16,10 @@ from prefeval.analyses.beyond_accuracy import (
     item_features_matrix,
     per_user_popularity,
 )
-from prefeval.errors import InputError
+from prefeval.errors import InputError, UsageError
 from prefeval.io.fields import text_keys
 from prefeval.io.side import SideTable
-from prefeval.ranking.items import ItemContext
+from prefeval.ranking.items import LIST_VALUES, ItemContext, ItemRequest, run_items
 
 # 4 items, 3 features: item 0 {a, b}, item 1 {b}, item 2 {c}, item 3 none
 FEATURES = item_features_matrix(np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2]), 4, 3)
@@ -101,54 +101,69 @@ def generated(seed):
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_context_agrees_with_the_pure_functions(seed):
-    names, train, features, groups, users, run_items, ranks, num_users = generated(seed)
-    context = ItemContext.of(run_items, items=table(names, names, "items.csv"), train=train,
-                             item_features=features, item_groups=groups)
-    items = context.indexes(text_keys(run_items.tolist()), run_items)
-    assert (context.items[items] == run_items).all()  # the catalogue index names the item
+    names, train, features, groups, users, run_items_, ranks, num_users = generated(seed)
+    context = ItemContext.of(items=table(names, names, "items.csv"), train=train, item_features=features,
+                             item_groups=groups)
+    keys = text_keys(run_items_.tolist())
+    items = context.indexes(keys)
+    assert (context.items[items] == run_items_).all()  # the catalogue index names the item
+    request = ItemRequest(context, tuple((name, None) for name in LIST_VALUES), exposures=(None, 5), by_rank=(5,),
+                          providers=(None,))
     blocks = np.array_split(np.arange(num_users), 3)  # in blocks of users, as the streamed engine reads
-    exposure, discounted = Exposure(len(names)), Exposure(len(names), discount=True)
-    values = {}
+    values, counts = {}, None
     for block in blocks:
         rows = np.isin(users, block)
-        local = context.reduce(users[rows] - block[0], items[rows], ranks[rows], len(block), exposure, discounted)
-        for name, part in local.items():
-            values.setdefault(name, []).append(part)
+        local = run_items(request, users[rows] - block[0], keys[rows], ranks[rows], len(block))
+        for key, part in local.queries.values.items():
+            values.setdefault(key[0], []).append(part)
+        counts = local.counts if counts is None else counts + local.counts
     values = {name: np.concatenate(parts) for name, parts in values.items()}
     # the pure functions on the whole run, with codes made independently of the context
     catalogue = {name: position for position, name in enumerate(sorted(names))}
-    whole_items = np.array([catalogue[name] for name in run_items])
+    whole_items = np.array([catalogue[name] for name in run_items_])
     _, train_users = np.unique(train.keys, return_inverse=True)
     popularity = Popularity.of(train_users, np.array([catalogue[name] for name in train.values]), len(names))
     expected = per_user_popularity(users, whole_items, popularity, num_users)
+    expected["poprank"] = expected.pop("mean_popularity_rank")
     feature_names = sorted(set(features.values))
     matrix = item_features_matrix(np.array([catalogue[name] for name in features.keys]),
                                   np.array([feature_names.index(name) for name in features.values]),
                                   len(names), len(feature_names))
     expected["ild_cosine"] = intra_list_diversity(users, whole_items, matrix, num_users, "cosine")
     expected["ild_jaccard"] = intra_list_diversity(users, whole_items, matrix, num_users, "jaccard")
-    expected["category_coverage"] = category_coverage(users, whole_items, matrix, num_users)
+    expected["catcov"] = category_coverage(users, whole_items, matrix, num_users)
     assert set(values) == set(expected)
     for name in expected:
         assert values[name] == pytest.approx(expected[name]), name
     assert values["arp"][0] == 0 and values["ild_cosine"][7] == 0  # cold-start users: empty lists
     whole = Exposure(len(names))
     whole.add(whole_items, ranks, users=num_users, users_with_list=num_users - 5)
-    assert exposure.counts == pytest.approx(whole.counts)
-    assert (exposure.users, exposure.users_with_list) == (30, 25)
-    assert exposure.gini() == pytest.approx(whole.gini())
-    assert discounted.counts.sum() == pytest.approx(np.sum(1 / np.log2(1 + ranks)))
-    assert context.groups.tolist() == [sorted(set(groups.values)).index(group) for _, group in
-                                       sorted(zip(groups.keys, groups.values))]
+    assert counts.exposures[None][:len(names)].tolist() == whole.counts.tolist()
+    assert counts.exposures[5].sum() == np.count_nonzero(ranks <= 5)
+    assert counts.by_rank[5].sum(axis=1).tolist() == counts.exposures[5].tolist()
+    assert context.groups[:len(names)].tolist() == [sorted(set(groups.values)).index(group) for _, group in
+                                                    sorted(zip(groups.keys, groups.values))]
 
 
-def test_catalogue_defaults_and_missing_items():
-    run_items = np.array(["a", "b", "c"], dtype=object)
-    assert ItemContext.of(run_items).items.tolist() == ["a", "b", "c"]  # the runs' items
+def test_catalogue_defaults_and_items_outside_it():
     train = table(["u1", "u2", "u2"], ["b", "d", "b"], "train.csv")
-    context = ItemContext.of(run_items, train=train)  # the items of the training data
-    assert context.items.tolist() == ["b", "d"]
-    assert context.popularity.interactions.tolist() == [2, 1]
-    with pytest.raises(InputError, match=r"lacks 2 recommended items \(e.g. 'a'\)") as error:
-        context.indexes(text_keys(run_items.tolist()), run_items)
-    assert error.value.source == "train.csv"
+    context = ItemContext.of(train=train)  # the items of the training data
+    assert context.items.tolist() == ["b", "d"] and not context.strict
+    assert context.popularity.interactions.tolist() == [2, 1, 0]  # and the extra slot of items outside it
+    assert context.indexes(text_keys(["a", "b", "c", "d"])).tolist() == [2, 0, 2, 1]
+    request = ItemRequest(context, (("arp", None),))
+    keys = text_keys(["a", "b", "c"])
+    counted = run_items(request, np.array([0, 0, 1]), keys, np.array([1, 2, 1]), 2,
+                        item_text=lambda row: ["a", "b", "c"][row])
+    assert counted.counts.outside == 2 and counted.counts.example == "a"
+    assert counted.queries.values[("arp", None)].tolist() == [1.0, 0.0]
+    strict = context._replace(strict=True)
+
+    def refused(row):
+        return InputError("run.txt", f"item {['a', 'b', 'c'][row]!r} is not in the catalogue", row + 1)
+
+    with pytest.raises(InputError, match="item 'a' is not in the catalogue"):
+        run_items(ItemRequest(strict, (("arp", None),)), np.array([0, 0, 1]), keys, np.array([1, 2, 1]), 2,
+                  outside_error=refused)
+    with pytest.raises(UsageError, match="need --items, --train"):
+        ItemContext.of()
