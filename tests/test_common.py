@@ -19,7 +19,7 @@ import re
 import judged as judged_strategies
 import numpy as np
 import pytest
-from conftest import table_from_positions
+from conftest import json_lines, run_cli, table_from_positions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +27,7 @@ from prefeval.errors import UsageError
 from prefeval.io.fields import TextColumn
 from prefeval.io.judgments import PREFERENCES
 from prefeval.measures import DEFAULT_EVAL_MEASURES, FAMILY_ORDER, METRIC, PREFERENCE_MEASURES, foreign, parse_measure
+from prefeval.measures import items as items_module
 from prefeval.measures.base import REGISTRY, AdditiveMetric, Measure, Metric, Param, families, register
 from prefeval.measures.foreign import trec_eval
 from prefeval.measures.judgments import JudgmentMetric
@@ -146,12 +147,16 @@ def assert_within_bounds(values: np.ndarray, measure: Measure) -> None:
 
 FIRST, SECOND = np.array([0, 0, 1]), np.array([1, 2, 2])
 """The pairs of runs of a collection's three runs."""
-METRIC_FAMILIES = [family for family in FAMILIES if family.kind == METRIC and not issubclass(family, JudgmentMetric)]
+ITEM_FAMILIES = [family for family in FAMILIES if family.__module__ == items_module.__name__]
+"""The measures of what the runs' items are (:mod:`prefeval.measures.items`), not of relevance:
+checked on a generated recommender dataset with its side inputs, below."""
+METRIC_FAMILIES = [family for family in FAMILIES if family.kind == METRIC and not issubclass(family, JudgmentMetric)
+                   and family not in ITEM_FAMILIES]
 """The metrics of grades (qrels): computed from position vectors."""
 JUDGMENT_FAMILIES = [family for family in FAMILIES if issubclass(family, JudgmentMetric)]
 """The metrics of other judgments (preferences, judgment groups): computed from runs ranked against
 them (:mod:`prefeval.measures.judgments`), and checked on random collections of their own below."""
-PREFERENCE_FAMILIES = [family for family in FAMILIES if family.kind != METRIC]
+PREFERENCE_FAMILIES = [family for family in FAMILIES if family.kind != METRIC and family not in ITEM_FAMILIES]
 
 
 @pytest.mark.parametrize("family", METRIC_FAMILIES, ids=family_id)
@@ -280,6 +285,56 @@ def test_judgment_metric_of_a_run_without_judged_documents_is_zero(family, data)
     empty = without_relevant(table, 0)
     for measure in instances(family):
         np.testing.assert_array_equal(measure.compute(judged_strategies.judged(empty))[0], 0.0, err_msg=measure.name)
+
+
+# --- measures of the items (recommender side inputs) ------------------------------------------------
+
+def item_instances(family: type[Measure]) -> list[Measure]:
+    """:func:`instances`, and with ``discount=1`` at a cut-off where the family takes it."""
+    found = instances(family)
+    if any(param.name == "discount" for param in family.parameters):
+        found.append(family("3", "discount=1"))
+    return found
+
+
+@pytest.mark.parametrize("family", ITEM_FAMILIES, ids=family_id)
+def test_item_measures_are_finite_bounded_and_deterministic(family, tmp_path):
+    """On a generated recommender dataset (tests/test_item_measures.py: Zipf popularity, ties, cold-start
+    users, users without a list): every instance's values, per user where it has them and on the
+    summary lines, finite and within bounds, the same bytes twice; a preference antisymmetric (the runs
+    swapped) and 0 for a run against a copy of itself."""
+    from test_item_measures import Dataset
+
+    data = Dataset(tmp_path, 11)
+    measures = item_instances(family)
+    requested = [a for m in measures for a in ("-m", m.name)]
+    (tmp_path / "a_copy.run").write_bytes((tmp_path / "a.run").read_bytes())
+
+    def evaluate(*runs):
+        result = run_cli("eval", "-q", "-R", tmp_path / "test.qrels", *requested, *data.options(),
+                         *[tmp_path / run for run in runs])
+        assert result.exit_code == 0, result.stderr
+        return result.stdout
+
+    output = evaluate("a.run", "b.run")
+    assert evaluate("a.run", "b.run") == output
+    lines = json_lines(output)
+    for measure in measures:
+        keys = [key for line in lines for key in line if key == measure.name or key.startswith(measure.name + ":")]
+        assert keys, measure.name
+        of_lines = [line for line in lines if ("run" in line) == (family.kind == METRIC)]
+        values = np.array([line[key] for line in of_lines for key in set(keys) if key in line], dtype=np.float64)
+        assert len(values), measure.name
+        assert_within_bounds(values, measure)
+        if isinstance(measure, items_module.RunMeasure):
+            assert all(line["qid"] == "all" for line in lines if measure.name in line), measure.name
+    if family.kind != METRIC:
+        forward = {line["qid"]: line for line in lines if "runi" in line}
+        backward = {line["qid"]: line for line in json_lines(evaluate("b.run", "a.run")) if "runi" in line}
+        itself = [line for line in json_lines(evaluate("a.run", "a_copy.run")) if "runi" in line]
+        for measure in measures:
+            assert all(forward[q][measure.name] == -backward[q][measure.name] for q in forward), measure.name
+            assert {line[measure.name] for line in itself} == {0}, measure.name
 
 
 # --- names, citations, order ------------------------------------------------------------------------
