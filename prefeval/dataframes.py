@@ -54,7 +54,11 @@ def evaluate(qrels, runs, measures: str | Sequence[str] | None = (), *, per_quer
              **options) -> pd.DataFrame:
     """Metric values: columns ``sample, run, qid`` and one per metric, a row per run and query.
 
-    With ``per_query=False``, a row per sample and run holds the means over queries (qid ``all``).
+    With ``per_query=False``, a row per sample and run holds the means over queries (qid ``all``) and
+    the values of the measures of the whole run (``gini@10``, ``expshare@10:GROUP``, ...:
+    :mod:`prefeval.measures.items`), which have no per-query value and no column per query.
+    ``train``, ``items``, ``item_features``, ``item_groups``: the side inputs of the item measures
+    (paths or DataFrames), as ``eval --train`` and the others.
     """
     evaluation = _evaluation(qrels, runs, measures, options)
     labels = {"run": np.array(evaluation.run_ids, dtype=object)}
@@ -131,6 +135,8 @@ def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], nam
         columns.update({key: extra.reshape(-1) for key, extra in extras.items()})
         if kind == "metrics" and isinstance(result, Summary):  # the other statistics of --summary
             columns.update({key: values.reshape(-1) for key, values in result.statistics.items()})
+            # the measures of the whole run (gini@10, expshare@10:GROUP, ...: prefeval.measures.items)
+            columns.update({key: values[key].reshape(-1) for key in _run_measure_keys(evaluation, values)})
         frame = pd.DataFrame({"sample": result.sample, **columns})
         reported = getattr(result, "metric_reported" if kind == "metrics" else "pair_reported", None)
         if isinstance(result, Block) and reported is not None:  # the queries a run lacks, under skip
@@ -138,6 +144,13 @@ def _frame(evaluation: Evaluation, kind: str, labels: dict[str, np.ndarray], nam
         parts.append(frame)
     empty = pd.DataFrame(columns=["sample", *labels, "qid", *names])
     return pd.concat(parts, ignore_index=True) if parts else empty
+
+
+def _run_measure_keys(evaluation: Evaluation, values: dict) -> list[str]:
+    """The keys of the measures of the whole run among a summary's ``values``: a measure's name, or
+    its name and a group (``expshare@10:GROUP``)."""
+    names = [measure.name for measure in getattr(evaluation, "run_measures", ())]
+    return [key for key in values if any(key == name or key.startswith(name + ":") for name in names)]
 
 
 def _texts(values: np.ndarray) -> pd.Series:

@@ -465,3 +465,40 @@ def test_an_item_in_two_groups_is_an_error_at_its_line(tmp_path):
     (tmp_path / "groups.tsv").write_text("item\tprovider\na\tP\nb\tP\na\tQ\n")
     result = run_cli("eval", *options, "-m", "provider", tmp_path / "r", tmp_path / "s")
     assert_one_line_error(result, 1, f"{tmp_path / 'groups.tsv'}:4")
+
+
+# --- the Python API -----------------------------------------------------------------------------------
+
+def test_the_python_api_takes_dataframes_and_gives_the_values_of_eval(tmp_path):
+    """prefeval.evaluate and prefeval.compare with the side inputs as DataFrames: the per-user values and,
+    with per_query=False, the summary rows (with the measures of the whole run) of ``eval``."""
+    import pandas as pd
+
+    import prefeval
+
+    data = Dataset(tmp_path, 6)
+    frames = {"train": pd.DataFrame(data.train, columns=["user_id", "item_id"]),
+              "items": pd.DataFrame({"item_id": data.items}),
+              "item_features": pd.DataFrame([(i, c) for i in data.items for c in sorted(data.features[i])],
+                                            columns=["item_id", "genre"]),
+              "item_groups": pd.DataFrame(list(data.groups.items()), columns=["item_id", "provider"])}
+    runs = {"a.run": str(tmp_path / "a.run"), "b.run": str(tmp_path / "b.run")}
+    qrels = str(tmp_path / "test.qrels")
+    measures = ["arp@5", "ild", "gini@5", "gini@5,discount=1", "expshare@5"]
+    lines = evaluate(data, [*measures, "provider@5"])
+    per_user = prefeval.evaluate(qrels, runs, measures, **frames)
+    assert "gini@5" not in per_user.columns  # no per-user value
+    expected = {(line["run"], line["qid"]): line for line in lines if "run" in line}
+    assert len(per_user) == 2 * len(data.users)
+    for row in per_user.to_dict("records"):
+        line = expected[(row["run"], row["qid"])]
+        assert (row["arp@5"], row["ild"]) == (line["arp@5"], line["ild"])
+    summary = prefeval.evaluate(qrels, runs, measures, per_query=False, **frames)
+    groups = sorted(set(data.groups.values()))
+    keys = ["arp@5", "ild", "gini@5", "gini@5,discount=1", *[f"expshare@5:{g}" for g in groups]]
+    assert set(keys) <= set(summary.columns)
+    for row in summary.to_dict("records"):
+        assert {key: row[key] for key in keys} == {key: expected[(row["run"], "all")][key] for key in keys}
+    pairs = prefeval.compare(qrels, runs, ["provider@5"], **frames)
+    by_user = {line["qid"]: line["provider@5"] for line in lines if "runi" in line}
+    assert dict(zip(pairs["qid"], pairs["provider@5"])) == {q: v for q, v in by_user.items() if q != "all"}
