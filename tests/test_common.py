@@ -428,6 +428,7 @@ def test_family_order_is_the_preferences_then_the_default_metrics_then_the_other
     default_families = tuple(dict.fromkeys(parse_measure(name).family for name in DEFAULT_EVAL_MEASURES))
     assert FAMILY_ORDER[: len(PREFERENCE_MEASURES)] == PREFERENCE_MEASURES
     assert FAMILY_ORDER[: len(default_families)] == default_families
-    # the other preferences are those over intents, listed last with the measures that read subtopics
-    assert all(REGISTRY[name].kind == METRIC or REGISTRY[name].reads_intents
+    # the other preferences are those over intents, listed with the measures that read subtopics, and
+    # the worst-off provider first, listed last with the measures that read the items
+    assert all(REGISTRY[name].kind == METRIC or REGISTRY[name].reads_intents or REGISTRY[name].reads_items
                for name in FAMILY_ORDER[len(PREFERENCE_MEASURES):])

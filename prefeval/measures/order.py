@@ -4,7 +4,8 @@ an error), written out rather than left to the order in which modules happen to 
 It is the order of MEASURES.md: the six preferences in the order of the default measure list, then
 the families of the metrics of that list, then the other metrics (the wider literature), then those
 that make prefeval a drop-in for trec_eval and ir_measures, then those that read the judgments per
-subtopic (the intent-aware metrics of ndeval, and the preferences over intents). It holds
+subtopic (the intent-aware metrics of ndeval, and the preferences over intents), then those that read
+the items of recommendation lists (:mod:`prefeval.measures.items`). It holds
 family names only, so that :mod:`prefeval.measures.base` can read it without importing a measure.
 Every registered family must be named here exactly once (``tests/test_common.py`` checks it); one
 that is not is listed last.
@@ -35,6 +36,10 @@ FAMILY_ORDER: tuple[str, ...] = (
     "err_ia", "nerr_ia", "alpha_dcg", "alpha_ndcg", "nrbp", "nnrbp", "ap_ia", "p_ia", "strec",
     # the preferences over intents: the six per subtopic, then the worst-off intent
     "rpp_ia", "invrpp_ia", "dcgrpp_ia", "lexirecall_ia", "lexiprecision_ia", "rrlexiprecision_ia", "worst_intent",
+    # the measures of the items of recommendation lists (side inputs, prefeval.measures.items):
+    # popularity and novelty, diversity, coverage, exposure, then the worst-off provider first
+    "arp", "aplt", "epc", "efd", "poprank", "ild", "ild_jaccard", "catcov", "ucov",
+    "icov", "gini", "entropy", "expshare", "disparity", "provider",
 )
 
 OWN_FAMILIES: tuple[str, ...] = FAMILY_ORDER[:FAMILY_ORDER.index("num_q")]
