@@ -238,12 +238,25 @@ def dask_cluster(workers: int):
 
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(workers, timeout=120)
+            client.run(_warm_worker)  # a long-lived cluster's workers have imported what a task needs
         yield address, [process.pid for process in processes]
     finally:
         for process in reversed(processes):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=60)
+
+
+def _warm_worker() -> None:
+    """What a worker of a long-lived cluster has imported after its first evaluation (prefeval's
+    partitioned reader, pandas, pyarrow where installed): a cluster started for one timed run would
+    otherwise time those imports too."""
+    import importlib
+
+    for name in ("prefeval.engine.partitioned", "prefeval.engine.dask", "prefeval.report.eval_lines",
+                 "prefeval.io.columnar", "pandas", "pyarrow.parquet"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
 
 
 def run_engines(scenario: Scenario, repeat: int) -> list[dict]:
@@ -376,7 +389,7 @@ def median_walls(commands: dict[str, list[str] | tuple[list[str], dict | None]],
 
 class ClusterCommand(NamedTuple):
     """A command run through a Dask cluster of ``workers`` single-threaded workers (:func:`dask_cluster`),
-    started before the run, untimed (a cluster is long-lived), and stopped after it, so that no other
+    started and warmed before the run, untimed (a cluster is long-lived), and stopped after it, so that no other
     cluster's processes are up while it runs (an idle worker and its nanny take 6% of a core: on 2
     cores, a second cluster kept up for the turns slowed the first one's runs by a second)."""
 
