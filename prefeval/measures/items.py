@@ -19,7 +19,8 @@ Three kinds:
   groups. They are functions of the exposure of every catalogue item (``--items``, or the training
   data's items), summed over every user, so they have no per-user value: they appear on the summary
   lines only (not on per-query lines, pair lines, nor in ``aggregate`` and ``significance``, which
-  read per-query values), of the whole run only (not of a subsample, nor of a user group).
+  read per-query values), of the whole run and of each user group's lists (``--user-groups``),
+  not of a subsample.
 - **a preference**, ``provider``: the worst-off provider group first (:mod:`prefeval.measures.provider`).
 """
 
