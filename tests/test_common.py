@@ -141,8 +141,7 @@ CATALOGUE = 16
 
 
 def _side(keys, values, source: str) -> SideTable:
-    keys, values = np.asarray(keys, dtype=object), np.asarray(values, dtype=object)
-    return SideTable(keys, values, np.arange(len(keys)) + 2, source)
+    return SideTable.of_texts(keys, values, np.arange(len(keys)) + 2, source)
 
 
 class ItemCase(NamedTuple):

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 from prefeval.analyses.beyond_accuracy import (
+    FeatureSets,
     Popularity,
     category_coverage,
     intra_list_diversity,
-    item_features_matrix,
+    list_feature_values,
     per_user_popularity,
 )
 from prefeval.errors import InputError, UsageError
@@ -22,7 +23,7 @@ from prefeval.ranking.items import LIST_VALUES, ItemContext, ItemRequest
 from prefeval.ranking.items import run_items as run_items_of
 
 # 4 items, 3 features: item 0 {a, b}, item 1 {b}, item 2 {c}, item 3 none
-FEATURES = item_features_matrix(np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2]), 4, 3)
+FEATURES = FeatureSets.of(np.array([0, 0, 1, 2]), np.array([0, 1, 1, 2]), 4, 3)
 
 
 def test_ild_and_category_coverage_by_hand():
@@ -64,7 +65,7 @@ def test_ild_and_coverage_brute_force(seed, n_features):
     pairs = rng.random((n_items, n_features)) < (0.3 if n_features < 64 else 0.05)
     sets = [set(np.flatnonzero(row).tolist()) for row in pairs]
     item_rows, feature_cols = np.nonzero(pairs)
-    features = item_features_matrix(item_rows, feature_cols, n_items, n_features)
+    features = FeatureSets.of(item_rows, feature_cols, n_items, n_features)
     lists = [rng.choice(n_items, size=rng.integers(0, 8), replace=False) for _ in range(n_users)]
     users = np.concatenate([np.full(len(items), user) for user, items in enumerate(lists)]).astype(np.int64)
     items = np.concatenate(lists).astype(np.int64)
@@ -76,9 +77,37 @@ def test_ild_and_coverage_brute_force(seed, n_features):
     assert category_coverage(users, items, features, n_users) == pytest.approx(covered)
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_list_values_are_the_same_bits_however_the_lists_are_cut(seed):
+    """A list's ILD is added pair after pair and its coverage is its own: the same bits whether it is
+    computed with the other lists or alone, among lists longer or shorter, in slices or not (the
+    engines cut a run's users into chunks and partitions as they read)."""
+    import prefeval.analyses.beyond_accuracy as beyond_accuracy
+
+    rng = np.random.default_rng(seed)
+    n_items, n_features, n_users = 40, 9, 25
+    features = FeatureSets.of(rng.integers(0, n_items, 90), rng.integers(0, n_features, 90), n_items, n_features)
+    lists = [rng.choice(n_items, size=rng.integers(0, 14), replace=False) for _ in range(n_users)]
+    users = np.concatenate([np.full(len(items), user) for user, items in enumerate(lists)]).astype(np.int64)
+    items = np.concatenate(lists).astype(np.int64)
+    names = ["ild_cosine", "ild_jaccard", "catcov"]
+    whole = list_feature_values(users, items, features, n_users, names)
+    for user, items_of in enumerate(lists):
+        alone = list_feature_values(np.zeros(len(items_of), dtype=np.int64), items_of, features, 1, names)
+        for name in names:
+            assert alone[name][0].tobytes() == whole[name][user].tobytes(), (name, user)
+    saved = beyond_accuracy._SLICE_PAIRS
+    beyond_accuracy._SLICE_PAIRS = 50  # a slice of a list or two
+    try:
+        sliced = list_feature_values(users, items, features, n_users, names)
+    finally:
+        beyond_accuracy._SLICE_PAIRS = saved
+    for name in names:
+        assert sliced[name].tobytes() == whole[name].tobytes()
+
+
 def table(keys, values, source="side.csv"):
-    keys, values = np.asarray(keys, dtype=object), np.asarray(values, dtype=object)
-    return SideTable(keys, values, np.arange(len(keys)) + 2, source)
+    return SideTable.of_texts(keys, values, np.arange(len(keys)) + 2, source)
 
 
 def generated(seed):
@@ -124,14 +153,14 @@ def test_context_agrees_with_the_pure_functions(seed):
     values = {name: np.concatenate(parts) for name, parts in values.items()}
     catalogue = {name: position for position, name in enumerate(sorted(names))}
     whole_items = np.array([catalogue[name] for name in run_items])
-    _, train_users = np.unique(train.keys, return_inverse=True)
-    popularity = Popularity.of(train_users, np.array([catalogue[name] for name in train.values]), len(names))
+    _, train_users = np.unique(train.keys.tolist(), return_inverse=True)
+    popularity = Popularity.of(train_users, np.array([catalogue[name] for name in train.values.tolist()]), len(names))
     expected = per_user_popularity(users, whole_items, popularity, num_users)
     expected["poprank"] = expected.pop("mean_popularity_rank")
-    feature_names = sorted(set(features.values))
-    matrix = item_features_matrix(np.array([catalogue[name] for name in features.keys]),
-                                  np.array([feature_names.index(name) for name in features.values]),
-                                  len(names), len(feature_names))
+    feature_names = sorted(set(features.values.tolist()))
+    matrix = FeatureSets.of(np.array([catalogue[name] for name in features.keys.tolist()]),
+                            np.array([feature_names.index(name) for name in features.values.tolist()]),
+                            len(names), len(feature_names))
     expected["ild_cosine"] = intra_list_diversity(users, whole_items, matrix, num_users, "cosine")
     expected["ild_jaccard"] = intra_list_diversity(users, whole_items, matrix, num_users, "jaccard")
     expected["catcov"] = category_coverage(users, whole_items, matrix, num_users)
@@ -147,8 +176,9 @@ def test_context_agrees_with_the_pure_functions(seed):
     assert discounted.discounted(len(names)) == pytest.approx(expected_discounted, rel=1e-15)
     assert int(discounted.counts.sum()) == int(top.sum())
     assert int(counts.outside) == 0 and int(counts.trained) == int(np.sum(popularity.interactions[whole_items] > 0))
-    assert context.groups[:len(names)].tolist() == [sorted(set(groups.values)).index(group) for _, group in
-                                                    sorted(zip(groups.keys, groups.values))]
+    group_names = sorted(set(groups.values.tolist()))
+    assert context.groups[:len(names)].tolist() == [group_names.index(group) for _, group in
+                                                    sorted(zip(groups.keys.tolist(), groups.values.tolist()))]
 
 
 def test_catalogue_defaults_and_items_outside_it():

@@ -46,7 +46,7 @@ def test_recbole_atomic_files_types_after_the_colon(tmp_path):
 def test_dataframe_and_parquet(tmp_path):
     frame = pd.DataFrame({"itemID": ["i1", "i1", "i2"], "genre": ["a", "b", "a"]})
     table = read_side(frame, ITEM_FEATURES)
-    assert list(zip(table.keys, table.values)) == [("i1", "a"), ("i1", "b"), ("i2", "a")]
+    assert list(zip(table.keys.tolist(), table.values.tolist())) == [("i1", "a"), ("i1", "b"), ("i2", "a")]
     pytest.importorskip("pyarrow")
     frame.to_parquet(tmp_path / "f.parquet")
     again = read_side(str(tmp_path / "f.parquet"), ITEM_FEATURES)
@@ -76,3 +76,43 @@ def test_missing_value_and_empty_table(tmp_path):
         read_side(path, USER_GROUPS)
     with pytest.raises(InputError, match="no rows"):
         read_side(write(tmp_path, "e.csv", "user,group\n"), USER_GROUPS)
+
+
+@pytest.mark.parametrize("text", [
+    "user\titem\tscore\nu1\ti9\t4\nu2\ti8\t3\nu1\ti8\t5\n",     # a header, tabs
+    "u1\ti9\t4\nu2\ti8\t3\nu1\ti8\t5\n",                        # no header, tabs
+    "u1 i9\nu2 i8\nu1 i8",                                       # single spaces, no final line end
+    "item_id:token\tuser_id:token\ni9\tu1\ni8\tu2\ni8\tu1\n",    # RecBole's, columns swapped
+    "user\titem\nu1\ti9\nu2  \ti8\nu1\ti8\n",                   # spaces in a field: pandas reads it
+    "user\titem\r\nu1\ti9\r\nu2\ti8\r\nu1\ti8\r\n",              # CRLF: pandas reads it
+])
+def test_the_fast_reader_and_pandas_read_the_same_rows(tmp_path, text, monkeypatch):
+    """Rows of one tab (or one space) between fields are read with numpy (io.side._plain_rows); any
+    other text by pandas. Both give the same rows, texts and lines."""
+    import prefeval.io.side as side
+
+    path = write(tmp_path, "train.tsv", text)
+    fast = read_side(path, TRAIN)
+    monkeypatch.setattr(side, "_plain_rows", lambda *args, **kwargs: None)
+    slow = read_side(path, TRAIN)
+    assert fast.keys.tolist() == slow.keys.tolist() and fast.values.tolist() == slow.values.tolist()
+    assert fast.lines.tolist() == slow.lines.tolist()
+    assert fast.keys.keys.tolist() == slow.keys.keys.tolist()  # the keys docids are matched by
+    assert fast.keys.tolist() == ["u1", "u2", "u1"] and fast.values.tolist() == ["i9", "i8", "i8"]
+
+
+def test_a_header_of_tabs_over_rows_of_spaces_is_pandas_error(tmp_path):
+    path = write(tmp_path, "train.tsv", "user\titem\nu1 i9\nu2 i8\n")
+    with pytest.raises(InputError, match=r"train.tsv:2: column 'item' is missing a value"):
+        read_side(path, TRAIN)
+
+
+def test_the_fast_reader_reports_a_user_in_two_groups_at_its_line(tmp_path):
+    path = write(tmp_path, "g.tsv", "user\tgroup\nu1\tcold\nu2\tactive\nu1\tactive\n")
+    with pytest.raises(InputError) as caught:
+        read_side(path, USER_GROUPS)
+    assert str(caught.value) == (f"{path}:4: user 'u1' is in two groups ('cold' and 'active'); "
+                                 "a user belongs to one group")
+    assert read_side(write(tmp_path, "i.tsv", "item\ni1\ni2\n"), ITEMS).keys.tolist() == ["i1", "i2"]
+    with pytest.raises(InputError, match="has too few columns for item-groups"):
+        read_side(write(tmp_path, "one.tsv", "item\ni1\ni2\n"), ITEM_GROUPS)

@@ -207,129 +207,160 @@ def group_exposure(exposure: Exposure, item_groups: np.ndarray, num_groups: int)
     return shares, float(disparity(shares))
 
 
-def item_features_matrix(item_indexes: np.ndarray, feature_codes: np.ndarray, catalogue_size: int,
-                         num_features: int):
-    """The catalogue's items × features 0/1 matrix (scipy CSR) from (item index, feature code) pairs;
-    a pair listed twice counts once; an item without a row has no features."""
-    from scipy.sparse import csr_matrix
+class FeatureSets(NamedTuple):
+    """The feature set F_i of every item (a category, a genre), as bit sets: ``bits`` (items,
+    ⌈m/64⌉) uint64 (feature f: bit f mod 64 of word f // 64), ``sizes`` |F_i| (float64) and
+    ``count``, m, the number of features; so that |F_i ∩ F_j| is the count of the bits of the AND of
+    two rows (:func:`_popcount`)."""
 
-    width = max(num_features, 1)
-    pairs = _distinct_integers(np.asarray(item_indexes, dtype=np.int64) * width + feature_codes)
-    ones = np.ones(len(pairs), dtype=np.float64)
-    return csr_matrix((ones, (pairs // width, pairs % width)), shape=(catalogue_size, num_features))
+    bits: np.ndarray
+    sizes: np.ndarray
+    count: int
+
+    @classmethod
+    def of(cls, item_indexes: np.ndarray, feature_codes: np.ndarray, catalogue_size: int,
+           num_features: int) -> FeatureSets:
+        """From (item index, feature code) pairs; a pair listed twice counts once; an item without a
+        pair has no features."""
+        width = max(num_features, 1)
+        pairs = _distinct_integers(np.asarray(item_indexes, dtype=np.int64) * width + feature_codes)
+        items, features = pairs // width, pairs % width
+        bits = np.zeros((catalogue_size, max(-(-num_features // 64), 1)), dtype=np.uint64)
+        np.bitwise_or.at(bits, (items, features >> 6), np.left_shift(np.uint64(1), (features & 63).astype(np.uint64)))
+        return cls(bits, np.bincount(items, minlength=catalogue_size).astype(np.float64), num_features)
 
 
 SIMILARITIES = ("cosine", "jaccard")
 """The similarities of item feature sets that :func:`intra_list_diversity` takes."""
-
-
-def feature_bits(features) -> tuple[np.ndarray, np.ndarray]:
-    """The feature sets of the rows of the 0/1 matrix ``features`` as bit sets, (rows, ⌈m/64⌉) uint64
-    (feature f: bit f mod 64 of word f // 64), and their sizes |F_i| (float64), so that
-    |F_i ∩ F_j| is the count of the bits of the AND of two rows (:func:`_popcount`)."""
-    rows = features.tocoo()
-    present = rows.data != 0
-    row, column = rows.row[present].astype(np.int64), rows.col[present].astype(np.int64)
-    bits = np.zeros((features.shape[0], max(-(-features.shape[1] // 64), 1)), dtype=np.uint64)
-    np.bitwise_or.at(bits, (row, column >> 6), np.left_shift(np.uint64(1), (column & 63).astype(np.uint64)))
-    return bits, np.bincount(row, minlength=features.shape[0]).astype(np.float64)
-
+FEATURE_VALUES = ("ild_cosine", "ild_jaccard", "catcov")
+"""The per-list values of the items' features (:func:`list_feature_values`)."""
+_SLICE_PAIRS = 1 << 20
+"""Lists are taken a slice at a time, of as many lists as hold this many pairs of positions, to bound
+the arrays of their pairs (8 MiB each)."""
 
 _BYTE_BITS = np.array([bin(byte).count("1") for byte in range(256)], dtype=np.int64)
 
 
 def _popcount(bits: np.ndarray) -> np.ndarray:
-    """The number of bits set in each row of ``bits`` ((rows, words) uint64), as float64."""
+    """The number of bits set in ``bits`` (…, words) uint64, over the last axis, as float64."""
     count = getattr(np, "bitwise_count", None)  # numpy >= 2.0
-    if count is not None:
-        return count(bits).sum(axis=1, dtype=np.int64).astype(np.float64)
-    return _BYTE_BITS[bits.view(np.uint8)].sum(axis=1).astype(np.float64)
+    if count is None:
+        return _BYTE_BITS[bits.view(np.uint8)].sum(axis=-1).astype(np.float64)
+    if bits.shape[-1] == 1:  # up to 64 features: one word a set
+        return count(bits[..., 0]).astype(np.float64)
+    return count(bits).sum(axis=-1, dtype=np.int64).astype(np.float64)
 
 
-def intra_list_diversity(users: np.ndarray, items: np.ndarray, features, num_users: int,
+def list_feature_values(users: np.ndarray, items: np.ndarray, features: FeatureSets, num_users: int,
+                        names) -> dict[str, np.ndarray]:
+    """The values ``names`` (of :data:`FEATURE_VALUES`) of every user's list, (num_users,) each, from
+    the users' codes 0..num_users−1 and the item indexes of their lists (rows in any order; a list's
+    items in their order of rows): ``ild_cosine`` and ``ild_jaccard`` (:func:`intra_list_diversity`)
+    and ``catcov`` (:func:`category_coverage`), laid out once for all three."""
+    lists = _FeatureLists.of(users, items, num_users)
+    similarities = [name.removeprefix("ild_") for name in names if name.startswith("ild_")]
+    for similarity in similarities:
+        if similarity not in SIMILARITIES:
+            raise ValueError(f"similarity must be one of {', '.join(SIMILARITIES)}, not {similarity!r}")
+    out = {f"ild_{similarity}": ild for similarity, ild in _diversities(lists, features, similarities).items()}
+    if "catcov" in names:
+        out["catcov"] = _coverage(lists, features)
+    return {name: lists.per_user(out[name], num_users) for name in names}
+
+
+def intra_list_diversity(users: np.ndarray, items: np.ndarray, features: FeatureSets, num_users: int,
                          similarity: str = "cosine") -> np.ndarray:
     """ILD of every user's list: the mean distance 1 − sim(i, j) over the list's unordered pairs of
     rows (Smyth and McClave, ICCBR 2001; Ziegler, McNee, Konstan and Lausen, WWW 2005, whose
-    intra-list similarity is the complement). With F_i the feature set of item i (a row of the 0/1
-    matrix ``features``): cosine sim = |F_i ∩ F_j| / √(|F_i| |F_j|), Jaccard sim = |F_i ∩ F_j| /
-    |F_i ∪ F_j|; the similarity is 0 where the denominator is (an item without features is unlike
-    every item). A list of fewer than 2 items has no pair: its ILD is 0, as an empty list's.
+    intra-list similarity is the complement). With F_i the feature set of item i: cosine sim =
+    |F_i ∩ F_j| / √(|F_i| |F_j|), Jaccard sim = |F_i ∩ F_j| / |F_i ∪ F_j|; the similarity is 0 where
+    the denominator is (an item without features is unlike every item). A list of fewer than 2 items
+    has no pair: its ILD is 0, as an empty list's. The distances of a list are added pair after pair,
+    (1, 2), (1, 3), …, (2, 3), …, however many lists are computed together. Returns (num_users,)."""
+    return list_feature_values(users, items, features, num_users, [f"ild_{similarity}"])[f"ild_{similarity}"]
+
+
+def category_coverage(users: np.ndarray, items: np.ndarray, features: FeatureSets, num_users: int) -> np.ndarray:
+    """Category coverage of every user's list: |∪_{i ∈ L_u} F_i| / m, the share of the m categories
+    that the list's items cover (the genre coverage of Vargas, Baltrunas, Karatzoglou and Castells,
+    RecSys 2014, unweighted). 0 for an empty list, and for every list when there are no categories.
     Returns (num_users,)."""
-    if similarity not in SIMILARITIES:
-        raise ValueError(f"similarity must be one of {', '.join(SIMILARITIES)}, not {similarity!r}")
-    lists = _FeatureLists.of(users, items, features, num_users)
-    length = lists.length
-    distance_sums = np.zeros(len(length))  # of the lists, longest first
-    longest = int(length[0]) if len(length) else 0
-    at = [lists.position(a) for a in range(longest)]  # the bits and size of each list's a-th item
-    for a in range(longest):  # pairs (a, b) of positions in a list, each over every list that long
-        for b in range(a + 1, longest):
-            holding = int(np.count_nonzero(length > b))  # the first lists: those longer than b
-            (bits_a, size_a), (bits_b, size_b) = at[a], at[b]
-            first, second = size_a[:holding], size_b[:holding]
-            shared = _popcount(bits_a[:holding] & bits_b[:holding])
-            if similarity == "cosine":
-                denominator = np.sqrt(first * second)
-            else:
-                denominator = first + second - shared
-            sim = np.divide(shared, denominator, out=np.zeros(len(shared)), where=denominator > 0)
-            distance_sums[:holding] += 1.0 - sim
-    pairs = length * (length - 1) / 2.0
-    ild = np.zeros(num_users)
-    ild[lists.users] = np.divide(distance_sums, pairs, out=np.zeros(len(length)), where=pairs > 0)
-    return ild
+    return list_feature_values(users, items, features, num_users, ["catcov"])["catcov"]
 
 
 class _FeatureLists(NamedTuple):
     """Users' lists laid out for position-by-position arithmetic on their items' feature sets: the
-    users with a list, longest list first (``users``, ``length``), ``codes`` (lists × longest, −1
-    past a list's end) indexing ``bits`` and ``sizes`` (:func:`feature_bits` of the lists' items)."""
+    users with a list (``users``, ascending), their lists' ``length`` and ``items`` (lists × longest,
+    −1 past a list's end)."""
 
     users: np.ndarray
     length: np.ndarray
-    codes: np.ndarray
-    bits: np.ndarray
-    sizes: np.ndarray
+    items: np.ndarray
 
     @classmethod
-    def of(cls, users: np.ndarray, items: np.ndarray, features, num_users: int) -> _FeatureLists:
+    def of(cls, users: np.ndarray, items: np.ndarray, num_users: int) -> _FeatureLists:
         order = np.argsort(users, kind="stable")
         users, items = users[order], items[order]
         length = np.bincount(users, minlength=num_users)
-        start = np.concatenate(([0], np.cumsum(length)[:-1]))
-        listed = np.zeros(int(items.max()) + 1 if len(items) else 0, dtype=bool)
-        listed[items] = True  # the items of the lists, and each row's code among them
-        codes = (np.cumsum(listed) - 1)[items]
-        bits, sizes = feature_bits(features[np.flatnonzero(listed)])
-        holders = np.argsort(-length, kind="stable")
-        holders = holders[:np.count_nonzero(length)]
-        longest = int(length[holders[0]]) if len(holders) else 0
-        layout = np.full((len(holders), longest), -1, dtype=np.int64)
-        position = np.arange(len(users)) - np.repeat(start, length)  # of each row in its list
-        rank_of_user = np.empty(num_users, dtype=np.int64)
-        rank_of_user[holders] = np.arange(len(holders))
-        layout[rank_of_user[users], position] = codes
-        return cls(holders, length[holders], layout, bits, sizes)
+        holders = np.flatnonzero(length)
+        held = length[holders]
+        layout = np.full((len(holders), int(held.max()) if len(held) else 0), -1, dtype=np.int64)
+        row = np.repeat(np.arange(len(holders)), held)  # users sorted: the lists' rows one after the other
+        layout[row, np.arange(len(users)) - np.repeat(np.cumsum(held) - held, held)] = items
+        return cls(holders, held, layout)
 
-    def position(self, a: int) -> tuple[np.ndarray, np.ndarray]:
-        """The bits and sizes of the a-th items of the lists that long (a prefix of the lists)."""
-        codes = self.codes[:np.count_nonzero(self.length > a), a]
-        return self.bits[codes], self.sizes[codes]
+    def per_user(self, values: np.ndarray, num_users: int) -> np.ndarray:
+        """Values of the lists as values of users 0..num_users−1 (0: a user without a list)."""
+        out = np.zeros(num_users)
+        out[self.users] = values
+        return out
+
+    def slices(self, pairs: int) -> list[slice]:
+        """Slices of the lists, each of as many lists as hold about :data:`_SLICE_PAIRS` ``pairs``."""
+        step = max(_SLICE_PAIRS // max(pairs, 1), 1)
+        return [slice(start, start + step) for start in range(0, len(self.users), step)]
 
 
-def category_coverage(users: np.ndarray, items: np.ndarray, features, num_users: int) -> np.ndarray:
-    """Category coverage of every user's list: |∪_{i ∈ L_u} F_i| / m, the share of the m categories
-    (the columns of ``features``) that the list's items cover (the genre coverage of Vargas,
-    Baltrunas, Karatzoglou and Castells, RecSys 2014, unweighted). 0 for an empty list, and for every
-    list when there are no categories. Returns (num_users,)."""
-    num_features = features.shape[1]
-    if num_features == 0 or len(items) == 0:
-        return np.zeros(num_users)
-    lists = _FeatureLists.of(users, items, features, num_users)
-    covered = np.zeros_like(lists.bits, shape=(len(lists.users), lists.bits.shape[1]))
-    for a in range(lists.codes.shape[1]):  # the union of the lists' feature sets, position by position
-        bits, _ = lists.position(a)
-        covered[:len(bits)] |= bits
-    coverage = np.zeros(num_users)
-    coverage[lists.users] = _popcount(covered) / num_features
-    return coverage
+def _with_blank(features: FeatureSets) -> tuple[np.ndarray, np.ndarray]:
+    """The bits and sizes of the items, and last an item of no feature, which −1 (past a list's end)
+    picks."""
+    bits = np.concatenate((features.bits, np.zeros((1, features.bits.shape[1]), dtype=np.uint64)))
+    return bits, np.append(features.sizes, 0.0)
+
+
+def _diversities(lists: _FeatureLists, features: FeatureSets, similarities: list[str]) -> dict[str, np.ndarray]:
+    """The ILD of every list under each similarity (:func:`intra_list_diversity`): the shared features
+    of each pair of positions, counted once for every similarity. Arrays are laid out pair by pair
+    (pairs × lists), so that a list's distances are added pair after pair, one vector at a time."""
+    if not similarities:
+        return {}
+    bits, sizes = _with_blank(features)
+    first, second = np.triu_indices(lists.items.shape[1], 1)  # the pairs of positions, (1, 2), (1, 3), …
+    sums = {similarity: np.zeros(len(lists.users)) for similarity in similarities}
+    for rows in lists.slices(len(first)):
+        by_position = lists.items[rows].T  # positions × lists
+        held_bits, held_sizes = bits[by_position], sizes[by_position]
+        shared = _popcount(held_bits[first] & held_bits[second])
+        size_a, size_b = held_sizes[first], held_sizes[second]
+        past_end = second[:, None] >= lists.length[None, rows]
+        for similarity in similarities:
+            denominator = np.sqrt(size_a * size_b) if similarity == "cosine" else size_a + size_b - shared
+            distance = 1.0 - np.divide(shared, denominator, out=np.zeros(shared.shape), where=denominator > 0)
+            distance[past_end] = 0.0
+            total = sums[similarity][rows]  # a view: the lists' running sums
+            for pair in distance:
+                total += pair
+    pairs = lists.length * (lists.length - 1) / 2.0
+    return {similarity: np.divide(total, pairs, out=np.zeros(len(total)), where=pairs > 0)
+            for similarity, total in sums.items()}
+
+
+def _coverage(lists: _FeatureLists, features: FeatureSets) -> np.ndarray:
+    """The category coverage of every list (:func:`category_coverage`)."""
+    if features.count == 0:
+        return np.zeros(len(lists.users))
+    bits, _ = _with_blank(features)
+    covered = np.zeros((len(lists.users), bits.shape[1]), dtype=np.uint64)
+    for rows in lists.slices(lists.items.shape[1]):
+        covered[rows] = np.bitwise_or.reduce(bits[lists.items[rows]], axis=1)
+    return _popcount(covered) / features.count

@@ -222,11 +222,12 @@ def first_of_each(column: TextColumn) -> np.ndarray:
 class FieldLayout(NamedTuple):
     """Where :func:`split_fields` finds what it reads: the text fields ``texts`` (their 0-based
     numbers: the query id's and the docid's, then any other, such as a qrels' iter column), the
-    number field ``number``, how many fields a line has (from ``min_fields`` to ``max_fields``,
-    None: no limit), and whether a decimal comma may stand for the point."""
+    number field ``number`` (None: none, as in the side inputs' tables of texts), how many fields a
+    line has (from ``min_fields`` to ``max_fields``, None: no limit), and whether a decimal comma
+    may stand for the point."""
 
     texts: tuple[int, ...]
-    number: int
+    number: int | None
     min_fields: int
     max_fields: int | None
     decimal_comma: bool
@@ -234,13 +235,14 @@ class FieldLayout(NamedTuple):
 
 def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn | np.ndarray, ...] | None:
     """(query ids, docids, numbers) of the text ``data`` when it has the common shape of the module
-    docstring and the fields of ``layout`` (a column of each further text field of the layout before
-    the numbers: (query ids, docids, iters, numbers)); None otherwise (nothing is wrong then: the
-    general reader decides)."""
+    docstring and the fields of ``layout`` (a column of each text field of the layout, in its order,
+    then the numbers: (query ids, docids, iters, numbers); the numbers None when the layout has no
+    number field); None otherwise (nothing is wrong then: the general reader decides). Lines of one
+    field need no separator."""
     if not data or data[:1] <= b" ":
         return None
     has_space, has_tab = b" " in data, b"\t" in data
-    if has_space == has_tab:
+    if has_space and has_tab:
         return None
     separator = 32 if has_space else 9
     pieces = []
@@ -267,7 +269,8 @@ def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn | np.ndar
         keys, starts, lengths = (np.concatenate(column) for column in
                                  zip(*(part.arrays() if isinstance(part, _Same) else part for part in field)))
         columns.append(TextColumn(keys, data, starts, lengths))
-    return (*columns, np.concatenate([piece[-1] for piece in pieces]))
+    numbers = None if layout.number is None else np.concatenate([piece[-1] for piece in pieces])
+    return (*columns, numbers)
 
 
 class _Same(NamedTuple):
@@ -317,9 +320,11 @@ def _split_piece(data: bytes, start: int, stop: int, separator: int, layout: Fie
         first = line_starts if field == 0 else grid[:, field - 1] + 1
         return first, grid[:, field] - first
 
-    numbers = _decimals(buffer, text, *bounds(layout.number), decimal_comma=layout.decimal_comma)
-    if numbers is None:
-        return None
+    numbers = None
+    if layout.number is not None:
+        numbers = _decimals(buffer, text, *bounds(layout.number), decimal_comma=layout.decimal_comma)
+        if numbers is None:
+            return None
     columns = []
     for place, field in enumerate(layout.texts):  # per text field: (its keys, starts in ``data``, lengths)
         same = _same_field(buffer, grid, field, start) if place >= 2 and field > 0 else None

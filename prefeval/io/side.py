@@ -33,6 +33,7 @@ import numpy as np
 
 from prefeval.errors import InputError, UsageError
 from prefeval.io.columns import ALIASES
+from prefeval.io.fields import FieldLayout, TextColumn, split_fields
 
 USER_GROUPS, ITEM_GROUPS, ITEMS, ITEM_FEATURES, TRAIN = "user-groups", "item-groups", "items", "item-features", "train"
 KEY_ROLE = {USER_GROUPS: "qid", ITEM_GROUPS: "docid", ITEMS: "docid", ITEM_FEATURES: "docid", TRAIN: "qid"}
@@ -51,14 +52,22 @@ UNIQUE = {USER_GROUPS: "user", ITEM_GROUPS: "item"}
 
 
 class SideTable(NamedTuple):
-    """A side input as two aligned arrays of text: ``keys`` (users or items) and ``values`` (groups,
+    """A side input as two aligned columns of text (:class:`~prefeval.io.fields.TextColumn`: each
+    row's 64-bit key, and its text on demand): ``keys`` (users or items) and ``values`` (groups,
     features, trained items; for the catalogue, ``values`` is ``keys``). ``lines`` holds each row's
-    line in its file (for messages); ``source`` is how the input is named."""
+    line in its file (0: a DataFrame's or a Parquet file's row, which has none), for messages;
+    ``source`` is how the input is named."""
 
-    keys: np.ndarray
-    values: np.ndarray
+    keys: TextColumn
+    values: TextColumn
     lines: np.ndarray
     source: str
+
+    @classmethod
+    def of_texts(cls, keys, values, lines, source: str) -> SideTable:
+        """From arrays of texts (str)."""
+        keys = TextColumn.of_texts(keys)
+        return cls(keys, keys if values is None else TextColumn.of_texts(values), np.asarray(lines), source)
 
     def mapping(self) -> dict[str, str]:
         """``{key: value}``: of a table whose keys are unique (user or item groups)."""
@@ -83,7 +92,8 @@ def read_side(value, kind: str) -> SideTable:
     keys, values = rows
     if len(keys) == 0:
         raise InputError(source, "no rows")
-    table = SideTable(keys, values, lines, source)
+    table = SideTable(keys, values, lines, source) if isinstance(keys, TextColumn) else \
+        SideTable.of_texts(keys, values if VALUE_ROLE[kind] else None, lines, source)
     if kind in UNIQUE:
         _check_unique(table, UNIQUE[kind])
     return table
@@ -97,8 +107,6 @@ def _is_frame(value) -> bool:
 
 
 def _read_path(source: str, kind: str):
-    import pandas as pd
-
     try:
         with open(source, "rb") as handle:
             magic = handle.read(4)
@@ -118,6 +126,12 @@ def _read_path(source: str, kind: str):
     separator = "\t" if "\t" in first else "," if "," in first else r"\s+"
     fields = [field.strip() for field in (first.split(separator) if separator != r"\s+" else first.split())]
     has_header = any(_bare(field) in names for field in fields for names in SIDE_ALIASES.values())
+    if separator != ",":
+        plain = _plain_rows(source, kind, fields, has_header, tabs=separator == "\t")
+        if plain is not None:
+            return plain
+    import pandas as pd
+
     try:
         frame = pd.read_csv(source, sep=separator, header=0 if has_header else None, dtype=str,
                             keep_default_na=False, engine="python" if separator == r"\s+" else "c")
@@ -130,18 +144,48 @@ def _read_path(source: str, kind: str):
     return _frame_rows(frame, kind, source, first_line=2 if has_header else 1)
 
 
+def _plain_rows(source: str, kind: str, fields: list[str], has_header: bool, tabs: bool):
+    """((keys, values), lines) as :func:`_frame_rows` gives them, of a file whose rows (after the
+    header) have the common shape of :func:`~prefeval.io.fields.split_fields` (one tab, or one space,
+    between non-empty fields, as many on every line as in the first): read with numpy, no Python
+    string per row (a training file holds millions). ``tabs``: the first line's fields are separated
+    by tabs, as the others' must be then. None when the rows have another shape: pandas reads them
+    then, and names what is wrong."""
+    with open(source, "rb") as handle:
+        data = handle.read()
+    if has_header:
+        data = data[data.find(b"\n") + 1:] if b"\n" in data else b""
+        if not data:
+            return None
+    names = fields if has_header else [str(number) for number in range(len(fields))]
+    if tabs and len(names) > 1 and b"\t" not in data:
+        return None
+    columns = _columns(names, kind, source)
+    at = [names.index(column) for column in columns]
+    split = split_fields(data, FieldLayout(tuple(at), None, len(names), len(names), False))
+    if split is None:
+        return None
+    texts = split[:len(at)]
+    lines = np.arange(len(texts[0]), dtype=np.int64) + (2 if has_header else 1)
+    return (texts[0], texts[-1]), lines
+
+
+def _columns(names: list, kind: str, source: str) -> list:
+    """The names of the key column and the value column (the catalogue: the key's alone) among a
+    table's column ``names``: by name, else by position."""
+    key_column = _column(names, KEY_ROLE[kind], exclude=(), fallback=0)
+    value_role = VALUE_ROLE[kind]
+    columns = [key_column] if value_role is None else \
+        [key_column, _column(names, value_role, exclude=(key_column,), fallback=1)]
+    if any(column is None for column in columns):
+        listed = ", ".join(map(repr, map(str, names))) or "none"
+        raise InputError(source, f"has too few columns for {kind} (its columns: {listed})")
+    return columns
+
+
 def _frame_rows(frame, kind: str, source: str, first_line: int | None):
     """((keys, values), lines) of a table: its columns found by name, else by position."""
-    key_column = _column(frame.columns, KEY_ROLE[kind], exclude=(), fallback=0)
-    value_role = VALUE_ROLE[kind]
-    if value_role is None:
-        columns = [key_column]
-    else:
-        columns = [key_column, _column(frame.columns, value_role, exclude=(key_column,), fallback=1)]
-    for column in columns:
-        if column is None:
-            listed = ", ".join(map(repr, map(str, frame.columns))) or "none"
-            raise InputError(source, f"has too few columns for {kind} (its columns: {listed})")
+    columns = _columns(list(frame.columns), kind, source)
     lines = np.arange(len(frame)) + first_line if first_line is not None else np.zeros(len(frame), dtype=np.int64)
     texts = []
     for column in columns:
@@ -180,18 +224,21 @@ def _column(columns: Iterable, role: str, exclude: tuple, fallback: int):
 
 
 def _check_unique(table: SideTable, what: str) -> None:
-    order = np.argsort(table.keys, kind="stable")
-    ordered = table.keys[order]
+    """An error at the second row of the first key (in key order) that two rows share."""
+    keys = table.keys.keys
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
     repeated = np.flatnonzero(ordered[1:] == ordered[:-1])
     if len(repeated) == 0:
         return
-    first, second = order[repeated[0]], order[repeated[0] + 1]
-    if table.values[first] == table.values[second]:
-        detail = f"{what} {table.keys[second]!r} is listed twice"
+    first, second = int(order[repeated[0]]), int(order[repeated[0] + 1])
+    key, value, other = table.keys[second], table.values[first], table.values[second]
+    if value == other:
+        detail = f"{what} {key!r} is listed twice"
     else:
-        detail = (f"{what} {table.keys[second]!r} is in two groups ({table.values[first]!r} and "
-                  f"{table.values[second]!r}); {'an' if what == 'item' else 'a'} {what} belongs to one group")
+        detail = (f"{what} {key!r} is in two groups ({value!r} and {other!r}); "
+                  f"{'an' if what == 'item' else 'a'} {what} belongs to one group")
     line = int(table.lines[second]) or None
     if line is None:
-        detail += f" (row {int(second)})"
+        detail += f" (row {second})"
     raise InputError(table.source, detail, line=line)

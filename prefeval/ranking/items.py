@@ -1,10 +1,12 @@
 """The item context of a recommender evaluation: what the beyond-accuracy measures know of the
 items, built once from the side inputs (:mod:`prefeval.io.side`) and used on every block of a run.
 
-- the **catalogue**: a :class:`~prefeval.io.codes.KeyIndex` of item keys (:func:`text_keys`, the keys
-  docids are matched by), from ``--items``, else the items of ``--train``, else the items of the runs;
+- the **catalogue**: a :class:`~prefeval.io.codes.KeyIndex` of item keys
+  (:func:`~prefeval.io.fields.byte_keys`, the keys docids are matched by), from ``--items``, else the
+  items of ``--train``, else the items of the runs;
 - the **popularity** of each catalogue item in the training data (:class:`Popularity`);
-- the **features**: an items × features 0/1 matrix (scipy CSR) from ``--item-features``;
+- the **features**: each item's feature set, as bits
+  (:class:`~prefeval.analyses.beyond_accuracy.FeatureSets`), from ``--item-features``;
 - the **item groups**: a group code per catalogue item (−1: in no group) from ``--item-groups``.
 
 **The catalogue** is ``--items`` when given; else the items of ``--train``, ``--item-features`` and
@@ -27,16 +29,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from prefeval.analyses.beyond_accuracy import (
-    Popularity,
-    category_coverage,
-    intra_list_diversity,
-    item_features_matrix,
-    per_user_popularity,
-)
+from prefeval.analyses.beyond_accuracy import FeatureSets, Popularity, list_feature_values, per_user_popularity
 from prefeval.errors import UsageError
-from prefeval.io.codes import KeyIndex
-from prefeval.io.fields import text_keys
+from prefeval.io.codes import KeyIndex, factorize
+from prefeval.io.fields import TextColumn
 from prefeval.io.side import SideTable
 from prefeval.measures.provider import group_exposure
 
@@ -51,7 +47,7 @@ class ItemContext(NamedTuple):
     index: KeyIndex
     source: str
     popularity: Popularity | None
-    features: object | None
+    features: FeatureSets | None
     groups: np.ndarray | None
     group_names: np.ndarray | None
     strict: bool = True
@@ -73,31 +69,30 @@ class ItemContext(NamedTuple):
         Training rows and features of items outside the catalogue are left out."""
         given = [table for table in (train, item_features, item_groups) if table is not None]
         if items is not None:
-            names, source = _distinct(items.keys), items.source
+            keys, names, source = *_sorted_distinct([items.keys]), items.source
         elif given:
-            names = _distinct(np.concatenate([_distinct(table.values if table is train else table.keys)
-                                              for table in given]))
+            keys, names = _sorted_distinct([table.values if table is train else table.keys for table in given])
             source = " and ".join(table.source for table in given)
         else:
             raise UsageError("the item measures need --items, --train, --item-features or --item-groups")
-        index = KeyIndex(text_keys(names.tolist()))
+        index = KeyIndex(keys)
         n = len(names)
         popularity = features = groups = group_names = None
         if train is not None:
-            at = _catalogue_positions(index, train.values)
+            at = index.positions(train.values.keys)
             kept = at >= 0
-            user_codes = _codes(train.keys)[1][kept]
+            user_codes = factorize(train.keys.keys)[0][kept]
             popularity = Popularity.of(user_codes, at[kept], n, head_share=head_share).with_unknown()
         if item_features is not None:
-            at = _catalogue_positions(index, item_features.keys)
+            at = index.positions(item_features.keys.keys)
             kept = at >= 0
-            _, feature_codes = _codes(item_features.values, sort=True)
+            _, feature_codes = _sorted_codes(item_features.values)
             num_features = int(feature_codes.max()) + 1 if len(feature_codes) else 0
-            features = item_features_matrix(at[kept], feature_codes[kept], n + 1, num_features)
+            features = FeatureSets.of(at[kept], feature_codes[kept], n + 1, num_features)
         if item_groups is not None:
-            at = _catalogue_positions(index, item_groups.keys)
+            at = index.positions(item_groups.keys.keys)
             kept = at >= 0
-            group_names, codes = _codes(item_groups.values, sort=True)
+            group_names, codes = _sorted_codes(item_groups.values)
             groups = np.full(n + 1, -1, dtype=np.int64)
             groups[at[kept]] = codes[kept]
         return cls(names, index, source, popularity, features, groups, group_names,
@@ -109,25 +104,29 @@ class ItemContext(NamedTuple):
         return np.where(at >= 0, at, self.size)
 
 
-def _codes(texts: np.ndarray, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct texts and each text's position among them (int64), found by hashing, not by
-    sorting every text (a training file holds millions): in the order they first occur, or with
-    ``sort`` sorted, as ``np.unique(texts, return_inverse=True)`` gives them."""
-    import pandas as pd
-
-    codes, distinct = pd.factorize(texts, sort=sort, use_na_sentinel=False)
-    return np.asarray(distinct, dtype=texts.dtype), codes.astype(np.int64, copy=False)
-
-
-def _distinct(texts: np.ndarray) -> np.ndarray:
-    """``np.unique(texts)``: the distinct texts, sorted."""
-    return _codes(texts, sort=True)[0]
+def _sorted_codes(column: TextColumn) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct texts of ``column``, sorted, and each row's position among them (int64), as
+    ``np.unique(texts, return_inverse=True)`` gives them; the rows are told apart by their keys, and
+    only the distinct texts are made and sorted."""
+    codes, first = factorize(column.keys)
+    texts = column.texts(first)
+    order = np.argsort(texts, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return texts[order], rank[codes]
 
 
-def _catalogue_positions(index: KeyIndex, texts: np.ndarray) -> np.ndarray:
-    """Each text's position in the catalogue ``index`` (−1: outside it), each distinct text looked up once."""
-    distinct, codes = _codes(texts)
-    return index.positions(text_keys(distinct.tolist()))[codes]
+def _sorted_distinct(columns: list[TextColumn]) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, texts) of the distinct texts of ``columns`` together, sorted by text."""
+    keys, texts = [], []
+    for column in columns:
+        _, first = factorize(column.keys)
+        keys.append(column.keys[first])
+        texts.append(column.texts(first))
+    keys, texts = np.concatenate(keys), np.concatenate(texts)
+    _, first = factorize(keys)
+    order = first[np.argsort(texts[first], kind="stable")]
+    return keys[order], texts[order]
 
 
 LIST_VALUES = ("arp", "aplt", "epc", "efd", "poprank", "ild_cosine", "ild_jaccard", "catcov")
@@ -321,11 +320,9 @@ def list_values(context: ItemContext, users: np.ndarray, items: np.ndarray, num_
     values: dict[str, np.ndarray] = {}
     if any(NEEDS[name] == "train" for name in names):
         values.update(per_user_popularity(users, items, context.popularity, num_users))
-    for similarity in ("cosine", "jaccard"):
-        if f"ild_{similarity}" in names:
-            values[f"ild_{similarity}"] = intra_list_diversity(users, items, context.features, num_users, similarity)
-    if "catcov" in names:
-        values["catcov"] = category_coverage(users, items, context.features, num_users)
+    described = [name for name in names if NEEDS[name] == "item-features"]
+    if described:
+        values.update(list_feature_values(users, items, context.features, num_users, described))
     values["poprank"] = values.pop("mean_popularity_rank", None)
     return {name: values[name] for name in names}
 
