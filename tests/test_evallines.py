@@ -166,3 +166,17 @@ def test_both_readers_refuse_what_json_refuses(tmp_path):
         with pytest.raises(InputError, match="'sample' must be an integer") as caught:
             evallines.read_eval_lines(str(path))
     assert caught.value.line == 1
+
+
+@pytest.mark.parametrize("options", [{}, {"conventions": "trec_eval"}, {"missing_queries": "skip"},
+                                     {"samples": 2, "query_fraction": 0.7, "seed": 4}])
+def test_lines_built_a_few_queries_at_a_time_are_the_same_bytes(monkeypatch, options):
+    """A block's lines are built a slice of queries at a time (RENDER_BYTES): slices of one query,
+    of a few, and the whole block give the same lines, the queries a run lacks left out alike."""
+    from prefeval.report import eval_lines
+
+    whole = eval_output(**options)
+    assert whole.count(b"\n") > 20
+    for size in (1, 5000):  # a slice per query; a few queries a slice
+        monkeypatch.setattr(eval_lines, "RENDER_BYTES", size)
+        assert eval_output(**options) == whole

@@ -160,18 +160,18 @@ def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popula
     from the users' codes 0..num_users−1 and the item indexes of their lists; a user with an empty
     list has 0 for each."""
     length = np.bincount(users, minlength=num_users).astype(np.float64)
-    seen = popularity.users[items] / max(popularity.training_users, 1)
-    seen_once = np.maximum(popularity.users[items], 1) / max(popularity.training_users, 1)
+    seen = popularity.users / max(popularity.training_users, 1)  # per catalogue item, then per row
+    seen_once = np.maximum(popularity.users, 1) / max(popularity.training_users, 1)
     terms = {
-        "arp": popularity.interactions[items],
-        "aplt": popularity.tail[items].astype(np.float64),
+        "arp": popularity.interactions,
+        "aplt": popularity.tail.astype(np.float64),
         "epc": 1.0 - seen,
         "efd": -np.log2(seen_once),
-        "mean_popularity_rank": popularity.rank[items],
+        "mean_popularity_rank": popularity.rank,
     }
     out = {}
-    for name, values in terms.items():
-        sums = np.bincount(users, weights=values, minlength=num_users)
+    for name, of_item in terms.items():
+        sums = np.bincount(users, weights=of_item[items], minlength=num_users)
         out[name] = np.divide(sums, length, out=np.zeros(num_users), where=length > 0)
     return out
 

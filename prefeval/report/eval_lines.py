@@ -112,27 +112,46 @@ def _pair_labels(runs: np.ndarray, pairs: Sequence[tuple[int, int]]) -> tuple[np
 # matrix at once (``bytes.translate``). JSON text never holds a NUL byte (orjson writes U+0000 as
 # ``\u0000``), so deleting them leaves exactly the lines. No Python object is made per value.
 
+RENDER_BYTES = 1 << 23
+"""A block's lines are built a slice of queries at a time, of about this many bytes of line matrix
+(8 MiB): the matrices of a whole block (hundreds of megabytes for a block of a hundred thousand
+users' lines with the item measures) would be memory touched for the first time, a page fault per
+4 KiB, where each slice reuses the memory of the one before."""
+
+
 def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, int]]) -> bytes:
     num_queries, num_runs, num_pairs = len(block.qids), len(run_ids), len(pairs)
     qids = _json_strings(id_texts(block.qids))
     runs = _json_texts(run_ids)
     sample = _json(block.sample)
+    columns = len(block.preferences) + len(block.metrics) + len(block.metric_extras)
+    line_bytes = (num_pairs + num_runs) * (96 + 24 * columns)  # about a query's lines, padded
+    step = max(RENDER_BYTES // line_bytes, 1)
+    return b"".join(_query_slice_lines(block, qids, runs, sample, pairs, slice(start, start + step))
+                    for start in range(0, num_queries, step))
+
+
+def _query_slice_lines(block: Block, qids: np.ndarray, runs: np.ndarray, sample: bytes,
+                       pairs: list[tuple[int, int]], queries: slice) -> bytes:
+    """The lines of the queries ``queries`` of ``block`` (``qids``: all the block's, as JSON text)."""
+    qids = qids[queries]
+    num_queries, num_runs, num_pairs = len(qids), len(runs), len(pairs)
     rows, written = [], []
     if block.preferences:
         firsts, seconds = _pair_labels(runs, pairs)
         rows.append(_line_matrix(
             [_open(QID), np.repeat(qids, num_pairs), _key(RUNI), np.tile(firsts, num_queries),
              _key(RUNJ), np.tile(seconds, num_queries), _key(SAMPLE) + sample + _key(TYPE) + _json(PREFERENCE)],
-            {name: values.T for name, values in block.preferences.items()},
+            {name: values[:, queries].T for name, values in block.preferences.items()},
         ))
-        written.append(_written(block.pair_reported, num_pairs, num_queries))
+        written.append(_written(block.pair_reported, num_pairs, queries, num_queries))
     if block.metrics:
         rows.append(_line_matrix(
             [_open(QID), np.repeat(qids, num_runs), _key(RUN), np.tile(runs, num_queries),
              _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
-            {name: values.T for name, values in (block.metrics | block.metric_extras).items()},
+            {name: values[:, queries].T for name, values in (block.metrics | block.metric_extras).items()},
         ))
-        written.append(_written(block.metric_reported, num_runs, num_queries))
+        written.append(_written(block.metric_reported, num_runs, queries, num_queries))
     if not rows:
         return b""
     lines, shown = rows[0], written[0]
@@ -142,10 +161,13 @@ def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, 
     return _text(lines if shown.all() else lines[shown])
 
 
-def _written(reported: np.ndarray | None, count: int, num_queries: int) -> np.ndarray:
-    """Which of a block's lines of one kind are written, in their row order (query by query): those of
-    the runs (pairs) reported on the query (:attr:`~prefeval.engine.results.Block.metric_reported`)."""
-    return np.ones(count * num_queries, dtype=bool) if reported is None else reported.T.ravel()
+def _written(reported: np.ndarray | None, count: int, queries: slice, num_queries: int) -> np.ndarray:
+    """Which of the lines of one kind of a block's ``queries`` (``num_queries`` of them) are written,
+    in their row order (query by query): those of the runs (pairs) reported on the query
+    (:attr:`~prefeval.engine.results.Block.metric_reported`)."""
+    if reported is None:
+        return np.ones(count * num_queries, dtype=bool)
+    return reported[:, queries].T.ravel()
 
 
 def _summary_lines(summary: Summary, run_ids: list[bytes], pairs: list[tuple[int, int]],
