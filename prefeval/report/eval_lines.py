@@ -133,32 +133,37 @@ def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, 
 
 def _query_slice_lines(block: Block, qids: np.ndarray, runs: np.ndarray, sample: bytes,
                        pairs: list[tuple[int, int]], queries: slice) -> bytes:
-    """The lines of the queries ``queries`` of ``block`` (``qids``: all the block's, as JSON text)."""
+    """The lines of the queries ``queries`` of ``block`` (``qids``: all the block's, as JSON text),
+    each kind's pieces written straight into its lines' places among a query's lines
+    (:func:`line_order`)."""
     qids = qids[queries]
     num_queries, num_runs, num_pairs = len(qids), len(runs), len(pairs)
-    rows, written = [], []
+    is_metric = line_order(num_runs, pairs)[:, 0].astype(bool)  # a query's lines, in output order
+    kinds = []  # per kind of line: its pieces, its places among a query's lines, which are written
     if block.preferences:
         firsts, seconds = _pair_labels(runs, pairs)
-        rows.append(_line_matrix(
+        kinds.append((_line_pieces(
             [_open(QID), np.repeat(qids, num_pairs), _key(RUNI), np.tile(firsts, num_queries),
              _key(RUNJ), np.tile(seconds, num_queries), _key(SAMPLE) + sample + _key(TYPE) + _json(PREFERENCE)],
             {name: values[:, queries].T for name, values in block.preferences.items()},
-        ))
-        written.append(_written(block.pair_reported, num_pairs, queries, num_queries))
+        ), np.flatnonzero(~is_metric), _written(block.pair_reported, num_pairs, queries, num_queries)))
     if block.metrics:
-        rows.append(_line_matrix(
+        kinds.append((_line_pieces(
             [_open(QID), np.repeat(qids, num_runs), _key(RUN), np.tile(runs, num_queries),
              _key(SAMPLE) + sample + _key(TYPE) + _json(METRIC)],
             {name: values[:, queries].T for name, values in (block.metrics | block.metric_extras).items()},
-        ))
-        written.append(_written(block.metric_reported, num_runs, queries, num_queries))
-    if not rows:
+        ), np.flatnonzero(is_metric), _written(block.metric_reported, num_runs, queries, num_queries)))
+    if not kinds:
         return b""
-    lines, shown = rows[0], written[0]
-    if len(rows) == 2:  # pair and metric lines interleaved: per query, each run's pairs, then its metrics
-        order = _query_order(num_queries, num_runs, pairs)
-        lines, shown = _stack_rows(rows)[order], np.concatenate(written)[order]
-    return _text(lines if shown.all() else lines[shown])
+    per_query = sum(len(places) for _, places, _ in kinds)
+    lines = np.zeros((num_queries, per_query, max(_width(pieces) for pieces, _, _ in kinds)), dtype=np.uint8)
+    shown = np.ones((num_queries, per_query), dtype=bool)
+    for pieces, places, written in kinds:
+        places = places if len(kinds) > 1 else slice(None)
+        _fill(lines, places, pieces)
+        shown[:, places] = written.reshape(num_queries, -1)
+    lines = lines.reshape(-1, lines.shape[2])
+    return _text(lines if shown.all() else lines[shown.ravel()])
 
 
 def _written(reported: np.ndarray | None, count: int, queries: slice, num_queries: int) -> np.ndarray:
@@ -190,21 +195,45 @@ def _summary_lines(summary: Summary, run_ids: list[bytes], pairs: list[tuple[int
 
 
 def _line_matrix(head: Sequence[bytes | np.ndarray], columns: dict[str, np.ndarray]) -> np.ndarray:
-    """The lines of ``head`` pieces (constant bytes, or a JSON text per row: :func:`_json_texts`),
-    then ``"name":value`` for every column (values in row order after flattening), then ``}`` and the
-    line end, as a (rows, bytes) uint8 matrix padded with NULs (module comment)."""
+    """The lines of :func:`_line_pieces` as a (rows, bytes) uint8 matrix padded with NULs (module comment)."""
+    pieces = _line_pieces(head, columns)
+    rows = next(len(p) for p in pieces if not isinstance(p, bytes))
+    matrix = np.zeros((rows, _width(pieces)), dtype=np.uint8)
+    _fill(matrix[:, None, :], slice(None), pieces)
+    return matrix
+
+
+def _line_pieces(head: Sequence[bytes | np.ndarray], columns: dict[str, np.ndarray]) -> list[bytes | np.ndarray]:
+    """The pieces of lines: those of ``head`` (constant bytes, or a JSON text per row:
+    :func:`_json_texts`), then ``"name":value`` for every column (values in row order after
+    flattening), then ``}`` and the line end."""
     pieces = list(head)
     for name, values in columns.items():
         pieces += [_key(name), _json_numbers(values)]
     pieces.append(b"}\n")
-    rows = next(len(p) for p in pieces if not isinstance(p, bytes))
-    return np.concatenate([_piece_matrix(piece, rows) for piece in pieces], axis=1)
+    return pieces
 
 
-def _piece_matrix(piece: bytes | np.ndarray, rows: int) -> np.ndarray:
-    if isinstance(piece, bytes):
-        return np.broadcast_to(np.frombuffer(piece, dtype=np.uint8), (rows, len(piece)))
-    return piece.view(np.uint8).reshape(rows, piece.dtype.itemsize)
+def _width(pieces: Sequence[bytes | np.ndarray]) -> int:
+    """The bytes of a line of ``pieces``, padding included."""
+    return sum(len(piece) if isinstance(piece, bytes) else piece.dtype.itemsize for piece in pieces)
+
+
+def _fill(lines: np.ndarray, places, pieces: Sequence[bytes | np.ndarray]) -> None:
+    """Write ``pieces`` side by side into the lines ``lines[:, places]`` ((queries, lines of a query,
+    bytes) uint8): a piece of texts holds them query by query, then place by place."""
+    if not isinstance(places, slice) and len(places) and (np.diff(places) == 1).all():
+        places = slice(int(places[0]), int(places[-1]) + 1)  # a range: a view, no index array
+    count = lines[:1, places].shape[1]
+    column = 0
+    for piece in pieces:
+        if isinstance(piece, bytes):
+            width = len(piece)
+            lines[:, places, column:column + width] = np.frombuffer(piece, dtype=np.uint8)
+        else:
+            width = piece.dtype.itemsize
+            lines[:, places, column:column + width] = piece.view(np.uint8).reshape(-1, count, width)
+        column += width
 
 
 def _stack_rows(matrices: list[np.ndarray]) -> np.ndarray:
@@ -216,15 +245,6 @@ def _stack_rows(matrices: list[np.ndarray]) -> np.ndarray:
 def _text(matrix: np.ndarray) -> bytes:
     """The lines of a line matrix, NULs deleted."""
     return np.ascontiguousarray(matrix).tobytes().translate(None, b"\0")
-
-
-def _query_order(num_queries: int, num_runs: int, pairs: list[tuple[int, int]]) -> np.ndarray:
-    """Rows of ``pair lines + metric lines`` in output order (:func:`line_order`, query by query)."""
-    num_pairs = len(pairs)
-    is_metric, index = line_order(num_runs, pairs).T
-    query = np.arange(num_queries)[:, None]
-    order = np.where(is_metric, num_queries * num_pairs + query * num_runs, query * num_pairs) + index
-    return order.ravel()
 
 
 def _json(value) -> bytes:
