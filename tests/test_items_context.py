@@ -19,7 +19,7 @@ from prefeval.analyses.beyond_accuracy import (
 from prefeval.errors import InputError, UsageError
 from prefeval.io.fields import text_keys
 from prefeval.io.side import SideTable
-from prefeval.ranking.items import LIST_VALUES, ItemContext, ItemRequest
+from prefeval.ranking.items import LIST_VALUES, ItemContext, ItemRequest, RankCounts
 from prefeval.ranking.items import run_items as run_items_of
 
 # 4 items, 3 features: item 0 {a, b}, item 1 {b}, item 2 {c}, item 3 none
@@ -208,3 +208,18 @@ def test_catalogue_defaults_and_items_outside_it():
         run_items_of(ItemRequest(strict, (("arp", None),)), np.array([0]), keys[:1], np.array([1.0]), 1, outside)
     features = table(["b", "q"], ["g1", "g2"], "features.csv")
     assert ItemContext.of(item_features=features).items.tolist() == ["b", "q"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_rank_counts_add_up_as_counting_all_rows_at_once(seed):
+    """RankCounts + RankCounts (a streamed run adds a chunk's at a time) equals the counts of both
+    chunks' rows together, whichever side is larger, with pairs in one, in the other and in both."""
+    rng = np.random.default_rng(seed)
+    chunks = [(rng.integers(0, 25, size), rng.integers(1, 7, size)) for size in rng.integers(0, 60, 6)]
+    total = RankCounts.of(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+    for items, ranks in chunks:
+        total = RankCounts.of(items, ranks) + total if seed % 2 else total + RankCounts.of(items, ranks)
+    items, ranks = (np.concatenate(column) for column in zip(*chunks))
+    expected = RankCounts.of(items, ranks)
+    assert total.keys.tolist() == expected.keys.tolist() and total.counts.tolist() == expected.counts.tolist()
+    assert total.counts.dtype == np.int64 and int(total.counts.sum()) == len(items)

@@ -176,9 +176,18 @@ class RankCounts(NamedTuple):
         return cls(keys, counts.astype(np.int64))
 
     def __add__(self, other: RankCounts) -> RankCounts:
-        keys, inverse = np.unique(np.concatenate((self.keys, other.keys)), return_inverse=True)
-        counts = np.bincount(inverse, weights=np.concatenate((self.counts, other.counts)), minlength=len(keys))
-        return RankCounts(keys, counts.astype(np.int64))
+        """The counts of both: the smaller's pairs looked up among the larger's (sorted), their counts
+        added there and the new pairs inserted in order, so that adding a chunk's few pairs to a
+        run's many costs a copy of the many, not a sort (a streamed run adds one per chunk)."""
+        large, small = (self, other) if len(self.keys) >= len(other.keys) else (other, self)
+        at = np.searchsorted(large.keys, small.keys)
+        found = at < len(large.keys)
+        found[found] = large.keys[at[found]] == small.keys[found]
+        counts = large.counts.copy()
+        counts[at[found]] += small.counts[found]  # the keys of each are distinct: no place twice
+        new = ~found
+        return RankCounts(np.insert(large.keys, at[new], small.keys[new]),
+                          np.insert(counts, at[new], small.counts[new]))
 
     def discounted(self, size: int) -> np.ndarray:
         """Each of the ``size`` first items' exposure Σ_lists 1/log2(1 + rank), added in key order
