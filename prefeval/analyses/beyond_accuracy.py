@@ -101,13 +101,17 @@ def entropy(exposure: np.ndarray) -> np.ndarray:
 
 class Popularity(NamedTuple):
     """The popularity of each catalogue item in the training data: ``interactions`` φ(i), ``users``
-    pop(i) (distinct users), ``training_users`` |U_train|, and ``tail`` (bool per item)."""
+    pop(i) (distinct users), ``training_users`` |U_train|, ``tail`` (bool per item), ``rank`` (its
+    popularity rank), and the terms that EPC and EFD average over a list, per item: ``complement``
+    1 − pop(i)/|U_train| and ``discovery`` −log2(max(pop(i), 1)/|U_train|) (module docstring)."""
 
     interactions: np.ndarray
     users: np.ndarray
     training_users: int
     tail: np.ndarray
     rank: np.ndarray
+    complement: np.ndarray
+    discovery: np.ndarray
 
     @classmethod
     def of(cls, train_users: np.ndarray, train_items: np.ndarray, catalogue_size: int,
@@ -125,15 +129,22 @@ class Popularity(NamedTuple):
         tail = np.ones(catalogue_size, dtype=bool)
         tail[order[:head_count]] = False
         training_users = len(_distinct_integers(np.asarray(train_users, dtype=np.int64)))
-        return cls(interactions, users, training_users, tail, _average_ranks(-interactions))
+        return cls._with_terms(interactions, users, training_users, tail, _average_ranks(-interactions))
+
+    @classmethod
+    def _with_terms(cls, interactions: np.ndarray, users: np.ndarray, training_users: int, tail: np.ndarray,
+                    rank: np.ndarray) -> Popularity:
+        seen = users / max(training_users, 1)
+        seen_once = np.maximum(users, 1) / max(training_users, 1)
+        return cls(interactions, users, training_users, tail, rank, 1.0 - seen, -np.log2(seen_once))
 
     def with_unknown(self) -> Popularity:
         """With one more item, an item outside the catalogue: nobody trained on it (popularity 0, in
         the tail), ranked as the catalogue's items of popularity 0 are (n + 1 when there is none)."""
         unpopular = self.rank[self.interactions == 0]
         rank = float(unpopular[0]) if len(unpopular) else float(len(self.rank) + 1)
-        return self._replace(interactions=np.append(self.interactions, 0.0), users=np.append(self.users, 0.0),
-                             tail=np.append(self.tail, True), rank=np.append(self.rank, rank))
+        return self._with_terms(np.append(self.interactions, 0.0), np.append(self.users, 0.0), self.training_users,
+                                np.append(self.tail, True), np.append(self.rank, rank))
 
 
 def _distinct_integers(values: np.ndarray) -> np.ndarray:
@@ -160,13 +171,11 @@ def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popula
     from the users' codes 0..num_users−1 and the item indexes of their lists; a user with an empty
     list has 0 for each."""
     length = np.bincount(users, minlength=num_users).astype(np.float64)
-    seen = popularity.users / max(popularity.training_users, 1)  # per catalogue item, then per row
-    seen_once = np.maximum(popularity.users, 1) / max(popularity.training_users, 1)
-    terms = {
+    terms = {  # per catalogue item, gathered per row
         "arp": popularity.interactions,
-        "aplt": popularity.tail.astype(np.float64),
-        "epc": 1.0 - seen,
-        "efd": -np.log2(seen_once),
+        "aplt": popularity.tail,
+        "epc": popularity.complement,
+        "efd": popularity.discovery,
         "mean_popularity_rank": popularity.rank,
     }
     out = {}
@@ -208,10 +217,11 @@ def group_exposure(exposure: Exposure, item_groups: np.ndarray, num_groups: int)
 
 
 class FeatureSets(NamedTuple):
-    """The feature set F_i of every item (a category, a genre), as bit sets: ``bits`` (items,
+    """The feature set F_i of every item (a category, a genre), as bit sets: ``bits`` (items + 1,
     ⌈m/64⌉) uint64 (feature f: bit f mod 64 of word f // 64), ``sizes`` |F_i| (float64) and
     ``count``, m, the number of features; so that |F_i ∩ F_j| is the count of the bits of the AND of
-    two rows (:func:`_popcount`)."""
+    two rows (:func:`_popcount`). The last row is of no item and no feature: the row that −1 (past
+    the end of a list) picks."""
 
     bits: np.ndarray
     sizes: np.ndarray
@@ -225,9 +235,9 @@ class FeatureSets(NamedTuple):
         width = max(num_features, 1)
         pairs = _distinct_integers(np.asarray(item_indexes, dtype=np.int64) * width + feature_codes)
         items, features = pairs // width, pairs % width
-        bits = np.zeros((catalogue_size, max(-(-num_features // 64), 1)), dtype=np.uint64)
+        bits = np.zeros((catalogue_size + 1, max(-(-num_features // 64), 1)), dtype=np.uint64)
         np.bitwise_or.at(bits, (items, features >> 6), np.left_shift(np.uint64(1), (features & 63).astype(np.uint64)))
-        return cls(bits, np.bincount(items, minlength=catalogue_size).astype(np.float64), num_features)
+        return cls(bits, np.bincount(items, minlength=catalogue_size + 1).astype(np.float64), num_features)
 
 
 SIMILARITIES = ("cosine", "jaccard")
@@ -321,20 +331,13 @@ class _FeatureLists(NamedTuple):
         return [slice(start, start + step) for start in range(0, len(self.users), step)]
 
 
-def _with_blank(features: FeatureSets) -> tuple[np.ndarray, np.ndarray]:
-    """The bits and sizes of the items, and last an item of no feature, which −1 (past a list's end)
-    picks."""
-    bits = np.concatenate((features.bits, np.zeros((1, features.bits.shape[1]), dtype=np.uint64)))
-    return bits, np.append(features.sizes, 0.0)
-
-
 def _diversities(lists: _FeatureLists, features: FeatureSets, similarities: list[str]) -> dict[str, np.ndarray]:
     """The ILD of every list under each similarity (:func:`intra_list_diversity`): the shared features
     of each pair of positions, counted once for every similarity. Arrays are laid out pair by pair
     (pairs × lists), so that a list's distances are added pair after pair, one vector at a time."""
     if not similarities:
         return {}
-    bits, sizes = _with_blank(features)
+    bits, sizes = features.bits, features.sizes
     first, second = np.triu_indices(lists.items.shape[1], 1)  # the pairs of positions, (1, 2), (1, 3), …
     sums = {similarity: np.zeros(len(lists.users)) for similarity in similarities}
     for rows in lists.slices(len(first)):
@@ -359,7 +362,7 @@ def _coverage(lists: _FeatureLists, features: FeatureSets) -> np.ndarray:
     """The category coverage of every list (:func:`category_coverage`)."""
     if features.count == 0:
         return np.zeros(len(lists.users))
-    bits, _ = _with_blank(features)
+    bits = features.bits
     covered = np.zeros((len(lists.users), bits.shape[1]), dtype=np.uint64)
     for rows in lists.slices(lists.items.shape[1]):
         covered[rows] = np.bitwise_or.reduce(bits[lists.items[rows]], axis=1)
