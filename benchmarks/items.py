@@ -15,14 +15,15 @@ generated once (seeded) into ``benchmarks/cache/items-100000i-seed1/``:
 - ``groups.tsv``: each item's provider, one of 10 (``p0`` .. ``p9``), provider p holding a share
   of the catalogue ∝ 1/(p + 1).
 
-The same side inputs serve every number of users (they describe the items, not the users). Two
+The same side inputs serve every number of users (they describe the items, not the users). Four
 commands take turns (:func:`run.in_turns`): ``prefeval eval -q`` with the default measures (every
-user's lines and the summary, written to /dev/null), and the same with every item measure
-(:data:`ITEM_MEASURES`) and the side inputs they read, both with ``--engine ENGINE``. Prints each
-median wall time, the median over the turns of the ratio, and the load. Then, once each, the same two
-commands with ``--engine stream`` on ``--memory-users`` users and on USERS users, with the peak
-resident set of the process and the peak proportional set of its process tree (its workers'
-included; :func:`run._run_once`); ``--memory-users 0`` skips them.
+user's lines and the summary, written to /dev/null), the same with every item measure
+(:data:`ITEM_MEASURES`) and the side inputs they read, both with ``--engine ENGINE``, and these two
+without ``-q`` (the summary alone: the cost of the measures without that of writing twice the bytes
+of lines). Prints each median wall time, the median over the turns of each ratio, and the load.
+Then, once each, the first two commands with ``--engine stream`` on ``--memory-users`` users and on
+USERS users, with the peak resident set of the process and the peak proportional set of its process
+tree (its workers' included; :func:`run._run_once`); ``--memory-users 0`` skips them.
 """
 
 from __future__ import annotations
@@ -87,12 +88,13 @@ def side_inputs(folder: str = CACHE, catalogue: int = CATALOGUE, interactions: i
     return paths
 
 
-def commands(users: int, engine: str) -> dict[str, list[str]]:
-    """The plain command and the one with every item measure, on ``users`` users."""
+def commands(users: int, engine: str, per_query: bool = True) -> dict[str, list[str]]:
+    """The plain command and the one with every item measure, on ``users`` users; with ``-q`` (every
+    user's lines) unless not ``per_query`` (the summary alone)."""
     qrels, runs = write_recommender(CACHE, users, runs=2)
     side = side_inputs()
-    plain = [sys.executable, "-m", "prefeval", "eval", "-q", "--quiet", "--engine", engine, "-R", qrels, *runs,
-             "-o", os.devnull]
+    plain = [sys.executable, "-m", "prefeval", "eval", *(["-q"] if per_query else []), "--quiet", "--engine", engine,
+             "-R", qrels, *runs, "-o", os.devnull]
     items = plain + ["-M", "all", "-m", ",".join(ITEM_MEASURES), "--train", side["train"], "--items", side["items"],
                      "--item-features", side["features"], "--item-groups", side["groups"]]
     return {"plain": plain, "items": items}
@@ -109,10 +111,14 @@ def main() -> None:
     parser.add_argument("--memory-users", type=int, default=200_000)
     parser.add_argument("--engine", default="auto")
     args = parser.parse_args()
-    timings = in_turns(commands(args.users, args.engine), args.repeat)
+    both = {f"{name}{suffix}": command for per_query, suffix in ((True, ""), (False, ", summary only"))
+            for name, command in commands(args.users, args.engine, per_query).items()}
+    timings = in_turns(both, args.repeat)
     for name, runs_of in timings.items():
         print(f"{name}: {median_timing(runs_of).wall:.2f} s (median of {args.repeat})")
-    print(f"items / plain: {turn_ratio(timings['items'], timings['plain']):.2f} (median of the turns)")
+    for suffix in ("", ", summary only"):
+        ratio = turn_ratio(timings["items" + suffix], timings["plain" + suffix])
+        print(f"items / plain{suffix}: {ratio:.2f} (median of the turns)")
     print(f"load: {_load()}")
     if not args.memory_users:
         return
