@@ -100,8 +100,10 @@ def test_the_plan_cuts_columnar_inputs_at_the_rows_where_queries_start(tmp_path)
 
 
 def test_the_row_prober_reads_few_row_groups(tmp_path, monkeypatch):
-    """Planning reads the first rows of row groups, and whole the query column of a few row groups
-    only (the ones a boundary is in), not every row group of the input."""
+    """Planning reads the first rows of row groups (here 16 of 50), and whole the query column of a
+    few row groups only (the ones a boundary is in), not every row group of the input."""
+    monkeypatch.setattr(partitioned, "HEAD_ROWS", 16)
+    monkeypatch.setattr(partitioned, "FIRST_ROWS", 4)
     queries = 400
     qrels = tmp_path / "qrels"
     qrels.write_text("".join(f"u{n:04d} 0 i{n} 1\n" for n in range(queries)))
@@ -113,6 +115,7 @@ def test_the_row_prober_reads_few_row_groups(tmp_path, monkeypatch):
     original = columnar.query_keys_of_group
 
     def counting(path, fmt, group, rows=None):
+        assert rows in (None, 16)
         if rows is None:
             whole.append(group.index)
         return original(path, fmt, group, rows)
@@ -132,6 +135,31 @@ def test_qrels_as_parquet_are_probed_by_their_query_column(tmp_path):
     index = index_qrels(path)
     prober = _RowProber(path, index, QRELS_ITER_FORMAT)
     assert [prober.boundary(target, 0, prober.size) for target in (1, 2)] == [2, 3]
+
+
+@pytest.mark.parametrize("group", [1, 2, 3, 100])
+def test_the_qrels_index_says_where_each_kept_querys_rows_end(tmp_path, group):
+    """Indexing columnar qrels records where each kept query's rows end (the rows of the queries the qrels
+    drop after it included): the boundaries the plan takes from it are those its search of the rows
+    finds, in a file or a directory, queries straddling row groups and files; text qrels record none."""
+    lines = ["q1 0 a 1", "q1 0 b 0", "q2 0 c 0", "q3 0 d 2", "q3 0 e 1", "q3 0 f 0", "q4 0 g 0", "q4 0 h 0",
+             "q5 0 i 1", "q6 0 j 0", "q7 0 k 1", "q7 0 l 1"]  # q2, q4, q6 dropped: kept q1 q3 q5 q7 = 0..3
+    text = tmp_path / "qrels"
+    text.write_text("\n".join(lines) + "\n")
+    assert index_qrels(str(text)).ends is None
+    table = qrels_table(str(text))
+    for path in (write_parquet(table, tmp_path / f"q{group}.parquet", group),
+                 write_partitioned(table, tmp_path / f"q{group}", 3, group)):
+        index = index_qrels(path)
+        assert index.ends.tolist() == [2, 6, 9, 12]
+        known = _RowProber(path, index, QRELS_ITER_FORMAT, index.ends)
+        searched = _RowProber(path, index, QRELS_ITER_FORMAT)
+        for target in range(1, 4):
+            for low in range(0, 12):
+                found = searched.boundary(target, low, 12)
+                assert known.boundary(target, low, 12) == found
+                assert found == max(index.ends[target - 1], low)
+        assert index_qrels(path, keep_empty=True).ends.tolist() == [2, 3, 6, 8, 9, 10, 12]
 
 
 def test_a_partitioned_directory_is_planned_from_its_files_rows(tmp_path, monkeypatch):

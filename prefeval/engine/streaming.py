@@ -160,6 +160,10 @@ class QueryIndex(NamedTuple):
     """The first :data:`HINT_QIDS` kept ids (for :func:`~prefeval.ranking.ranktable.query_id_hint`)."""
     max_grade: float = 0.0
     """The largest grade of the qrels (after ``-b`` and ``-f``), which every chunk's qrels keep."""
+    ends: np.ndarray | None = None
+    """Of columnar qrels read whole: for each kept query (by number), the row after its rows and those
+    of the queries the qrels dropped after it (the row where the next kept query's rows begin, as a
+    partition's span begins: :mod:`prefeval.engine.partitioned`); None for a text file."""
 
     def numbers_of(self, qids: TextColumn) -> np.ndarray:
         """The number of each id's query, :data:`DROPPED` or :data:`FOREIGN`. Each id of a stretch of
@@ -180,6 +184,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
     bytes of one partition only (:func:`~prefeval.io.source.read_blocks`)."""
     source = display_name(path)
     hashes = _Growing(np.uint64)  # the keys of the queries, in order
+    starts = _Growing(np.int64) if span is None and columnar_format(path) is not None else None  # their first rows
     relevant = _Growing(bool)  # whether each has a relevant document
     texts: list[str] = []  # the ids of the first queries, for hints
     empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
@@ -193,6 +198,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
             if _several_iters(qids.keys, iters.keys, last_line):
                 return None
             last_line = (qids.keys[-1], iters.keys[-1])
+        first_row = rows
         rows += len(qids)
         named_all = np.flatnonzero(qids.keys == _SUMMARY_KEY)
         if len(named_all):
@@ -216,6 +222,8 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
         if len(block_hashes):
             hashes.append(block_hashes)
             relevant.append(has_relevant)
+            if starts is not None:
+                starts.append(first_row + firsts)
             last = block_hashes[-1]
             count += len(block_hashes)
             if len(texts) < HINT_QIDS:
@@ -233,6 +241,9 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
     if keep_empty:
         kept[:] = True
     numbers = np.where(kept, np.cumsum(kept) - 1, DROPPED).astype(np.int32 if len(kept) < 2**31 else np.int64)
+    ends = None
+    if starts is not None:  # a kept query's rows end where the next query's begin
+        ends = np.append(starts.values[1:], rows)[kept]
     return QueryIndex(
         source=source,
         sorted_hashes=sorted_hashes,
@@ -242,6 +253,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
         dropped_count=int((~kept).sum()),
         first_qids=[texts[i] for i in np.flatnonzero(kept[:len(texts)])],
         max_grade=max_grade,
+        ends=ends,
     )
 
 

@@ -200,9 +200,17 @@ def row_groups(path, fmt: LineFormat = RUN_FORMAT) -> list[RowGroup]:
     the range of the query ids of each from the Parquet statistics when they have it
     (:class:`RowGroup`). ``fmt`` (``RUN_FORMAT`` or ``QRELS_FORMAT``) says which column holds the
     query ids (:mod:`prefeval.io.columns`). An Arrow file has no footer of row counts: its record
-    batches are read (memory-mapped; decompressed, when they are compressed) to count them."""
-    table = _Input(path, fmt)
+    batches are read (memory-mapped; decompressed, when they are compressed) to count them. ``path``
+    may be an input opened already (:func:`open_input`)."""
+    table = open_input(path, fmt)
     return [group for file in table.files for group in table.groups_of(file)]
+
+
+def open_input(path, fmt: LineFormat = RUN_FORMAT) -> _Input:
+    """The columnar input ``path`` opened, for the functions that read it a piece at a time
+    (:func:`row_groups`, :func:`query_keys_of_group`: a planner's), each file's footer read once for
+    all of them; an input opened already, as it is."""
+    return path if isinstance(path, _Input) else _Input(path, fmt)
 
 
 def read_table(path, fmt: LineFormat, parts: Sequence[RowGroup | int] | None = None) -> TableFields:
@@ -259,8 +267,9 @@ def query_keys_of_group(path, fmt: LineFormat, group: RowGroup, rows: int | None
     first ``rows`` rows only, when given), that column alone read, as a dictionary (Parquet stores text
     so: a user's id is keyed once, not once per row): what a planner reads to find where a query's
     rows start (:mod:`prefeval.engine.partitioned`). Nothing is checked (an id that is not one is keyed
-    as it is; the reader of the rows reports it), and nulls have the key of no id (0)."""
-    table = _Input(path, fmt)
+    as it is; the reader of the rows reports it), and nulls have the key of no id (0). ``path`` may
+    be an input opened already (:func:`open_input`)."""
+    table = open_input(path, fmt)
     name = table.names["qid"]
     pa = table.pa
     keys, codes = [], []
