@@ -24,6 +24,7 @@ from prefeval.engine import partitioned
 from prefeval.engine.chunks import PartitionFailed
 from prefeval.engine.partitioned import _plan, _RowProber
 from prefeval.engine.streaming import index_qrels
+from prefeval.errors import InputError
 from prefeval.io import columnar
 from prefeval.io.columnar import row_groups, table_blocks
 from prefeval.io.trec import QRELS_ITER_FORMAT, RUN_FORMAT
@@ -160,6 +161,43 @@ def test_the_qrels_index_says_where_each_kept_querys_rows_end(tmp_path, group):
                 assert known.boundary(target, low, 12) == found
                 assert found == max(index.ends[target - 1], low)
         assert index_qrels(path, keep_empty=True).ends.tolist() == [2, 3, 6, 8, 9, 10, 12]
+
+
+def _span(path, start: int, stop: int) -> tuple[list, list, list, list, list]:
+    """The query ids, their keys, the document ids, the scores and the rows of a run's rows start..stop-1."""
+    blocks = list(table_blocks(path, RUN_FORMAT, rows=(start, stop)))
+    return ([q for b in blocks for q in b.qids.texts(range(len(b.qids)))],
+            [k for b in blocks for k in b.qids.keys.tolist()],
+            [d for b in blocks for d in b.docids.texts(range(len(b.docids)))],
+            [v for b in blocks for v in b.values.tolist()], [r for b in blocks for r in b.rows.numbers.tolist()])
+
+
+def test_any_span_of_rows_reads_as_the_whole_input_sliced(tmp_path):
+    """A partition's rows, starting and ending anywhere (inside row groups, where files meet; a row
+    group's first rows read plain or as dictionaries, as many of them there are), are the rows of the
+    whole input: ids, keys, scores and row numbers."""
+    table = pa.table({"qid": [f"q{n // 3}" for n in range(40)], "docno": [f"d{n % 7}" for n in range(40)],
+                      "score": np.arange(40.0)})
+    for path in (write_parquet(table, tmp_path / "run.parquet", 16), write_partitioned(table, tmp_path / "run", 3, 8)):
+        whole = _span(path, 0, 40)
+        assert whole[0] == table.column("qid").to_pylist() and whole[4] == list(range(40))
+        for start in range(0, 40, 3):
+            for stop in range(start + 1, 41, 2):
+                assert _span(path, start, stop) == tuple(column[start:stop] for column in whole)
+
+
+def test_a_bad_id_in_a_row_groups_first_rows_is_the_same_error_read_plain_or_as_dictionaries(tmp_path):
+    docids = [f"d{n}" for n in range(32)]
+    docids[2] = "d 2"
+    table = pa.table({"qid": [f"q{n // 4}" for n in range(32)], "docno": docids, "score": np.arange(32.0)})
+    path = write_parquet(table, tmp_path / "run.parquet", 32)
+    errors = []
+    for stop in (3, 4, 20, 32):  # the first 3 or 4 rows of 32 are read plain, 20 or all as dictionaries
+        with pytest.raises(InputError) as raised:
+            _span(path, 0, stop)
+        errors.append(str(raised.value))
+    assert errors == [f"{path}: row 2 (row group 0): the document id 'd 2' in column 'docno' holds a space: an id is "
+                      "one word, as in a text file"] * 4
 
 
 def test_a_partitioned_directory_is_planned_from_its_files_rows(tmp_path, monkeypatch):

@@ -61,6 +61,7 @@ from prefeval.engine.streaming import (
     RunReport,
     StreamedCollection,
     _FileStream,
+    file_blocks,
     index_qrels,
 )
 from prefeval.errors import InputError
@@ -147,7 +148,8 @@ class PartitionSource:
         from prefeval.engine.streaming import OutOfOrder
 
         try:
-            reader = _PartitionReader(self, partition, self._index(partition))
+            qrels = list(file_blocks(self.qrels, QRELS_ITER_FORMAT, partition.qrels))  # read once, for both
+            reader = _PartitionReader(self, partition, self._index(partition, qrels), qrels)
             running = evaluation.running_summary(0, partial=True)
             groups = evaluation.group_summaries(0, partial=True)
             counts = None
@@ -177,9 +179,11 @@ class PartitionSource:
                                  reader._below_count, reader._below_level, groups, counts)
         return [(output, None) for output in outputs] + [(None, result)]
 
-    def _index(self, partition: Partition) -> QueryIndex:
-        """The index of the partition's span of the qrels, its kept queries numbered from ``first``."""
-        index = index_qrels(self.qrels, self.relevance, self.conventions.keep_empty, span=partition.qrels)
+    def _index(self, partition: Partition, qrels: list) -> QueryIndex:
+        """The index of the partition's span of the qrels (whose blocks are ``qrels``), its kept queries
+        numbered from ``first``."""
+        index = index_qrels(self.qrels, self.relevance, self.conventions.keep_empty, span=partition.qrels,
+                            blocks=qrels)
         if index is None or index.num_queries != partition.stop - partition.first:
             raise InputError(self.source, "the qrels changed while they were read")
         numbers = np.where(index.numbers >= 0, index.numbers + partition.first, DROPPED).astype(np.int64)
@@ -212,10 +216,11 @@ class _PartitionReader(StreamedCollection):
     """One partition's spans read as a streamed collection whose queries are ``first..stop-1``; the
     notes are not made here but handed back (:attr:`reports`)."""
 
-    def __init__(self, source: PartitionSource, partition: Partition, index: QueryIndex):
+    def __init__(self, source: PartitionSource, partition: Partition, index: QueryIndex, qrels: list):
         super().__init__(index, source.qrels, source.runs, source.run_ids, source.relevance, source.others,
                          source.conventions, jobs=1)
         self.partition = partition
+        self.qrels_blocks = qrels
         self.items = source.items
         self.first_query = partition.first
         self.reports: list[RunReport] = []
@@ -223,7 +228,7 @@ class _PartitionReader(StreamedCollection):
 
     def file_stream(self, path: str, fmt: LineFormat, run: int | None) -> _FileStream:
         span = self.partition.qrels if run is None else self.partition.runs[run]
-        stream = _SpanStream(path, fmt, self.index, span)
+        stream = _SpanStream(path, fmt, self.index, span, self.qrels_blocks if run is None else None)
         if run is not None:
             self._runs[run] = stream
         return stream

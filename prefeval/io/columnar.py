@@ -61,6 +61,11 @@ _PADDING = bytes(8)
 """:func:`~prefeval.io.fields.byte_keys` reads 8 bytes from a field's start, past its end too."""
 BLOCK_ROWS = 1 << 17
 """The most rows of a block of :func:`table_blocks`: about what a text block of 4 MiB holds."""
+HEAD_SHARE = 4
+"""The first rows of a row group, up to this share of them, are read by :func:`table_blocks` as
+plain values rather than as dictionaries: keying each of their ids is cheaper than decoding and keying
+the row group's dictionaries, which hold every id of the group (measured on a row group of a million
+rows of a recommender's run: 6,144 rows read in 11 ms plain, 40 ms as dictionaries, before keys)."""
 _NOT_IN_IDS = np.zeros(256, dtype=bool)
 _NOT_IN_IDS[[0, 9, 10, 11, 12, 13, 32]] = True
 """The bytes no id may hold: NUL and the whitespace that separates a text file's fields."""
@@ -243,8 +248,10 @@ def table_blocks(path, fmt: LineFormat, rows: tuple[int, int] | None = None) -> 
             last = group.rows if stop_row is None else min(stop_row - group.first_row, group.rows)
             if rows is not None and first >= last:
                 continue
-            # the first rows of a row group alone are read without decoding the rest of it
-            read = table.arrow(file, [group]) if first or last == group.rows else table.head(group, last)
+            # the first rows of a row group alone are read without decoding the rest of it, and a
+            # few of them without its dictionaries (made for every row of the group)
+            read = table.arrow(file, [group]) if first or last == group.rows else \
+                table.head(group, last, dictionaries=last > group.rows // HEAD_SHARE)
             dictionaries: dict[tuple, tuple] = {}  # the pieces of a row group share its dictionaries
             for start in range(first, max(last, first + 1), BLOCK_ROWS):
                 piece = read.slice(start, min(BLOCK_ROWS, last - start))
