@@ -130,6 +130,26 @@ def test_the_row_prober_reads_few_row_groups(tmp_path, monkeypatch):
     assert prober.cut_offsets(4) == [1000, 2000, 3000]  # row groups' first rows
 
 
+def test_the_last_shares_of_a_columnar_input_are_partitions_of_their_own(tmp_path, monkeypatch):
+    """The plan cuts a columnar input at the row groups' first rows nearest to even shares, and at the
+    last two shares' own first rows where no row group starts near them: the last partitions are
+    small, whatever the row groups."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"u{n:04d} 0 i{n} 1\n" for n in range(400)))
+    table = pa.table({"qid": [f"u{n // 10:04d}" for n in range(4000)], "docno": [f"i{n}" for n in range(4000)],
+                      "score": np.arange(4000.0)})
+    index = index_qrels(str(qrels))
+    prober = _RowProber(write_parquet(table, tmp_path / "run.parquet", 1000), index, RUN_FORMAT)
+    assert prober.cut_offsets(8) == [1000, 2000, 3000, 3500]  # 3000 is a row group's first row
+    assert prober.cut_offsets(4) == [1000, 2000, 3000]
+    assert _RowProber(write_parquet(table, tmp_path / "one.parquet", 4000), index, RUN_FORMAT).cut_offsets(4) == \
+        [1000, 2000, 3000]  # a row group alone: even shares
+    monkeypatch.setattr(partitioned.results, "SUM_BLOCK", 10)
+    monkeypatch.setattr(partitioned, "MIN_PARTITIONS", 8)
+    partitions = _plan(index, [str(qrels), str(tmp_path / "run.parquet")])
+    assert [p.runs[0] for p in partitions] == [(0, 1000), (1000, 2000), (2000, 3000), (3000, 3500), (3500, 4000)]
+
+
 def test_qrels_as_parquet_are_probed_by_their_query_column(tmp_path):
     table = pa.table({"query_id": ["a", "a", "b", "c"], "doc_id": ["1", "2", "3", "4"], "relevance": [1, 1, 1, 1]})
     path = write_parquet(table, tmp_path / "qrels.parquet", 1)

@@ -601,6 +601,10 @@ Q0 1234 3 0.87 run``, takes about 30): what the partitions of a columnar input a
 CACHED_ROWS = 1 << 22
 """The rows whose query ids a :class:`_RowProber` keeps, of the row groups it read last (4 row groups of
 a million rows, 8 MB each; or the first :data:`HEAD_ROWS` of 64)."""
+TAIL_SHARES = 2
+"""The last even shares of a columnar input that are partitions of their own, cut inside a row group
+where none starts near them (:meth:`_RowProber.cut_offsets`): a row group of a million rows is two
+shares of 2 runs x 1M users, whose lines the client took for 1 s after the workers were done."""
 FIRST_ROWS = 64
 """The rows of a row group whose queries are looked up first to find its first kept query (twice as
 many next, when none of them is kept, and so on)."""
@@ -642,13 +646,18 @@ class _RowProber:
     def cut_offsets(self, wanted: int) -> list[int]:
         """Where the plan looks for the first queries of ``wanted`` partitions: the row groups' first
         rows nearest to even shares of the rows, so that a partition reads whole row groups (a row
-        group is decoded whole to read any row of its but the first few: :func:`~prefeval.io.columnar.table_blocks`)."""
+        group is decoded whole to read any row of its but the first few: :func:`~prefeval.io.columnar.table_blocks`);
+        and the last :data:`TAIL_SHARES` even shares' own first rows, where no row group starts within
+        half a share of them, so that the last partitions are small (their lines, which the client
+        takes once they are evaluated, are what is left to do when the workers are done)."""
         even = [self.size * k // wanted for k in range(1, wanted)]
         starts = self.starts[1:-1]
         if not len(starts):
             return even
-        nearest = starts[np.abs(starts[:, None] - np.array(even)[None, :]).argmin(axis=0)]
-        return sorted(set(nearest.tolist()))
+        cuts = set(starts[np.abs(starts[:, None] - np.array(even)[None, :]).argmin(axis=0)].tolist())
+        half_share = self.size / wanted / 2
+        return sorted(cuts | {offset for offset in even[-TAIL_SHARES:]
+                              if min(abs(offset - cut) for cut in cuts) > half_share})
 
     @staticmethod
     def rounded(blocks: float) -> int:
