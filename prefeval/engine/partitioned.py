@@ -19,11 +19,14 @@ kept query. A columnar input (Parquet, Arrow, a directory of them) is cut at row
 (:class:`_RowProber`): the same binary search, over its row groups by the first kept query of each
 (the query-id column of a few row groups read, nothing else), then within the row group; its span is
 a range of rows counted over the whole input, and a partition reads the row groups that hold them.
+Columnar qrels need no search: indexing them recorded where each kept query's rows end
+(:attr:`~prefeval.engine.streaming.QueryIndex.ends`).
 
-**On a worker** (:meth:`PartitionSource.evaluate`): the partition's span of the qrels is indexed
-again, alone (its kept queries numbered from ``first``), the spans are read block by block as the
-streamed reader reads whole files (:class:`~prefeval.engine.streaming.StreamedCollection`, whose
-first query is then ``first``), ranked chunk by chunk and evaluated. What comes back is small: the
+**On a worker** (:meth:`PartitionSource.evaluate`): the partition's span of the qrels is read and
+indexed again, alone (its kept queries numbered from ``first``; the blocks read are those evaluated
+then), the runs' spans are read block by block as the streamed reader reads whole files
+(:class:`~prefeval.engine.streaming.StreamedCollection`, whose first query is then ``first``),
+ranked chunk by chunk and evaluated. What comes back is small: the
 partition's rendered lines (or nothing, when the worker wrote them to its part file of ``--parts``),
 a partial summary (:meth:`~prefeval.engine.results.RunningSummary.merge`) and what the notes need.
 
