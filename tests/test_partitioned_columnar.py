@@ -24,6 +24,7 @@ from prefeval.engine import partitioned
 from prefeval.engine.chunks import PartitionFailed
 from prefeval.engine.partitioned import _plan, _RowProber
 from prefeval.engine.streaming import index_qrels
+from prefeval.errors import InputError
 from prefeval.io import columnar
 from prefeval.io.columnar import row_groups, table_blocks
 from prefeval.io.trec import QRELS_ITER_FORMAT, RUN_FORMAT
@@ -100,8 +101,10 @@ def test_the_plan_cuts_columnar_inputs_at_the_rows_where_queries_start(tmp_path)
 
 
 def test_the_row_prober_reads_few_row_groups(tmp_path, monkeypatch):
-    """Planning reads the first rows of row groups, and whole the query column of a few row groups
-    only (the ones a boundary is in), not every row group of the input."""
+    """Planning reads the first rows of row groups (here 16 of 50), and whole the query column of a
+    few row groups only (the ones a boundary is in), not every row group of the input."""
+    monkeypatch.setattr(partitioned, "HEAD_ROWS", 16)
+    monkeypatch.setattr(partitioned, "FIRST_ROWS", 4)
     queries = 400
     qrels = tmp_path / "qrels"
     qrels.write_text("".join(f"u{n:04d} 0 i{n} 1\n" for n in range(queries)))
@@ -113,6 +116,7 @@ def test_the_row_prober_reads_few_row_groups(tmp_path, monkeypatch):
     original = columnar.query_keys_of_group
 
     def counting(path, fmt, group, rows=None):
+        assert rows in (None, 16)
         if rows is None:
             whole.append(group.index)
         return original(path, fmt, group, rows)
@@ -126,12 +130,94 @@ def test_the_row_prober_reads_few_row_groups(tmp_path, monkeypatch):
     assert prober.cut_offsets(4) == [1000, 2000, 3000]  # row groups' first rows
 
 
+def test_the_last_shares_of_a_columnar_input_are_partitions_of_their_own(tmp_path, monkeypatch):
+    """The plan cuts a columnar input at the row groups' first rows nearest to even shares, and at the
+    last two shares' own first rows where no row group starts near them: the last partitions are
+    small, whatever the row groups."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"u{n:04d} 0 i{n} 1\n" for n in range(400)))
+    table = pa.table({"qid": [f"u{n // 10:04d}" for n in range(4000)], "docno": [f"i{n}" for n in range(4000)],
+                      "score": np.arange(4000.0)})
+    index = index_qrels(str(qrels))
+    prober = _RowProber(write_parquet(table, tmp_path / "run.parquet", 1000), index, RUN_FORMAT)
+    assert prober.cut_offsets(8) == [1000, 2000, 3000, 3500]  # 3000 is a row group's first row
+    assert prober.cut_offsets(4) == [1000, 2000, 3000]
+    assert _RowProber(write_parquet(table, tmp_path / "one.parquet", 4000), index, RUN_FORMAT).cut_offsets(4) == \
+        [1000, 2000, 3000]  # a row group alone: even shares
+    monkeypatch.setattr(partitioned.results, "SUM_BLOCK", 10)
+    monkeypatch.setattr(partitioned, "MIN_PARTITIONS", 8)
+    partitions = _plan(index, [str(qrels), str(tmp_path / "run.parquet")])
+    assert [p.runs[0] for p in partitions] == [(0, 1000), (1000, 2000), (2000, 3000), (3000, 3500), (3500, 4000)]
+
+
 def test_qrels_as_parquet_are_probed_by_their_query_column(tmp_path):
     table = pa.table({"query_id": ["a", "a", "b", "c"], "doc_id": ["1", "2", "3", "4"], "relevance": [1, 1, 1, 1]})
     path = write_parquet(table, tmp_path / "qrels.parquet", 1)
     index = index_qrels(path)
     prober = _RowProber(path, index, QRELS_ITER_FORMAT)
     assert [prober.boundary(target, 0, prober.size) for target in (1, 2)] == [2, 3]
+
+
+@pytest.mark.parametrize("group", [1, 2, 3, 100])
+def test_the_qrels_index_says_where_each_kept_querys_rows_end(tmp_path, group):
+    """Indexing columnar qrels records where each kept query's rows end (the rows of the queries the qrels
+    drop after it included): the boundaries the plan takes from it are those its search of the rows
+    finds, in a file or a directory, queries straddling row groups and files; text qrels record none."""
+    lines = ["q1 0 a 1", "q1 0 b 0", "q2 0 c 0", "q3 0 d 2", "q3 0 e 1", "q3 0 f 0", "q4 0 g 0", "q4 0 h 0",
+             "q5 0 i 1", "q6 0 j 0", "q7 0 k 1", "q7 0 l 1"]  # q2, q4, q6 dropped: kept q1 q3 q5 q7 = 0..3
+    text = tmp_path / "qrels"
+    text.write_text("\n".join(lines) + "\n")
+    assert index_qrels(str(text)).ends is None
+    table = qrels_table(str(text))
+    for path in (write_parquet(table, tmp_path / f"q{group}.parquet", group),
+                 write_partitioned(table, tmp_path / f"q{group}", 3, group)):
+        index = index_qrels(path)
+        assert index.ends.tolist() == [2, 6, 9, 12]
+        known = _RowProber(path, index, QRELS_ITER_FORMAT, index.ends)
+        searched = _RowProber(path, index, QRELS_ITER_FORMAT)
+        for target in range(1, 4):
+            for low in range(0, 12):
+                found = searched.boundary(target, low, 12)
+                assert known.boundary(target, low, 12) == found
+                assert found == max(index.ends[target - 1], low)
+        assert index_qrels(path, keep_empty=True).ends.tolist() == [2, 3, 6, 8, 9, 10, 12]
+
+
+def _span(path, start: int, stop: int) -> tuple[list, list, list, list, list]:
+    """The query ids, their keys, the document ids, the scores and the rows of a run's rows start..stop-1."""
+    blocks = list(table_blocks(path, RUN_FORMAT, rows=(start, stop)))
+    return ([q for b in blocks for q in b.qids.texts(range(len(b.qids)))],
+            [k for b in blocks for k in b.qids.keys.tolist()],
+            [d for b in blocks for d in b.docids.texts(range(len(b.docids)))],
+            [v for b in blocks for v in b.values.tolist()], [r for b in blocks for r in b.rows.numbers.tolist()])
+
+
+def test_any_span_of_rows_reads_as_the_whole_input_sliced(tmp_path):
+    """A partition's rows, starting and ending anywhere (inside row groups, where files meet; a row
+    group's first rows read plain or as dictionaries, as many of them there are), are the rows of the
+    whole input: ids, keys, scores and row numbers."""
+    table = pa.table({"qid": [f"q{n // 3}" for n in range(40)], "docno": [f"d{n % 7}" for n in range(40)],
+                      "score": np.arange(40.0)})
+    for path in (write_parquet(table, tmp_path / "run.parquet", 16), write_partitioned(table, tmp_path / "run", 3, 8)):
+        whole = _span(path, 0, 40)
+        assert whole[0] == table.column("qid").to_pylist() and whole[4] == list(range(40))
+        for start in range(0, 40, 3):
+            for stop in range(start + 1, 41, 2):
+                assert _span(path, start, stop) == tuple(column[start:stop] for column in whole)
+
+
+def test_a_bad_id_in_a_row_groups_first_rows_is_the_same_error_read_plain_or_as_dictionaries(tmp_path):
+    docids = [f"d{n}" for n in range(32)]
+    docids[2] = "d 2"
+    table = pa.table({"qid": [f"q{n // 4}" for n in range(32)], "docno": docids, "score": np.arange(32.0)})
+    path = write_parquet(table, tmp_path / "run.parquet", 32)
+    errors = []
+    for stop in (3, 4, 20, 32):  # the first 3 or 4 rows of 32 are read plain, 20 or all as dictionaries
+        with pytest.raises(InputError) as raised:
+            _span(path, 0, stop)
+        errors.append(str(raised.value))
+    assert errors == [f"{path}: row 2 (row group 0): the document id 'd 2' in column 'docno' holds a space: an id is "
+                      "one word, as in a text file"] * 4
 
 
 def test_a_partitioned_directory_is_planned_from_its_files_rows(tmp_path, monkeypatch):

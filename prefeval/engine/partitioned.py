@@ -19,11 +19,14 @@ kept query. A columnar input (Parquet, Arrow, a directory of them) is cut at row
 (:class:`_RowProber`): the same binary search, over its row groups by the first kept query of each
 (the query-id column of a few row groups read, nothing else), then within the row group; its span is
 a range of rows counted over the whole input, and a partition reads the row groups that hold them.
+Columnar qrels need no search: indexing them recorded where each kept query's rows end
+(:attr:`~prefeval.engine.streaming.QueryIndex.ends`).
 
-**On a worker** (:meth:`PartitionSource.evaluate`): the partition's span of the qrels is indexed
-again, alone (its kept queries numbered from ``first``), the spans are read block by block as the
-streamed reader reads whole files (:class:`~prefeval.engine.streaming.StreamedCollection`, whose
-first query is then ``first``), ranked chunk by chunk and evaluated. What comes back is small: the
+**On a worker** (:meth:`PartitionSource.evaluate`): the partition's span of the qrels is read and
+indexed again, alone (its kept queries numbered from ``first``; the blocks read are those evaluated
+then), the runs' spans are read block by block as the streamed reader reads whole files
+(:class:`~prefeval.engine.streaming.StreamedCollection`, whose first query is then ``first``),
+ranked chunk by chunk and evaluated. What comes back is small: the
 partition's rendered lines (or nothing, when the worker wrote them to its part file of ``--parts``),
 a partial summary (:meth:`~prefeval.engine.results.RunningSummary.merge`) and what the notes need.
 
@@ -61,6 +64,7 @@ from prefeval.engine.streaming import (
     RunReport,
     StreamedCollection,
     _FileStream,
+    file_blocks,
     index_qrels,
 )
 from prefeval.errors import InputError
@@ -147,7 +151,8 @@ class PartitionSource:
         from prefeval.engine.streaming import OutOfOrder
 
         try:
-            reader = _PartitionReader(self, partition, self._index(partition))
+            qrels = list(file_blocks(self.qrels, QRELS_ITER_FORMAT, partition.qrels))  # read once, for both
+            reader = _PartitionReader(self, partition, self._index(partition, qrels), qrels)
             running = evaluation.running_summary(0, partial=True)
             groups = evaluation.group_summaries(0, partial=True)
             counts = None
@@ -177,9 +182,11 @@ class PartitionSource:
                                  reader._below_count, reader._below_level, groups, counts)
         return [(output, None) for output in outputs] + [(None, result)]
 
-    def _index(self, partition: Partition) -> QueryIndex:
-        """The index of the partition's span of the qrels, its kept queries numbered from ``first``."""
-        index = index_qrels(self.qrels, self.relevance, self.conventions.keep_empty, span=partition.qrels)
+    def _index(self, partition: Partition, qrels: list) -> QueryIndex:
+        """The index of the partition's span of the qrels (whose blocks are ``qrels``), its kept queries
+        numbered from ``first``."""
+        index = index_qrels(self.qrels, self.relevance, self.conventions.keep_empty, span=partition.qrels,
+                            blocks=qrels)
         if index is None or index.num_queries != partition.stop - partition.first:
             raise InputError(self.source, "the qrels changed while they were read")
         numbers = np.where(index.numbers >= 0, index.numbers + partition.first, DROPPED).astype(np.int64)
@@ -212,10 +219,11 @@ class _PartitionReader(StreamedCollection):
     """One partition's spans read as a streamed collection whose queries are ``first..stop-1``; the
     notes are not made here but handed back (:attr:`reports`)."""
 
-    def __init__(self, source: PartitionSource, partition: Partition, index: QueryIndex):
+    def __init__(self, source: PartitionSource, partition: Partition, index: QueryIndex, qrels: list):
         super().__init__(index, source.qrels, source.runs, source.run_ids, source.relevance, source.others,
                          source.conventions, jobs=1)
         self.partition = partition
+        self.qrels_blocks = qrels
         self.items = source.items
         self.first_query = partition.first
         self.reports: list[RunReport] = []
@@ -223,7 +231,7 @@ class _PartitionReader(StreamedCollection):
 
     def file_stream(self, path: str, fmt: LineFormat, run: int | None) -> _FileStream:
         span = self.partition.qrels if run is None else self.partition.runs[run]
-        stream = _SpanStream(path, fmt, self.index, span)
+        stream = _SpanStream(path, fmt, self.index, span, self.qrels_blocks if run is None else None)
         if run is not None:
             self._runs[run] = stream
         return stream
@@ -372,7 +380,8 @@ def _planned(request: _PlanRequest) -> tuple[QueryIndex | None, list[Partition] 
         index = index_qrels(qrels, request.relevance, request.keep_empty)
         if index is None:
             return None, None
-        return index._replace(source=display_name(request.names[0])), _plan(index, request.worker_paths)
+        partitions = _plan(index, request.worker_paths)
+        return index._replace(source=display_name(request.names[0]), ends=None), partitions
     except InputError as error:
         name = dict(zip(request.worker_paths, request.names)).get(error.source, error.source)
         message = error.message
@@ -394,8 +403,8 @@ def _plan(index: QueryIndex, paths: Sequence[str]) -> list[Partition]:
     """The partitions: query ranges cut at multiples of SUM_BLOCK, about :data:`PARTITION_BYTES`
     each, and each file's span of their lines, or rows (module docstring). ``paths``: the qrels, then
     the runs."""
-    probers = [_prober(path, index, QRELS_ITER_FORMAT if number == 0 else RUN_FORMAT)
-               for number, path in enumerate(paths)]
+    probers = [_prober(paths[0], index, QRELS_ITER_FORMAT, index.ends),
+               *(_prober(path, index, RUN_FORMAT) for path in paths[1:])]
     wanted = max(-(-sum(prober.weight for prober in probers) // PARTITION_BYTES), MIN_PARTITIONS)
     probe = max(probers, key=lambda prober: prober.weight)
     cuts = set()
@@ -471,10 +480,11 @@ def _absolute(path):
     return os.path.abspath(path)
 
 
-def _prober(path, index: QueryIndex, fmt: LineFormat) -> _Prober | _RowProber:
+def _prober(path, index: QueryIndex, fmt: LineFormat, ends: np.ndarray | None = None) -> _Prober | _RowProber:
     """What finds the partitions' boundaries in the input ``path`` (of the format ``fmt``: the qrels'
-    or a run's): in its bytes (text), in its rows (a columnar input)."""
-    return _RowProber(path, index, fmt) if columnar_format(path) is not None else _Prober(path, index)
+    or a run's): in its bytes (text), in its rows (a columnar input; ``ends``: where each kept
+    query's rows end, known of the qrels once indexed, :attr:`~prefeval.engine.streaming.QueryIndex.ends`)."""
+    return _RowProber(path, index, fmt, ends) if columnar_format(path) is not None else _Prober(path, index)
 
 
 _BATCH = 8
@@ -591,10 +601,18 @@ class _Prober:
 ROW_BYTES = 32
 """About the bytes a row of a columnar input holds as a line of text (a recommender's run line, ``42
 Q0 1234 3 0.87 run``, takes about 30): what the partitions of a columnar input are counted in."""
-CACHED_GROUPS = 4
-"""The row groups whose query ids a :class:`_RowProber` keeps (a row group of a million rows: 8 MB)."""
+CACHED_ROWS = 1 << 22
+"""The rows whose query ids a :class:`_RowProber` keeps, of the row groups it read last (4 row groups of
+a million rows, 8 MB each; or the first :data:`HEAD_ROWS` of 64)."""
+TAIL_SHARES = 2
+"""The last even shares of a columnar input that are partitions of their own, cut inside a row group
+where none starts near them (:meth:`_RowProber.cut_offsets`): a row group of a million rows is two
+shares of 2 runs x 1M users, whose lines the client took for 1 s after the workers were done."""
 FIRST_ROWS = 64
-"""The rows of a row group read to find its first kept query (more only when none of them is kept)."""
+"""The rows of a row group whose queries are looked up first to find its first kept query (twice as
+many next, when none of them is kept, and so on)."""
+_UNKNOWN = np.iinfo(np.int64).min
+"""The number of a query id not looked up yet (:meth:`_RowProber._row_numbers`)."""
 HEAD_ROWS = 1 << 16
 """The rows of a row group read first to find a boundary near its start (:meth:`_RowProber._in_head`):
 a summation block of a recommender's queries (1,024 users x 10 items) and more, a few pages of the
@@ -610,30 +628,39 @@ class _RowProber:
     comment rows: a row's query is kept or not (the qrels lack or dropped it), and the rows of the
     queries that are not kept go with the next kept query, as lines do."""
 
-    def __init__(self, path, index: QueryIndex, fmt: LineFormat):
-        from prefeval.io.columnar import row_groups
+    def __init__(self, path, index: QueryIndex, fmt: LineFormat, ends: np.ndarray | None = None):
+        from prefeval.io.columnar import open_input, row_groups
 
         self.path = path
         self.index = index
         self.fmt = fmt
-        self.groups = row_groups(path, fmt)
+        self.input = open_input(path, fmt)
+        """The input, its footers read once for every read of the plan."""
+        self.groups = row_groups(self.input)
         self.starts = np.array([group.first_row for group in self.groups] + [sum(g.rows for g in self.groups)],
                                dtype=np.int64)
         self.size = int(self.starts[-1])
         self.weight = self.size * ROW_BYTES
-        self._keys: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.ends = ends
+        """Where each kept query's rows end, when known (the qrels'): then no row is read to find a boundary."""
+        self._keys: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}  # :meth:`_group_keys`
         self._group_firsts: dict[int, int | None] = {}
 
     def cut_offsets(self, wanted: int) -> list[int]:
         """Where the plan looks for the first queries of ``wanted`` partitions: the row groups' first
         rows nearest to even shares of the rows, so that a partition reads whole row groups (a row
-        group is decoded whole to read any row of its but the first few: :func:`~prefeval.io.columnar.table_blocks`)."""
+        group is decoded whole to read any row of its but the first few: :func:`~prefeval.io.columnar.table_blocks`);
+        and the last :data:`TAIL_SHARES` even shares' own first rows, where no row group starts within
+        half a share of them, so that the last partitions are small (their lines, which the client
+        takes once they are evaluated, are what is left to do when the workers are done)."""
         even = [self.size * k // wanted for k in range(1, wanted)]
         starts = self.starts[1:-1]
         if not len(starts):
             return even
-        nearest = starts[np.abs(starts[:, None] - np.array(even)[None, :]).argmin(axis=0)]
-        return sorted(set(nearest.tolist()))
+        cuts = set(starts[np.abs(starts[:, None] - np.array(even)[None, :]).argmin(axis=0)].tolist())
+        half_share = self.size / wanted / 2
+        return sorted(cuts | {offset for offset in even[-TAIL_SHARES:]
+                              if min(abs(offset - cut) for cut in cuts) > half_share})
 
     @staticmethod
     def rounded(blocks: float) -> int:
@@ -647,21 +674,34 @@ class _RowProber:
         found = sorted_positions(self.index.sorted_hashes, keys)
         return np.where(found >= 0, self.index.numbers[np.maximum(found, 0)], DROPPED)
 
-    def _group_keys(self, group: int, rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(the keys of the group's distinct query ids, each row's entry among them), of at least its
-        first ``rows`` rows (None: all): its first :data:`HEAD_ROWS` rows alone when they are enough
-        (read without decoding the rest), else all of them; of the last :data:`CACHED_GROUPS` groups read."""
-        held = self._keys.get(group)
-        if held is not None and (len(held[1]) >= (self.groups[group].rows if rows is None else rows)):
-            return held
-        from prefeval.io.columnar import query_keys_of_group
+    def _row_numbers(self, group: int, low: int, stop: int) -> np.ndarray:
+        """The numbers of the queries of rows ``low..stop-1`` of row group ``group`` (negative: not
+        kept), each distinct query id looked up once (a row group of a million rows has a hundred
+        thousand ids, of which a search looks at a few)."""
+        keys, codes, numbers = self._group_keys(group, stop)
+        wanted = codes[low:stop]
+        unknown = np.unique(wanted[numbers[wanted] == _UNKNOWN])
+        if len(unknown):
+            numbers[unknown] = self._numbers(keys[unknown])
+        return numbers[wanted]
 
-        head = rows is not None and rows <= HEAD_ROWS < self.groups[group].rows
-        if held is None and len(self._keys) >= CACHED_GROUPS:
-            self._keys.pop(next(iter(self._keys)))
-        self._keys[group] = tuple(query_keys_of_group(self.path, self.fmt, self.groups[group],
-                                                      rows=HEAD_ROWS if head else None))
-        return self._keys[group]
+    def _group_keys(self, group: int, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(the keys of the group's distinct query ids, each row's entry among them, the numbers of
+        their queries looked up so far), of at least its first ``rows`` rows: its first
+        :data:`HEAD_ROWS` rows alone when they are enough (read without decoding the rest), else all
+        of them; of the groups read last, :data:`CACHED_ROWS` rows at most."""
+        held = self._keys.pop(group, None)
+        if held is None or len(held[1]) < rows:
+            from prefeval.io.columnar import query_keys_of_group
+
+            head = rows <= HEAD_ROWS < self.groups[group].rows
+            keys, codes = query_keys_of_group(self.input, self.fmt, self.groups[group],
+                                              rows=HEAD_ROWS if head else None)
+            held = (keys, codes, np.full(len(keys), _UNKNOWN, dtype=np.int64))
+        while self._keys and sum(len(codes) for _, codes, _ in self._keys.values()) + len(held[1]) > CACHED_ROWS:
+            self._keys.pop(next(iter(self._keys)))  # the one read or used longest ago
+        self._keys[group] = held
+        return held
 
     def _next_kept(self, group: int, low: int, high: int) -> tuple[int, int | None]:
         """(the row of the group, from ``low`` and before ``high``, of the first kept query, and its
@@ -670,8 +710,7 @@ class _RowProber:
         step = FIRST_ROWS
         while low < high:
             stop = min(low + step, high)
-            keys, codes = self._group_keys(group, stop)
-            numbers = self._numbers(keys[codes[low:stop]])
+            numbers = self._row_numbers(group, low, stop)
             kept = np.flatnonzero(numbers >= 0)
             if len(kept):
                 return low + int(kept[0]), int(numbers[kept[0]])
@@ -680,15 +719,10 @@ class _RowProber:
 
     def _first_in_group(self, group: int) -> int | None:
         """The number of the first kept query of row group ``group`` (None: it has none), from its
-        first rows where one of them is kept."""
+        first rows where one of them is kept (its first :data:`HEAD_ROWS` rows read, among which the
+        plan looks for a boundary near its start: :meth:`_in_head`)."""
         if group not in self._group_firsts:
-            from prefeval.io.columnar import query_keys_of_group
-
-            keys, codes = query_keys_of_group(self.path, self.fmt, self.groups[group], rows=FIRST_ROWS)
-            numbers = self._numbers(keys[codes])
-            kept = numbers[numbers >= 0]
-            self._group_firsts[group] = int(kept[0]) if len(kept) else \
-                self._next_kept(group, 0, self.groups[group].rows)[1]
+            self._group_firsts[group] = self._next_kept(group, 0, self.groups[group].rows)[1]
         return self._group_firsts[group]
 
     def _in_head(self, group: int, left: int, end: int, target: int) -> int | None:
@@ -702,8 +736,7 @@ class _RowProber:
         if end - left <= FIRST_ROWS or left >= HEAD_ROWS:
             return None
         rows = min(HEAD_ROWS, end)
-        keys, codes = self._group_keys(group, rows)
-        numbers = self._numbers(keys[codes[left:rows]])
+        numbers = self._row_numbers(group, left, rows)
         kept = np.flatnonzero(numbers >= 0)
         if not len(kept) or numbers[kept[-1]] < target:
             return None
@@ -737,6 +770,8 @@ class _RowProber:
         search over its rows."""
         if high <= low:
             return low
+        if self.ends is not None and 0 < target <= len(self.ends):
+            return min(max(int(self.ends[target - 1]), low), high)
         first, last = max(self._group_of(low), 0), self._group_of(high - 1)
         below = None
         for group in range(first, last + 1):

@@ -144,6 +144,13 @@ def _itself(value):
     return value
 
 
+def _taken(blocks: list[Block]) -> Iterator[Block]:
+    """The blocks in order, each dropped from the list as it is taken."""
+    blocks.reverse()
+    while blocks:
+        yield blocks.pop()
+
+
 class QueryIndex(NamedTuple):
     """The qrels' queries, by the keys of their ids (:func:`~prefeval.io.fields.byte_keys`):
     ``numbers[i]`` is the number, among the kept queries, of the query whose key is
@@ -160,6 +167,10 @@ class QueryIndex(NamedTuple):
     """The first :data:`HINT_QIDS` kept ids (for :func:`~prefeval.ranking.ranktable.query_id_hint`)."""
     max_grade: float = 0.0
     """The largest grade of the qrels (after ``-b`` and ``-f``), which every chunk's qrels keep."""
+    ends: np.ndarray | None = None
+    """Of columnar qrels read whole: for each kept query (by number), the row after its rows and those
+    of the queries the qrels dropped after it (the row where the next kept query's rows begin, as a
+    partition's span begins: :mod:`prefeval.engine.partitioned`); None for a text file."""
 
     def numbers_of(self, qids: TextColumn) -> np.ndarray:
         """The number of each id's query, :data:`DROPPED` or :data:`FOREIGN`. Each id of a stretch of
@@ -172,20 +183,23 @@ class QueryIndex(NamedTuple):
 
 
 def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
-                keep_empty: bool = False, span: tuple[int, int] | None = None) -> QueryIndex | None:
+                keep_empty: bool = False, span: tuple[int, int] | None = None,
+                blocks: Sequence[Block] | None = None) -> QueryIndex | None:
     """The :class:`QueryIndex` of the qrels file ``path``, every line checked as the in-memory reader
     checks it; None when the qrels are not grouped by query, or judge a query on several subtopics
     (two iter values). Raises the in-memory reader's errors: no line, a query named ``all``, no query
     with a relevant document (unless ``keep_empty`` keeps the queries without one). ``span``: the
-    bytes of one partition only (:func:`~prefeval.io.source.read_blocks`)."""
+    bytes of one partition only (:func:`~prefeval.io.source.read_blocks`); ``blocks``: those bytes'
+    blocks, read already (``file_blocks(path, QRELS_ITER_FORMAT, span)``)."""
     source = display_name(path)
     hashes = _Growing(np.uint64)  # the keys of the queries, in order
+    starts = _Growing(np.int64) if span is None and columnar_format(path) is not None else None  # their first rows
     relevant = _Growing(bool)  # whether each has a relevant document
     texts: list[str] = []  # the ids of the first queries, for hints
     empty: dict[int, str] = {}  # the first queries without a relevant document so far, for the note
     rows, last, count, max_grade = 0, None, 0, 0.0
     last_line = None  # the (query, iter) keys of the previous block's last line
-    for block in file_blocks(path, QRELS_ITER_FORMAT, span):
+    for block in file_blocks(path, QRELS_ITER_FORMAT, span) if blocks is None else blocks:
         qids, iters, grades = block.qids, block.iters, block.values
         if not len(qids):
             continue
@@ -193,6 +207,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
             if _several_iters(qids.keys, iters.keys, last_line):
                 return None
             last_line = (qids.keys[-1], iters.keys[-1])
+        first_row = rows
         rows += len(qids)
         named_all = np.flatnonzero(qids.keys == _SUMMARY_KEY)
         if len(named_all):
@@ -216,6 +231,8 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
         if len(block_hashes):
             hashes.append(block_hashes)
             relevant.append(has_relevant)
+            if starts is not None:
+                starts.append(first_row + firsts)
             last = block_hashes[-1]
             count += len(block_hashes)
             if len(texts) < HINT_QIDS:
@@ -233,6 +250,9 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
     if keep_empty:
         kept[:] = True
     numbers = np.where(kept, np.cumsum(kept) - 1, DROPPED).astype(np.int32 if len(kept) < 2**31 else np.int64)
+    ends = None
+    if starts is not None:  # a kept query's rows end where the next query's begin
+        ends = np.append(starts.values[1:], rows)[kept]
     return QueryIndex(
         source=source,
         sorted_hashes=sorted_hashes,
@@ -242,6 +262,7 @@ def index_qrels(path: str, relevance: RelevanceOptions = NO_RELEVANCE_OPTIONS,
         dropped_count=int((~kept).sum()),
         first_qids=[texts[i] for i in np.flatnonzero(kept[:len(texts)])],
         max_grade=max_grade,
+        ends=ends,
     )
 
 
@@ -323,6 +344,9 @@ class _FileStream:
     index: QueryIndex
     span: tuple[int, int] | None = None
     """Only these bytes of the file (a partition's: :mod:`prefeval.engine.partitioned`)."""
+    blocks: list[Block] | None = None
+    """Its blocks, read already (a partition's qrels, read once for its index and its rows), each
+    dropped from the list as it is taken."""
     source: str = ""
     frontier: int = 0
     done: bool = False
@@ -341,7 +365,7 @@ class _FileStream:
 
     def __post_init__(self):
         self.source = display_name(self.path)
-        self._blocks = file_blocks(self.path, self.fmt, self.span)
+        self._blocks = file_blocks(self.path, self.fmt, self.span) if self.blocks is None else _taken(self.blocks)
 
     def read(self) -> None:
         """Read the next block (the end of the file sets :attr:`frontier` to every query)."""
