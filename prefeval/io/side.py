@@ -92,8 +92,7 @@ def read_side(value, kind: str) -> SideTable:
     keys, values = rows
     if len(keys) == 0:
         raise InputError(source, "no rows")
-    table = SideTable(keys, values, lines, source) if isinstance(keys, TextColumn) else \
-        SideTable.of_texts(keys, values if VALUE_ROLE[kind] else None, lines, source)
+    table = SideTable(keys, values, lines, source)
     if kind in UNIQUE:
         _check_unique(table, UNIQUE[kind])
     return table
@@ -197,7 +196,7 @@ def _frame_rows(frame, kind: str, source: str, first_line: int | None):
             where = {"line": int(lines[row])} if first_line is not None else {}
             suffix = "" if first_line is not None else f" (row {row})"
             raise InputError(source, f"column {str(column)!r} is missing a value{suffix}", **where)
-        texts.append(text)
+        texts.append(TextColumn.of_texts(text))
     return (texts[0], texts[-1]), lines
 
 

@@ -69,9 +69,11 @@ class ItemContext(NamedTuple):
         Training rows and features of items outside the catalogue are left out."""
         given = [table for table in (train, item_features, item_groups) if table is not None]
         if items is not None:
-            keys, names, source = *_sorted_distinct([items.keys]), items.source
+            keys, names, _ = _sorted_codes(items.keys)
+            source = items.source
         elif given:
-            keys, names = _sorted_distinct([table.values if table is train else table.keys for table in given])
+            keys, names, _ = _sorted_codes(TextColumn.joined([table.values if table is train else table.keys
+                                                              for table in given]))
             source = " and ".join(table.source for table in given)
         else:
             raise UsageError("the item measures need --items, --train, --item-features or --item-groups")
@@ -86,13 +88,13 @@ class ItemContext(NamedTuple):
         if item_features is not None:
             at = index.positions(item_features.keys.keys)
             kept = at >= 0
-            _, feature_codes = _sorted_codes(item_features.values)
+            _, _, feature_codes = _sorted_codes(item_features.values)
             num_features = int(feature_codes.max()) + 1 if len(feature_codes) else 0
             features = FeatureSets.of(at[kept], feature_codes[kept], n + 1, num_features)
         if item_groups is not None:
             at = index.positions(item_groups.keys.keys)
             kept = at >= 0
-            group_names, codes = _sorted_codes(item_groups.values)
+            _, group_names, codes = _sorted_codes(item_groups.values)
             groups = np.full(n + 1, -1, dtype=np.int64)
             groups[at[kept]] = codes[kept]
         return cls(names, index, source, popularity, features, groups, group_names,
@@ -104,29 +106,16 @@ class ItemContext(NamedTuple):
         return np.where(at >= 0, at, self.size)
 
 
-def _sorted_codes(column: TextColumn) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct texts of ``column``, sorted, and each row's position among them (int64), as
-    ``np.unique(texts, return_inverse=True)`` gives them; the rows are told apart by their keys, and
-    only the distinct texts are made and sorted."""
+def _sorted_codes(column: TextColumn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct texts of ``column`` sorted, as (their keys, the texts), and each row's position
+    among them (int64), as ``np.unique(texts, return_inverse=True)`` gives them; the rows are told
+    apart by their keys, and only the distinct texts are made and sorted."""
     codes, first = factorize(column.keys)
     texts = column.texts(first)
     order = np.argsort(texts, kind="stable")
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
-    return texts[order], rank[codes]
-
-
-def _sorted_distinct(columns: list[TextColumn]) -> tuple[np.ndarray, np.ndarray]:
-    """(keys, texts) of the distinct texts of ``columns`` together, sorted by text."""
-    keys, texts = [], []
-    for column in columns:
-        _, first = factorize(column.keys)
-        keys.append(column.keys[first])
-        texts.append(column.texts(first))
-    keys, texts = np.concatenate(keys), np.concatenate(texts)
-    _, first = factorize(keys)
-    order = first[np.argsort(texts[first], kind="stable")]
-    return keys[order], texts[order]
+    return column.keys[first][order], texts[order], rank[codes]
 
 
 LIST_VALUES = ("arp", "aplt", "epc", "efd", "poprank", "ild_cosine", "ild_jaccard", "catcov")
