@@ -104,6 +104,43 @@ def test_list_values_are_the_same_bits_however_the_lists_are_cut(seed):
         beyond_accuracy._SLICE_PAIRS = saved
     for name in names:
         assert sliced[name].tobytes() == whole[name].tobytes()
+    saved = beyond_accuracy._TABLE_CELLS
+    beyond_accuracy._TABLE_CELLS = 0  # every distance computed, none looked up in the table
+    try:
+        computed = list_feature_values(users, items, features, n_users, names)
+    finally:
+        beyond_accuracy._TABLE_CELLS = saved
+    for name in names:
+        assert computed[name].tobytes() == whole[name].tobytes()
+
+
+@pytest.mark.parametrize("largest", [3, 120])  # the distances looked up in a table, or computed (too many sizes)
+def test_ild_of_lists_of_one_length_in_user_order_as_of_the_rows_shuffled(largest):
+    """Rows in user order with lists all of one length (a ranked run's) are laid out without a sort,
+    and give the same bits as the same lists' rows interleaved; items of 0 to ``largest`` features."""
+    import prefeval.analyses.beyond_accuracy as beyond_accuracy
+
+    rng = np.random.default_rng(largest)
+    n_items, n_users, n_features = 60, 40, 130
+    sizes = rng.integers(0, largest + 1, n_items)
+    feature_items = np.repeat(np.arange(n_items), sizes)
+    feature_codes = np.concatenate([rng.choice(n_features, size, replace=False) for size in sizes])
+    features = FeatureSets.of(feature_items, feature_codes, n_items, n_features)
+    assert (beyond_accuracy._DistanceTable.of(features.sizes, ["cosine"]) is None) == (largest > 100)
+    users = np.repeat(np.arange(n_users), 6)
+    items = np.concatenate([rng.choice(n_items, 6, replace=False) for _ in range(n_users)])
+    names = ["ild_cosine", "ild_jaccard", "catcov"]
+    in_order = list_feature_values(users, items, features, n_users, names)
+    draws = rng.random(len(users))  # the lists interleaved, each list's items in their order
+    shuffle = np.argsort(draws[np.lexsort((draws, users))])
+    assert (users[shuffle][1:] < users[shuffle][:-1]).any()
+    shuffled = list_feature_values(users[shuffle], items[shuffle], features, n_users, names)
+    lists = [list(items[users == user]) for user in range(n_users)]
+    sets = [set(feature_codes[feature_items == item].tolist()) for item in range(n_items)]
+    for similarity in ("cosine", "jaccard"):
+        assert in_order[f"ild_{similarity}"] == pytest.approx([brute_ild(held, sets, similarity) for held in lists])
+    for name in names:
+        assert in_order[name].tobytes() == shuffled[name].tobytes(), name
 
 
 def table(keys, values, source="side.csv"):
@@ -223,3 +260,23 @@ def test_rank_counts_add_up_as_counting_all_rows_at_once(seed):
     expected = RankCounts.of(items, ranks)
     assert total.keys.tolist() == expected.keys.tolist() and total.counts.tolist() == expected.counts.tolist()
     assert total.counts.dtype == np.int64 and int(total.counts.sum()) == len(items)
+    keys, counts = np.unique((items.astype(np.int64) << 32) | (ranks.astype(np.int64) - 1), return_counts=True)
+    assert expected.keys.tolist() == keys.tolist() and expected.counts.tolist() == counts.tolist()
+
+
+def test_rank_counts_of_many_possible_pairs_sort_the_rows():
+    """Counted by sorting the pairs when there are far more possible pairs than rows (a catalogue of
+    millions): the same counts as counting every possible pair."""
+    import prefeval.ranking.items as ranking_items
+
+    items, ranks = np.array([5_000_000, 3, 5_000_000, 3, 7]), np.array([2, 1, 2, 4, 1])
+    sorted_counts = RankCounts.of(items, ranks)
+    saved = ranking_items._DENSE_PAIRS
+    ranking_items._DENSE_PAIRS = 1 << 40
+    try:
+        dense = RankCounts.of(items, ranks)
+    finally:
+        ranking_items._DENSE_PAIRS = saved
+    assert sorted_counts.keys.tolist() == dense.keys.tolist() == [3 << 32, (3 << 32) | 3, 7 << 32,
+                                                                  (5_000_000 << 32) | 1]
+    assert sorted_counts.counts.tolist() == dense.counts.tolist() == [1, 1, 1, 2]

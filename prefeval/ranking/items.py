@@ -151,6 +151,10 @@ class ItemRequest(NamedTuple):
                            count=len(qids))
 
 
+_DENSE_PAIRS = 1 << 20
+""":meth:`RankCounts.of` counts every possible (item, rank) pair when there are at most this many."""
+
+
 class RankCounts(NamedTuple):
     """How many lists hold each item at each rank, sparse: the distinct (item, rank) pairs that occur,
     as ``keys`` (item << 32 | rank − 1, sorted) and their ``counts``; as many as the run's distinct
@@ -161,7 +165,17 @@ class RankCounts(NamedTuple):
 
     @classmethod
     def of(cls, items: np.ndarray, ranks: np.ndarray) -> RankCounts:
-        keys, counts = np.unique((items.astype(np.int64) << 32) | (ranks.astype(np.int64) - 1), return_counts=True)
+        """The counts of the pairs (``items``, ``ranks``): by a count of every possible pair when
+        there are at most :data:`_DENSE_PAIRS` or eight times as many as rows (a catalogue of 100,000
+        items and lists of 10: no sort of the rows), else by sorting the pairs."""
+        items, ranks = items.astype(np.int64), ranks.astype(np.int64)
+        longest = int(ranks.max()) if len(ranks) else 0
+        cells = (int(items.max()) + 1) * longest if len(items) else 0
+        if cells <= max(8 * len(items), _DENSE_PAIRS):
+            counts = np.bincount(items * longest + (ranks - 1), minlength=cells)
+            cell = np.flatnonzero(counts)
+            return cls(((cell // longest) << 32) | (cell % longest), counts[cell])
+        keys, counts = np.unique((items << 32) | (ranks - 1), return_counts=True)
         return cls(keys, counts.astype(np.int64))
 
     def __add__(self, other: RankCounts) -> RankCounts:
