@@ -428,8 +428,9 @@ class Evaluation:
                             counted.add(block.items)
                         if output is None:
                             continue
-                        if sink is not None and isinstance(output, bytes):
-                            sink.write(output)
+                        if sink is not None and isinstance(output, list):  # a block's lines, in pieces
+                            for piece in output:
+                                sink.write(piece)
                         else:
                             yield output
                 if sink is not None:

@@ -143,7 +143,7 @@ class PartitionSource:
 
     def evaluate(self, evaluation, partition: Partition, render: Callable[[Block], Any]) -> list[tuple[Any, Any]]:
         """Read, rank and evaluate ``partition`` here: its outputs (``render(block)`` of each block, in
-        query order; none when they are bytes written to the partition's part file), each with None,
+        query order; none when they are lines written to the partition's part file), each with None,
         and last (None, the :class:`PartitionResult`). The outputs stay apart (a block's lines are a
         megabyte or two), so that the client, which takes them one by one, holds the lines of one
         block at a time beside the partition being received. Raises :class:`PartitionFailed` for a bad
@@ -170,8 +170,8 @@ class PartitionSource:
             raise PartitionFailed(f"{error} (a line of a partition, numbered from its start)") from None
         except OutOfOrder as disorder:
             raise PartitionFailed(str(disorder)) from None
-        if partition.part is not None and all(isinstance(output, bytes) for output in outputs):
-            data = b"".join(outputs)
+        if partition.part is not None and all(isinstance(output, list) for output in outputs):
+            data = b"".join(piece for output in outputs for piece in output)  # blocks' lines, in pieces
             if data:  # no part without lines (the summary alone, without -q)
                 from prefeval.io.output import write_part
 

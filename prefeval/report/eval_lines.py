@@ -53,8 +53,8 @@ def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bo
     run_ids = [_json(id_text(run)) for run in evaluation.run_ids]
     pairs = evaluation.pairs
 
-    def render(block: Block) -> bytes:
-        return _per_query_lines(block, run_ids, pairs) if per_query else b""
+    def render(block: Block) -> list[bytes]:
+        return _per_query_lines(block, run_ids, pairs) if per_query else []
 
     write_means = MEAN in evaluation.summary_statistics
     for result in evaluation.rendered(render):
@@ -64,8 +64,8 @@ def evaluation_lines(evaluation: Evaluation, per_query: bool = True, summary: bo
                 if result.groups:
                     yield b"".join(json_bytes(record) + b"\n" for record in
                                    _group_records(result, evaluation.run_ids, pairs, write_means))
-        elif result:
-            yield result
+        else:
+            yield from result
 
 
 def evaluation_records(evaluation: Evaluation, per_query: bool = True, summary: bool = True) -> Iterator[dict]:
@@ -119,7 +119,10 @@ users' lines with the item measures) would be memory touched for the first time,
 4 KiB, where each slice reuses the memory of the one before."""
 
 
-def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, int]]) -> bytes:
+def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, int]]) -> list[bytes]:
+    """A block's lines, in pieces of about :data:`RENDER_BYTES` (a slice of queries each): a worker
+    hands them over as they are (:mod:`prefeval.runtime.transfer`), not joined into one text of
+    hundreds of megabytes."""
     num_queries, num_runs, num_pairs = len(block.qids), len(run_ids), len(pairs)
     qids = _json_strings(id_texts(block.qids))
     runs = _json_texts(run_ids)
@@ -127,8 +130,9 @@ def _per_query_lines(block: Block, run_ids: list[bytes], pairs: list[tuple[int, 
     columns = len(block.preferences) + len(block.metrics) + len(block.metric_extras)
     line_bytes = (num_pairs + num_runs) * (96 + 24 * columns)  # about a query's lines, padded
     step = max(RENDER_BYTES // line_bytes, 1)
-    return b"".join(_query_slice_lines(block, qids, runs, sample, pairs, slice(start, start + step))
-                    for start in range(0, num_queries, step))
+    pieces = (_query_slice_lines(block, qids, runs, sample, pairs, slice(start, start + step))
+              for start in range(0, num_queries, step))
+    return [piece for piece in pieces if piece]
 
 
 def _query_slice_lines(block: Block, qids: np.ndarray, runs: np.ndarray, sample: bytes,

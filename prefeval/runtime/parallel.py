@@ -2,7 +2,8 @@
 
 Workers are forked from the current process, so the function may be a closure over large arrays (a
 RankTable, a sample's positions): it is handed to each worker when the worker is forked, and nothing
-but the item numbers and the results crosses a process boundary (pickled). Where ``fork`` is not
+but the item numbers and the results crosses a process boundary (pickled; the results' arrays and
+texts as they are, :mod:`prefeval.runtime.transfer`). Where ``fork`` is not
 available, or there is nothing to share out, the map runs in this process.
 
 Stopping (see :mod:`prefeval.runtime.signals`): the workers ignore SIGINT, since Ctrl-C at a
@@ -23,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
 
 from prefeval.errors import UsageError, shown
+from prefeval.runtime import transfer
 from prefeval.runtime.signals import as_worker, blocked_for_children
 
 if TYPE_CHECKING:  # multiprocessing is imported when work is shared out, not with the command line
@@ -127,6 +129,7 @@ def fork_map(function: Callable[[Item], Result], items: Iterable[Item], jobs: in
         with blocked_for_children() as mask:
             for _ in range(min(jobs, len(items))):
                 reader, writer = context.Pipe(duplex=False)
+                transfer.widen(reader)
                 worker = context.Process(target=_serve, args=(function, items, tasks, writer, mask), daemon=True)
                 worker.start()
                 writer.close()
@@ -177,7 +180,7 @@ def _receive(live: dict[Connection, Process], waiting: dict) -> None:
     ready = wait([*live, *(worker.sentinel for worker in live.values())])
     for reader in [r for r in live if r in ready or r.poll()]:
         try:
-            number, succeeded, value = reader.recv()
+            number, succeeded, value = transfer.receive(reader)
         except EOFError:  # the worker is gone: done with its work (exit code 0), or killed
             worker = live.pop(reader)
             worker.join()
@@ -198,11 +201,11 @@ def _serve(function: Callable, items: list, tasks: _Tasks, results: Connection, 
             except Exception as error:  # handed to the parent, which raises it
                 outcome = (number, False, error)
             try:
-                results.send(outcome)
+                transfer.send(results, outcome)
             except (BrokenPipeError, ConnectionResetError):  # the parent is gone
                 return
             except Exception as error:  # the result or the error could not be pickled
-                results.send((number, False, RuntimeError(f"a worker could not send its result: {error!r}")))
+                transfer.send(results, (number, False, RuntimeError(f"a worker could not send its result: {error!r}")))
     finally:
         results.close()
 
@@ -259,7 +262,7 @@ class Served:
 
             wait([self._connection, self._process.sentinel])
             try:
-                succeeded, value = self._connection.recv()
+                succeeded, value = transfer.receive(self._connection)
             except EOFError:
                 self._process.join()
                 raise WorkerDied(self._process.exitcode) from None
@@ -302,10 +305,10 @@ def _serve_object(make: Callable[[], object], connection: Connection, parent_end
             except Exception as error:  # handed to the caller, which raises it
                 outcome = (False, error)
             try:
-                connection.send(outcome)
+                transfer.send(connection, outcome)
             except (BrokenPipeError, ConnectionResetError):
                 return
             except Exception as error:
-                connection.send((False, RuntimeError(f"a worker could not send its result: {error!r}")))
+                transfer.send(connection, (False, RuntimeError(f"a worker could not send its result: {error!r}")))
     finally:
         connection.close()
