@@ -57,9 +57,25 @@ def test_arrays_and_texts_arrive_as_sent(size):
     assert received["values"].tobytes() == values.tobytes() and received["values"].dtype == values.dtype
     assert received["codes"].tolist() == list(range(size % 1000))
     assert bytes(received["lines"][0]) == text and received["lines"][1] == b"end\n"
-    assert isinstance(received["lines"][0], bytearray) == (size >= transfer.OUT_OF_BAND_BYTES)  # out of band
     assert received["strided"].tolist() == values[::2].tolist()
     received["values"][0] = -1.0  # arrays received are the parent's own, writable
+
+
+@pytest.mark.parametrize("size", [transfer.OUT_OF_BAND_BYTES - 1, transfer.OUT_OF_BAND_BYTES])
+def test_large_arrays_and_texts_leave_the_pickle(size):
+    """From OUT_OF_BAND_BYTES on, an array's data and a bytearray follow the pickle as buffers of their
+    own (the message's head counts them), a bytes object in a list or a tuple too."""
+    import struct
+
+    read_end, write_end = os.pipe()
+    transfer.widen(_End(write_end))  # a pipe of 1 MiB holds the whole message
+    transfer.send(_End(write_end), [np.zeros(size, dtype=np.uint8), (bytearray(size), bytes(size))])
+    os.close(write_end)
+    length, count = struct.unpack("<QQ", os.read(read_end, 16))
+    os.close(read_end)
+    large = size >= transfer.OUT_OF_BAND_BYTES
+    assert count == (3 if large else 0)
+    assert (length < 2 * size) if large else (length > 3 * size)
 
 
 def test_a_closed_pipe_is_the_end_of_the_results():

@@ -8,14 +8,15 @@ megabytes: the copies are memory mapped afresh and page-faulted each time (1,200
 the parent on 2 runs x 1,000,000 users with the item measures), and the worker waits while the parent
 copies.
 
-:func:`send` pickles with protocol 5 (PEP 574): the data of every numpy array and of every ``bytes``
-object of :data:`OUT_OF_BAND_BYTES` or more leave the pickle *out of band* and are written to the
-pipe as they are, after it; :func:`receive` reads each straight into a ``bytearray`` of its size and
-unpickles with those (an array is then backed by its ``bytearray``: writable; a text arrives as a
-``bytearray``). Messages on a pipe are framed as ``<pickle length, number of buffers>`` (two
-little-endian uint64), the buffers' lengths, the pickle, then the buffers. Both ends of a pipe must
-use these two functions. The pipe's capacity is raised to :data:`PIPE_BYTES` where Linux allows it
-(:func:`widen`), so that a megabyte crosses per wake-up of the reader rather than 64 KiB.
+:func:`send` pickles with protocol 5 (PEP 574): the data of every numpy array, and every text
+(``bytes`` or ``bytearray``, in lists and tuples: :func:`_out_of_band`) of :data:`OUT_OF_BAND_BYTES`
+or more leave the pickle *out of band* and are written to the pipe as they are, after it;
+:func:`receive` reads each straight into a ``bytearray`` of its size and unpickles with those (an
+array is then backed by its ``bytearray``: writable; a text arrives as that ``bytearray``). A message
+is framed as ``<pickle length, number of buffers>`` (two little-endian uint64), the buffers'
+lengths, the pickle, then the buffers; both ends of a pipe must use these two functions. The pipe's
+capacity is raised to :data:`PIPE_BYTES` where Linux allows it (:func:`widen`), so that a megabyte
+crosses per wake-up of the reader rather than 64 KiB.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import struct
 from typing import Any
 
 OUT_OF_BAND_BYTES = 1 << 16
-"""Arrays and ``bytes`` of at least this many bytes cross out of band; smaller ones inside the pickle
+"""Arrays and texts of at least this many bytes cross out of band; smaller ones inside the pickle
 (a write each would cost more than the copy)."""
 PIPE_BYTES = 1 << 20
 """The capacity :func:`widen` asks for (Linux's default limit for a user, ``/proc/sys/fs/pipe-max-size``)."""
@@ -34,24 +35,23 @@ PIPE_BYTES = 1 << 20
 _HEAD = struct.Struct("<QQ")
 
 
-def _as_is(buffer):
-    """What an out-of-band ``bytes`` object unpickles to: the buffer it was received in."""
-    return buffer
-
-
-class _Pickler(pickle.Pickler):
-    def reducer_override(self, obj):
-        if type(obj) is bytes and len(obj) >= OUT_OF_BAND_BYTES:
-            return _as_is, (pickle.PickleBuffer(obj),)
-        return NotImplemented
+def _out_of_band(obj, depth: int = 4):
+    """``obj`` with each ``bytes`` or ``bytearray`` of :data:`OUT_OF_BAND_BYTES` or more that it holds
+    in lists and tuples (``depth`` levels down) wrapped in a ``pickle.PickleBuffer``: pickle writes
+    those objects inside the pickle whatever their size (it asks no reducer for them), and a buffer
+    out of band."""
+    kind = type(obj)
+    if kind in (bytes, bytearray):
+        return pickle.PickleBuffer(obj) if len(obj) >= OUT_OF_BAND_BYTES else obj
+    if depth and kind in (list, tuple):
+        return kind(_out_of_band(item, depth - 1) for item in obj)
+    return obj
 
 
 def send(connection, obj: Any) -> None:
     """Write ``obj`` to the pipe of ``connection`` (a ``multiprocessing`` connection, or anything with
     ``fileno()``), framed as the module docstring says. Raises ``BrokenPipeError`` when the reader is
     gone, and what pickling raises."""
-    import io
-
     buffers: list[memoryview] = []
 
     def out_of_band(buffer: pickle.PickleBuffer) -> bool:
@@ -61,9 +61,7 @@ def send(connection, obj: Any) -> None:
         buffers.append(view)
         return False
 
-    stream = io.BytesIO()
-    _Pickler(stream, protocol=5, buffer_callback=out_of_band).dump(obj)
-    data = stream.getbuffer()
+    data = memoryview(pickle.dumps(_out_of_band(obj), protocol=5, buffer_callback=out_of_band))
     fd = connection.fileno()
     head = _HEAD.pack(data.nbytes, len(buffers)) + struct.pack(f"<{len(buffers)}Q", *(b.nbytes for b in buffers))
     _write_all(fd, memoryview(head))
