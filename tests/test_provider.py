@@ -147,3 +147,15 @@ def test_brute_force_over_short_lists(group, num_groups):
     assert (ac[(ab == 0) & (bc == 0)] == 0).all()
     # a total preorder that separates: some lists tie, most do not
     assert 0 < (pref == 0).sum() - n < n * n - n
+
+
+def test_exposure_weights_of_integer_ranks_are_the_formula_s_bits():
+    """Integer ranks are looked up in a table of 1/log2(1 + rank): the same bits as the formula on
+    each rank (float ranks, or fewer rows than the largest rank, take the formula directly)."""
+    from prefeval.measures.provider import exposure_weight
+
+    ranks = np.random.default_rng(3).integers(1, 40, 500)
+    formula = 1.0 / np.log2(1.0 + ranks.astype(np.float64))
+    assert exposure_weight(ranks).tobytes() == formula.tobytes()
+    assert exposure_weight(ranks.astype(np.float64)).tobytes() == formula.tobytes()
+    assert exposure_weight(np.array([1000, 1])).tolist() == [1 / math.log2(1001), 1.0]

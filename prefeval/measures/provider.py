@@ -34,7 +34,7 @@ group 0: it ties with another such list and loses to any list that exposes a gro
 **Run level:** the same comparison of the two runs' total exposure per group over all users,
 E(g) = Σ_u e_u(g) (:func:`run_exposure`), gives one sign per pair of runs.
 
-**How it plugs in** (the lead integrates it): for a block of Q users, build per run the flat arrays of
+**How it plugs in:** for a block of Q users, build per run the flat arrays of
 its retrieved items (query index in 0..Q−1, the item's group code from ``read_side(..., ITEM_GROUPS)``
 mapped to 0..G−1 or −1, and rank) and call :func:`group_exposure`; stack the runs' matrices into
 (R, Q, G) and call :func:`compare_pairs` for the pairs of runs to get the (P, Q) per-user preferences.
@@ -52,7 +52,18 @@ DEFAULT_TOLERANCE = 1e-9
 
 
 def exposure_weight(ranks: np.ndarray) -> np.ndarray:
-    """The exposure 1/log2(1 + rank) of an item at each (1-based) rank."""
+    """The exposure 1/log2(1 + rank) of an item at each (1-based) rank: integer ranks (no more
+    distinct ones than rows) looked up in a table of the formula's values at 0..max rank, the same
+    bits as computing it per row."""
+    ranks = np.asarray(ranks)
+    if ranks.dtype.kind in "iu" and len(ranks) and ranks.min() >= 1 and ranks.max() < len(ranks):
+        table = np.zeros(int(ranks.max()) + 1)  # at 0, no rank
+        table[1:] = _weights_of(np.arange(1, len(table)))
+        return table[ranks]
+    return _weights_of(ranks)
+
+
+def _weights_of(ranks: np.ndarray) -> np.ndarray:
     return 1.0 / np.log2(1.0 + np.asarray(ranks, dtype=np.float64))
 
 
@@ -70,8 +81,10 @@ def group_exposure(queries: np.ndarray, groups: np.ndarray, ranks: np.ndarray, n
     kept = groups >= 0
     if k is not None:
         kept &= ranks <= k
-    cells = queries[kept] * num_groups + groups[kept]
-    sums = np.bincount(cells, weights=exposure_weight(ranks[kept]), minlength=num_queries * num_groups)
+    if not kept.all():
+        queries, groups, ranks = queries[kept], groups[kept], ranks[kept]
+    cells = queries * num_groups + groups
+    sums = np.bincount(cells, weights=exposure_weight(ranks), minlength=num_queries * num_groups)
     return sums.reshape(num_queries, num_groups)
 
 

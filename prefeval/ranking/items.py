@@ -304,7 +304,7 @@ def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, 
     trained = int(np.count_nonzero(context.popularity.interactions[items] > 0)) if context.popularity is not None \
         else 0
     cutoffs = {k for _, k in request.lists} | set(request.exposures) | set(request.by_rank) | set(request.providers)
-    within = {k: (ranks <= k) if k is not None else np.ones(len(ranks), dtype=bool) for k in cutoffs}
+    within = {k: _within(ranks, k) for k in cutoffs}
     values = {}
     for k in {k for _, k in request.lists}:
         names = [name for name, cut in request.lists if cut == k]
@@ -319,9 +319,19 @@ def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, 
         parts = []
         for group in range(len(request.group_names)):
             rows = group_of_row == group
-            parts.append(ExposureCounts.of(request, items[rows], ranks[rows], {k: v[rows] for k, v in within.items()}))
+            ranked = ranks[rows]
+            parts.append(ExposureCounts.of(request, items[rows], ranked, {k: _within(ranked, k) for k in within}))
         counts = counts._replace(groups=tuple(parts))
     return RunItems(QueryItems(values, providers), counts)
+
+
+def _within(ranks: np.ndarray, k: int | None) -> np.ndarray | slice:
+    """The rows of ``ranks`` within cut-off ``k`` (None: no cut-off), as a mask, or as the slice of all
+    rows when they all are (a view, not a copy, of the rows taken)."""
+    if k is None:
+        return slice(None)
+    kept = ranks <= k
+    return slice(None) if kept.all() else kept
 
 
 def list_values(context: ItemContext, users: np.ndarray, items: np.ndarray, num_users: int,
