@@ -156,3 +156,49 @@ def _state_of(pid: int) -> str:
             return stat.read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "Z"
+
+
+def _side_work(value):
+    if value is None:
+        raise InputError("side.tsv", "a bad line", 3)
+    return {"pid": os.getpid(), "values": np.arange(value)}
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_background_work_gives_its_result_or_raises_its_error(fork):
+    """Background: the result of make(), made in a forked process (or here, when asked for, without
+    fork); its error raised where the result is asked for, every time."""
+    from prefeval.runtime.parallel import Background
+
+    background = Background(lambda: _side_work(70_000), fork=fork)
+    result = background.result()
+    assert result["values"].tolist() == list(range(70_000)) and background.result() is result
+    assert (result["pid"] != os.getpid()) == fork
+    failing = Background(lambda: _side_work(None), fork=fork)
+    for _ in range(2):
+        with pytest.raises(InputError, match="side.tsv:3: a bad line"):
+            failing.result()
+
+
+def test_background_work_never_asked_for_is_stopped():
+    from prefeval.runtime.parallel import Background
+
+    background = Background(lambda: time.sleep(60))
+    process = background._served._process
+    assert process.is_alive()
+    background.close()
+    assert not process.is_alive()
+
+
+def test_side_inputs_read_in_the_background_give_the_same_lines_and_errors(tmp_path):
+    """With several jobs the item measures' side inputs are read in a process of their own while the
+    qrels are read: the same lines as in one process, and a bad side input the same error."""
+    train = write_text(tmp_path / "train.tsv", ["user\titem", "u1\tDOC-101-001", "u2\tDOC-101-001", "u2\tDOC-102-003"])
+    lines = [b"".join(evaluation_lines(Evaluation.from_files(QRELS, RUNS, ["arp@10", "epc@10", "ap"], jobs=jobs,
+                                                              train=train)))
+             for jobs in (1, 2)]
+    assert lines[0] == lines[1] and b'"arp@10"' in lines[0]
+    bad = write_text(tmp_path / "bad.tsv", ["user\titem", "u1\tDOC-101-001", "u2"])
+    for jobs in (1, 2):
+        with pytest.raises(InputError, match="bad.tsv:3: column 'item' is missing a value"):
+            Evaluation.from_files(QRELS, RUNS, ["arp@10"], jobs=jobs, train=bad)

@@ -66,7 +66,7 @@ from prefeval.ranking.ranktable import RankTable
 from prefeval.ranking.subsampling import SubsamplingOptions
 from prefeval.runtime.memory import CACHED_ELEMENTS
 from prefeval.runtime.notes import note
-from prefeval.runtime.parallel import check_jobs, default_jobs, fork_map
+from prefeval.runtime.parallel import Background, check_jobs, default_jobs, fork_map
 from prefeval.runtime.progress import Progress
 from prefeval.runtime.seeds import resolve_seed
 
@@ -274,18 +274,27 @@ class Evaluation:
         check_judgments(rel_format, chosen, ties=ties, label_fraction=label_fraction, relevance=relevance,
                         named=bool(measures) or measure_set != "none")
         others = others or relevance.judged_only or any(m.reads_judged or m.judged_only for m in chosen)
-        item_request = _item_request(chosen, train, items, item_features, item_groups, head_share)
-        if item_request is not None and user_groups is not None and (item_request.exposures or item_request.by_rank):
-            item_request = item_request._replace(user_groups=dict(user_groups),
-                                                 group_names=tuple(sorted(set(user_groups.values()))))
+        make_items = _item_request(chosen, train, items, item_features, item_groups, head_share, user_groups)
         loading = relevance
         if rel_format != QRELS:
             qrels, loading = loading_options(rel_format, qrels, runs, relevance, reader)
-        collection = reader_class(reader).open(qrels, runs, loading, rules, others, jobs, progress, executor,
-                                               items=item_request)
-        if collection is None:  # the qrels could not be streamed
-            collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress,
-                                              items=item_request)
+        opened = reader_class(reader)
+        if make_items is None:
+            item_request = None
+        elif opened is WholeCollection:  # the side inputs read while the qrels are
+            item_request = Background(make_items, fork=jobs > 1)
+        else:
+            item_request = make_items()
+        try:
+            collection = opened.open(qrels, runs, loading, rules, others, jobs, progress, executor, items=item_request)
+            if collection is None:  # the qrels could not be streamed
+                collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress,
+                                                  items=item_request)
+        finally:
+            if isinstance(item_request, Background):
+                item_request.close()
+        if isinstance(item_request, Background):
+            item_request = item_request.result()
         return cls(collection, chosen, subsampling, relevance, jobs, progress, statistics, ties, draws, rules,
                    compare, executor, user_groups, item_request)
 
@@ -684,12 +693,13 @@ class ItemCounts:
         return self.counts
 
 
-def _item_request(measures: Sequence[Measure], train, items, item_features, item_groups,
-                  head_share: float) -> ItemRequest | None:
-    """What the item measures among ``measures`` read (:func:`~prefeval.measures.items.item_request`),
-    from the side inputs given (paths or DataFrames; None: not given); None when none reads the items.
-    Side inputs that no measure reads are noted, and not read."""
-    from prefeval.measures.items import RunMeasure, check_item_inputs, item_request
+def _item_request(measures: Sequence[Measure], train, items, item_features, item_groups, head_share: float,
+                  user_groups: Mapping[str, str] | None = None) -> Callable[[], ItemRequest] | None:
+    """How to make what the item measures among ``measures`` read
+    (:func:`~prefeval.measures.items.item_request`) from the side inputs given (paths or DataFrames;
+    None: not given), reading them (:func:`_read_item_request`); None when no measure reads the items.
+    Side inputs that no measure reads are noted now, and not read."""
+    from prefeval.measures.items import RunMeasure
 
     given = {"train": train, "items": items, "item-features": item_features, "item-groups": item_groups}
     given = {kind: value for kind, value in given.items() if value is not None}
@@ -704,6 +714,16 @@ def _item_request(measures: Sequence[Measure], train, items, item_features, item
     if not any(m.reads_items for m in measures):
         return None
     given = {kind: value for kind, value in given.items() if kind in read}
+    return functools.partial(_read_item_request, measures, given, head_share, whole_run, user_groups)
+
+
+def _read_item_request(measures: Sequence[Measure], given: dict, head_share: float, whole_run: bool,
+                       user_groups: Mapping[str, str] | None) -> ItemRequest:
+    """The side inputs ``given`` (``{kind: path or DataFrame}``) read, and what the item measures among
+    ``measures`` read of them (:func:`_item_request`); with ``user_groups``, the exposure counts are
+    also kept per group of users."""
+    from prefeval.measures.items import check_item_inputs, item_request
+
     items, train = given.get("items"), given.get("train")
     context = None
     if given:
@@ -714,7 +734,10 @@ def _item_request(measures: Sequence[Measure], train, items, item_features, item
         strict = items is not None or (train is not None and whole_run)
         context = ItemContext.of(**tables, head_share=head_share, strict=strict)
     check_item_inputs(measures, context)
-    return item_request(measures, context)
+    request = item_request(measures, context)
+    if user_groups is not None and (request.exposures or request.by_rank):
+        request = request._replace(user_groups=dict(user_groups), group_names=tuple(sorted(set(user_groups.values()))))
+    return request
 
 
 def _itemised(positions: Positions, table: RankTable, queries: np.ndarray) -> Positions:

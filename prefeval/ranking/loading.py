@@ -42,7 +42,7 @@ from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
 from prefeval.runtime.notes import note
-from prefeval.runtime.parallel import fork_map, shares_out
+from prefeval.runtime.parallel import Background, fork_map, shares_out
 from prefeval.runtime.progress import Progress
 
 SHOWN = 5
@@ -60,7 +60,7 @@ def load_collection(
     progress: Progress | None = None,
     others: bool = False,
     conventions: Conventions = REFERENCE_CONVENTIONS,
-    items: ItemRequest | None = None,
+    items: ItemRequest | Background | None = None,
 ) -> RankTable:
     """Read the qrels and rank the runs against them, reporting the notes on the data. Each may be
     a path (``-`` for stdin, at most once), a DataFrame or a dict; ``runs`` a list or a dict
@@ -68,13 +68,17 @@ def load_collection(
     that are not relevant too (:attr:`~prefeval.ranking.ranktable.RankTable.other_ranks`), for the
     measures that read them. ``conventions``: whether the queries without a relevant document are
     kept, and what becomes of the queries a run lacks (the notes say it). ``items``: what the item
-    measures read of each run's ranking (:mod:`prefeval.ranking.items`)."""
+    measures read of each run's ranking (:mod:`prefeval.ranking.items`), or that request being made
+    in the background (the side inputs read while the qrels are: :class:`~prefeval.runtime.parallel.Background`),
+    waited for once the qrels are read."""
     named = named_runs(runs)
     check_stdin_used_once([qrels, *(run for _, run in named)])
     ahead = ReadAhead.first_run_ranked_here(named, jobs)
     judgments = load_judgments(qrels, relevance, conventions.keep_empty)
     if conventions.judged_once:
         check_judged_once(judgments)
+    if isinstance(items, Background):
+        items = items.result()
     ranked = _rank_runs(judgments, named, relevance.topk, jobs, progress or Progress.silent(), others, ahead,
                         listing=conventions.summary_order == LISTED, items=items)
     table = RankTable.from_ranked(judgments, ranked)

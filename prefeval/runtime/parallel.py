@@ -17,6 +17,7 @@ are in flight, so results wait in memory only until the consumer takes them in o
 
 from __future__ import annotations
 
+import functools
 import numbers
 import os
 import signal
@@ -280,6 +281,46 @@ class Served:
             self._process.join()
         if self._connection is not None:
             self._connection.close()
+
+
+class Background:
+    """``make()`` computed in a forked process (:class:`Served`) while this one goes on, and
+    :meth:`result` waiting for it (or raising what it raised); in this process, when ``result`` is
+    first asked for, where ``fork`` is False. :meth:`close` stops the process if its result was never
+    asked for. What ``make`` notes is not shown: give it work that notes nothing."""
+
+    def __init__(self, make: Callable[[], Result], fork: bool = True):
+        self._make = make
+        self._served = Served(functools.partial(_Made, make)) if fork and hasattr(os, "fork") else None
+        if self._served is not None:
+            self._served.send("value")
+        self._outcome: tuple[bool, object] | None = None
+
+    def result(self) -> Result:
+        if self._outcome is None:
+            try:
+                self._outcome = (True, self._served.receive() if self._served is not None else self._make())
+            except Exception as error:  # raised now and at every later call
+                self._outcome = (False, error)
+            finally:
+                self.close()
+        succeeded, value = self._outcome
+        if not succeeded:
+            raise value
+        return value
+
+    def close(self) -> None:
+        if self._served is not None:
+            self._served.__exit__()
+            self._served = None
+
+
+class _Made:
+    def __init__(self, make: Callable):
+        self._value = make()
+
+    def value(self):
+        return self._value
 
 
 def _serve_object(make: Callable[[], object], connection: Connection, parent_end: Connection,
