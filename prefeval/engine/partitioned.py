@@ -404,13 +404,16 @@ class _Planned(NamedTuple):
     """The first part of the plan (:func:`_planned`), kept where it was made."""
 
     index: QueryIndex | None
-    """The whole index of the qrels; None when they are not grouped by query (then nothing else is planned)."""
+    """The whole index of the qrels, without where their queries end (:attr:`QueryIndex.ends`, which the
+    qrels' prober holds); None when they are not grouped by query (then nothing else is planned)."""
     first: Partition | None
     """The first partition."""
     starts: list[int] | None
     """The first query of every partition."""
     probers: _KeptHere | None = None
-    """What searched the files (:func:`_probers`), with the query ids it read, for the rest of the plan."""
+    """What searched the files (:func:`_probers`), with the query ids it read, for the rest of the plan
+    (then dropped: the index is kept until the end of the evaluation, and its probers would be
+    megabytes more)."""
 
 
 class _KeptHere:
@@ -445,12 +448,14 @@ def _planned(request: _PlanRequest) -> _Planned:
         probers = _probers(index, request.worker_paths)
         starts = _plan_starts(index, probers)
         [first] = _spans(index, probers, starts, count=1)
-        return _Planned(index._replace(source=display_name(request.names[0])), first, starts, _KeptHere(probers))
+        return _Planned(index._replace(source=display_name(request.names[0]), ends=None), first, starts,
+                        _KeptHere(probers))
 
 
 def _planned_rest(planned: _Planned, request: _PlanRequest) -> list[Partition]:
     """Every partition, from the first queries :func:`_planned` found (:func:`_plan`), searched by its
-    probers where they are kept (else made again); run where the index is."""
+    probers where they are kept (else made again, the qrels then searched as the runs are); run where
+    the index is."""
     probers = planned.probers.take() if planned.probers is not None else None
     with _named_errors(request):
         if probers is None:
@@ -478,7 +483,7 @@ def _plan_of(planned: _Planned) -> tuple[QueryIndex | None, Partition | None]:
     its keys."""
     if planned.index is None:
         return None, None
-    return planned.index._replace(sorted_hashes=None, numbers=None, ends=None), planned.first
+    return planned.index._replace(sorted_hashes=None, numbers=None), planned.first
 
 
 def _plan(index: QueryIndex, paths: Sequence[str], starts: list[int] | None = None) -> list[Partition]:
