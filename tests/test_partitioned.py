@@ -52,14 +52,14 @@ def in_process(monkeypatch) -> list[int]:
     monkeypatch.setattr(results, "SUM_BLOCK", 4)
     monkeypatch.setattr(partitioned, "PARTITION_BYTES", 1 << 10)
     planned: list[int] = []
-    plan = partitioned._plan
+    rest = partitioned._planned_rest
 
-    def counting(index, paths):
-        partitions = plan(index, paths)
+    def counting(first, request):
+        partitions = rest(first, request)
         planned.append(len(partitions))
         return partitions
 
-    monkeypatch.setattr(partitioned, "_plan", counting)
+    monkeypatch.setattr(partitioned, "_planned_rest", counting)
     return planned
 
 
@@ -138,6 +138,69 @@ def test_the_plan_cuts_every_file_at_the_same_query_boundaries(tmp_path):
             texts = [open(run, "rb").read()[start:stop].decode() for start, stop in (p.runs[0] for p in partitions)]
             assert texts == ["q1 Q0 a 1 1 t\n", "x Q0 a 1 1 t\nq3 Q0 d 1 1 t\n", "q4 Q0 e 1 1 t\n",
                              "q5 Q0 z 1 1 t\ny Q0 a 1 1 t\nq6 Q0 g 1 1 t\n", "q7 Q0 h 1 1 t\n"]
+
+
+class _OnDemand:
+    """An executor that computes a handle's value when it is first asked for (as a cluster would
+    have computed it meanwhile), noting which function's value was asked for, in order."""
+
+    def __init__(self):
+        self.asked: list[str] = []
+
+    def submit(self, function, *args):
+        return _Handle(self, function, args)
+
+    def result(self, handle, function=None):
+        value = handle.value()
+        return value if function is None else function(value)
+
+
+class _Handle:
+    def __init__(self, executor: _OnDemand, function, args):
+        self.executor, self.function, self.args, self.computed = executor, function, args, None
+
+    def value(self):
+        if self.computed is None:
+            self.executor.asked.append(self.function.__name__)
+            self.computed = (self.function(*(a.value() if isinstance(a, _Handle) else a for a in self.args)),)
+        return self.computed[0]
+
+
+@pytest.mark.parametrize("sent", [False, True])
+def test_the_first_partition_is_handed_over_before_the_rest_is_planned(tmp_path, sent, monkeypatch):
+    """The first part of the plan (the index, every partition's first query, the first partition's
+    spans) is taken, the first partition handed over, and only then the rest of the plan, whose
+    partitions are those of the plan made at once; where the first part was sent to another process
+    (``sent``), its probers arrive empty and are made again, to the same partitions."""
+    import pickle
+
+    from prefeval.ranking.conventions import REFERENCE_CONVENTIONS
+    from prefeval.ranking.options import NO_RELEVANCE_OPTIONS
+
+    qrels, runs = _collection(tmp_path, 9, queries=90)
+    made = []
+    if sent:
+        planned, plan = partitioned._planned, partitioned._plan
+
+        def _planned(request):
+            return pickle.loads(pickle.dumps(planned(request)))
+
+        def counted_plan(*args):
+            made.append(args)
+            return plan(*args)
+
+        monkeypatch.setattr(partitioned, "_planned", _planned)
+        monkeypatch.setattr(partitioned, "_plan", counted_plan)
+    executor = _OnDemand()
+    expected = _with_block(4, lambda: _plan(index_qrels(qrels), [qrels, *runs]))
+    collection = _with_block(4, lambda: PartitionedCollection.open(qrels, runs, NO_RELEVANCE_OPTIONS,
+                                                                   REFERENCE_CONVENTIONS, executor=executor))
+    [(_, _, chunks)] = collection.samples(None)
+    first = next(chunks)
+    assert executor.asked == ["_planned"] and first.partition == expected[0]
+    rest = [chunk.partition for chunk in chunks]
+    assert executor.asked == ["_planned", "_planned_rest"] and [first.partition, *rest] == expected
+    assert len(expected) >= 8 and len(made) == sent  # probers made again only where they were sent
 
 
 def _with_block(block: int, make):

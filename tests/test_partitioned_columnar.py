@@ -239,7 +239,7 @@ def test_the_planner_reads_the_query_column_alone(tmp_path, in_process, monkeypa
     qrels, runs = _collection(tmp_path, 8, queries=200)
     columnar_qrels, columnar_runs = _as_parquet(tmp_path, qrels, runs, "file", 40)
     planning, read = [False], []
-    arrow, head, plan = columnar._Input.arrow, columnar._Input.head, partitioned._plan
+    arrow, head = columnar._Input.arrow, columnar._Input.head
 
     def spied_arrow(self, file, groups, columns=None):
         if planning[0]:
@@ -251,16 +251,19 @@ def test_the_planner_reads_the_query_column_alone(tmp_path, in_process, monkeypa
             read.append((tuple(columns) if columns is not None else None, min(rows, group.rows)))
         return head(self, group, rows, columns, dictionaries)
 
-    def spied_plan(index, paths):
-        planning[0] = True
-        try:
-            return plan(index, paths)
-        finally:
-            planning[0] = False
+    def planning_with(function):
+        def spied(*args, **kwargs):
+            planning[0] = True
+            try:
+                return function(*args, **kwargs)
+            finally:
+                planning[0] = False
+        return spied
 
     monkeypatch.setattr(columnar._Input, "arrow", spied_arrow)
     monkeypatch.setattr(columnar._Input, "head", spied_head)
-    monkeypatch.setattr(partitioned, "_plan", spied_plan)
+    for name in ("_plan_starts", "_spans"):  # the plan's two searches: the partitions' first queries, their spans
+        monkeypatch.setattr(partitioned, name, planning_with(getattr(partitioned, name)))
     memory = evaluate("memory", columnar_qrels, columnar_runs, "-q")
     cut = evaluate("dask", columnar_qrels, columnar_runs, "-q")
     assert (cut.exit_code, cut.stdout_bytes, cut.stderr) == (0, memory.stdout_bytes, memory.stderr)
