@@ -78,10 +78,11 @@ def test_ild_and_coverage_brute_force(seed, n_features):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_list_values_are_the_same_bits_however_the_lists_are_cut(seed):
+def test_list_values_are_the_same_bits_however_the_lists_are_cut(seed, monkeypatch):
     """A list's ILD is added pair after pair and its coverage is its own: the same bits whether it is
     computed with the other lists or alone, among lists longer or shorter, in slices or not (the
-    engines cut a run's users into chunks and partitions as they read)."""
+    engines cut a run's users into chunks and partitions as they read), their distances looked up in
+    a table or computed."""
     import prefeval.analyses.beyond_accuracy as beyond_accuracy
 
     rng = np.random.default_rng(seed)
@@ -96,22 +97,12 @@ def test_list_values_are_the_same_bits_however_the_lists_are_cut(seed):
         alone = list_feature_values(np.zeros(len(items_of), dtype=np.int64), items_of, features, 1, names)
         for name in names:
             assert alone[name][0].tobytes() == whole[name][user].tobytes(), (name, user)
-    saved = beyond_accuracy._SLICE_PAIRS
-    beyond_accuracy._SLICE_PAIRS = 50  # a slice of a list or two
-    try:
-        sliced = list_feature_values(users, items, features, n_users, names)
-    finally:
-        beyond_accuracy._SLICE_PAIRS = saved
-    for name in names:
-        assert sliced[name].tobytes() == whole[name].tobytes()
-    saved = beyond_accuracy._TABLE_CELLS
-    beyond_accuracy._TABLE_CELLS = 0  # every distance computed, none looked up in the table
-    try:
-        computed = list_feature_values(users, items, features, n_users, names)
-    finally:
-        beyond_accuracy._TABLE_CELLS = saved
-    for name in names:
-        assert computed[name].tobytes() == whole[name].tobytes()
+    for setting, value in (("_SLICE_PAIRS", 50), ("_TABLE_CELLS", 0)):  # slices of a list or two; no table
+        with monkeypatch.context() as patched:
+            patched.setattr(beyond_accuracy, setting, value)
+            again = list_feature_values(users, items, features, n_users, names)
+        for name in names:
+            assert again[name].tobytes() == whole[name].tobytes(), (setting, name)
 
 
 @pytest.mark.parametrize("largest", [3, 120])  # the distances looked up in a table, or computed (too many sizes)
