@@ -78,3 +78,25 @@ def test_item_group_exposure_share_and_disparity():
     assert shares.tolist() == pytest.approx([3 / 6, 3 / 6]) and disparity == pytest.approx(0.0)
     shares, disparity = group_exposure(exposure(), np.array([0, 1, -1, 1, 1]), 2)
     assert shares.tolist() == pytest.approx([3 / 6, 2 / 6]) and disparity == pytest.approx(1 / 6)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_popularity_of_each_list_is_its_terms_added_in_row_order(seed):
+    """Per-user popularity adds a list's terms position after position: the same bits as adding each
+    user's rows in row order (np.bincount), rows in any order, empty lists 0, items outside the
+    catalogue (the extra slot) included."""
+    rng = np.random.default_rng(seed)
+    n, num_users = 300, 500
+    popularity = Popularity.of(rng.integers(0, 80, 3000), np.minimum(rng.zipf(1.5, 3000) - 1, n - 1), n).with_unknown()
+    users = np.concatenate([np.full(rng.integers(0, 12), user) for user in range(num_users)])
+    items = rng.integers(0, n + 1, len(users))
+    shuffle = rng.permutation(len(users))
+    users, items = users[shuffle], items[shuffle]
+    values = per_user_popularity(users, items, popularity, num_users)
+    length = np.bincount(users, minlength=num_users).astype(np.float64)
+    terms = {"arp": popularity.interactions, "aplt": popularity.tail, "epc": popularity.complement,
+             "efd": popularity.discovery, "mean_popularity_rank": popularity.rank}
+    for name, of_item in terms.items():
+        sums = np.bincount(users, weights=of_item[items], minlength=num_users)
+        expected = np.divide(sums, length, out=np.zeros(num_users), where=length > 0)
+        assert values[name].tobytes() == expected.tobytes(), name

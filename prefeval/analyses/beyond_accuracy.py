@@ -166,12 +166,15 @@ def _average_ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popularity, num_users: int) -> dict:
+def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popularity, num_users: int,
+                        layout: ListLayout | None = None) -> dict:
     """ARP, APLT, EPC, EFD and mean popularity rank of every user: ``{name: values (num_users,)}``,
-    from the users' codes 0..num_users−1 and the item indexes of their lists; a user with an empty
-    list has 0 for each."""
-    length = np.bincount(users, minlength=num_users).astype(np.float64)
-    terms = {  # per catalogue item, gathered per row
+    from the users' codes 0..num_users−1 and the item indexes of their lists (``layout``: those lists
+    laid out already, :class:`ListLayout`); a user with an empty list has 0 for each. A list's terms
+    are added in its order, position after position (as ``np.bincount`` adds a user's rows)."""
+    lists = layout if layout is not None else ListLayout.of(users, items, num_users)
+    by_position = np.ascontiguousarray(lists.items.T)  # positions × lists, −1 past a list's end
+    terms = {  # per catalogue item
         "arp": popularity.interactions,
         "aplt": popularity.tail,
         "epc": popularity.complement,
@@ -180,8 +183,11 @@ def per_user_popularity(users: np.ndarray, items: np.ndarray, popularity: Popula
     }
     out = {}
     for name, of_item in terms.items():
-        sums = np.bincount(users, weights=of_item[items], minlength=num_users)
-        out[name] = np.divide(sums, length, out=np.zeros(num_users), where=length > 0)
+        padded = np.append(of_item.astype(np.float64), 0.0)  # −1 takes the 0 at the end
+        total = np.zeros(len(lists.users))
+        for position in by_position:
+            total += padded[position]
+        out[name] = lists.per_user(total / lists.length, num_users)
     return out
 
 
@@ -263,12 +269,13 @@ def _popcount(bits: np.ndarray) -> np.ndarray:
 
 
 def list_feature_values(users: np.ndarray, items: np.ndarray, features: FeatureSets, num_users: int,
-                        names) -> dict[str, np.ndarray]:
+                        names, layout: ListLayout | None = None) -> dict[str, np.ndarray]:
     """The values ``names`` (of :data:`FEATURE_VALUES`) of every user's list, (num_users,) each, from
     the users' codes 0..num_users−1 and the item indexes of their lists (rows in any order; a list's
     items in their order of rows): ``ild_cosine`` and ``ild_jaccard`` (:func:`intra_list_diversity`)
-    and ``catcov`` (:func:`category_coverage`), laid out once for all three."""
-    lists = _FeatureLists.of(users, items, num_users)
+    and ``catcov`` (:func:`category_coverage`), laid out once for all three (``layout``: by the caller
+    already, :class:`ListLayout`)."""
+    lists = layout if layout is not None else ListLayout.of(users, items, num_users)
     similarities = [name.removeprefix("ild_") for name in names if name.startswith("ild_")]
     for similarity in similarities:
         if similarity not in SIMILARITIES:
@@ -299,17 +306,17 @@ def category_coverage(users: np.ndarray, items: np.ndarray, features: FeatureSet
     return list_feature_values(users, items, features, num_users, ["catcov"])["catcov"]
 
 
-class _FeatureLists(NamedTuple):
-    """Users' lists laid out for position-by-position arithmetic on their items' feature sets: the
-    users with a list (``users``, ascending), their lists' ``length`` and ``items`` (lists × longest,
-    −1 past a list's end)."""
+class ListLayout(NamedTuple):
+    """Users' lists laid out for position-by-position arithmetic on their items (their popularity,
+    their feature sets): the users with a list (``users``, ascending), their lists' ``length`` and
+    ``items`` (lists × longest, −1 past a list's end)."""
 
     users: np.ndarray
     length: np.ndarray
     items: np.ndarray
 
     @classmethod
-    def of(cls, users: np.ndarray, items: np.ndarray, num_users: int) -> _FeatureLists:
+    def of(cls, users: np.ndarray, items: np.ndarray, num_users: int) -> ListLayout:
         """The layout of the rows (``users``, ``items``), sorted by user first unless they are (a ranked
         run's rows are: no sort then, and lists all of one length are the rows reshaped)."""
         if len(users) > 1 and (users[1:] < users[:-1]).any():
@@ -338,7 +345,7 @@ class _FeatureLists(NamedTuple):
         return [slice(start, start + step) for start in range(0, len(self.users), step)]
 
 
-def _diversities(lists: _FeatureLists, features: FeatureSets, similarities: list[str]) -> dict[str, np.ndarray]:
+def _diversities(lists: ListLayout, features: FeatureSets, similarities: list[str]) -> dict[str, np.ndarray]:
     """The ILD of every list under each similarity (:func:`intra_list_diversity`): the shared features
     of each pair of positions, counted once for every similarity, and the pair's distance looked up
     in a table of every (shared, |F_i|, |F_j|) (:class:`_DistanceTable`) when that table is small, else
@@ -418,7 +425,7 @@ class _DistanceTable(NamedTuple):
         return (shared.astype(np.int32) * self.width + held[first]) * self.width + held[second]
 
 
-def _coverage(lists: _FeatureLists, features: FeatureSets) -> np.ndarray:
+def _coverage(lists: ListLayout, features: FeatureSets) -> np.ndarray:
     """The category coverage of every list (:func:`category_coverage`)."""
     if features.count == 0:
         return np.zeros(len(lists.users))

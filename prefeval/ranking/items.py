@@ -29,7 +29,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from prefeval.analyses.beyond_accuracy import FeatureSets, Popularity, list_feature_values, per_user_popularity
+from prefeval.analyses.beyond_accuracy import (
+    FeatureSets,
+    ListLayout,
+    Popularity,
+    list_feature_values,
+    per_user_popularity,
+)
 from prefeval.errors import UsageError
 from prefeval.io.codes import KeyIndex, factorize
 from prefeval.io.fields import TextColumn
@@ -340,11 +346,12 @@ def list_values(context: ItemContext, users: np.ndarray, items: np.ndarray, num_
     users' codes and the catalogue indexes of their items (rows within the cut-off); 0 for a user
     without a list (:mod:`prefeval.analyses.beyond_accuracy`)."""
     values: dict[str, np.ndarray] = {}
+    layout = ListLayout.of(users, items, num_users)
     if any(NEEDS[name] == "train" for name in names):
-        values.update(per_user_popularity(users, items, context.popularity, num_users))
+        values.update(per_user_popularity(users, items, context.popularity, num_users, layout))
     described = [name for name in names if NEEDS[name] == "item-features"]
     if described:
-        values.update(list_feature_values(users, items, context.features, num_users, described))
+        values.update(list_feature_values(users, items, context.features, num_users, described, layout))
     values["poprank"] = values.pop("mean_popularity_rank", None)
     return {name: values[name] for name in names}
 
