@@ -42,11 +42,11 @@ def _kinds(queries: int, columns: dict[str, np.ndarray], qids: Texts, runs: Text
     return [(np.arange(RUNS * queries), pieces)]
 
 
-def _best(function, repeat: int) -> float:
+def _best(repeat: int, function, *args) -> float:
     best = float("inf")
     for _ in range(repeat):
         start = time.process_time()
-        function()
+        function(*args)
         best = min(best, time.process_time() - start)
     return best
 
@@ -65,9 +65,9 @@ def main() -> None:
         columns = _columns(queries, options.columns, rng)
         qids = Texts.of_strings([f"u{q}" for q in range(queries)])
         numbers = queries * RUNS * options.columns
-        texts = _best(lambda: _kinds(queries, columns, qids, runs), options.repeat)
+        texts = _best(options.repeat, _kinds, queries, columns, qids, runs)
         kinds = _kinds(queries, columns, qids, runs)
-        assembly = _best(lambda: joined_lines(kinds, RUNS * queries), options.repeat)
+        assembly = _best(options.repeat, joined_lines, kinds, RUNS * queries)
         size = len(joined_lines(kinds, RUNS * queries)) / (1 << 20)
         print(f"| {size:.1f} MiB | {numbers:,} | {texts / numbers * 1e9:.0f} | {assembly / numbers * 1e9:.0f} |")
 
