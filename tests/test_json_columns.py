@@ -122,3 +122,12 @@ def test_joined_lines_of_numbers_and_strings():
     assert bytes(joined_lines(kinds, 4)) == (b'{"qid":"q1","run":"A","ap":0.5}\n{"qid":"q1","run":"B","ap":1e-7}\n'
                                              b'{"qid":"q\\"2","run":"A","ap":-0.0}\n{"qid":"q\\"2","run":"B","ap":2.0}\n')
     assert bytes(joined_lines([], 0)) == b"" and bytes(joined_lines([(np.array([1]), [b"x\n"])], 3)) == b"x\n"
+
+
+def test_texts_at_a_lines_start_or_a_buffers_are_copied_exactly():
+    """A text is copied with the bytes before it when its line has room for them; at the start of a
+    line (no piece before it) or of a column's buffer, a short text beside a long one is copied as it
+    is, and the lines before it keep their bytes."""
+    short_and_long = Texts.of_bytes([b"a", b"b" * 40, b"c"])
+    kinds = [(np.array([0, 1, 2]), [short_and_long, b"|", Texts.of_numbers(np.array([1.0, 1 / 3, 2.5])), b"\n"])]
+    assert bytes(joined_lines(kinds, 3)) == b"a|1.0\n" + b"b" * 40 + b"|0.3333333333333333\nc|2.5\n"
