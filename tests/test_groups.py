@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval.analyses.groups import worst_off
+from prefeval.analyses.groups import UserGroupIndex, worst_off
 from prefeval.dataframes import evaluate
 from prefeval.engine.evaluation import Evaluation
 from prefeval.engine.results import Summary
@@ -242,3 +242,22 @@ def test_api_summary_rows_hold_the_measures_of_the_whole_run():
     assert whole["expshare@5:indie"].add(whole["expshare@5:major"]).round(12).tolist() == [1.0, 1.0]
     assert list(by_group.columns) == ["group", "run", "users", "arp@3", "gini@5"]
     assert ((by_group["gini@5"] > 0) & (by_group["gini@5"] < 1)).all()
+
+
+def test_user_group_index_finds_each_users_group_as_a_dict_would(tmp_path):
+    """The users' groups found by their keys: read from a file or given as a dict, each user's code is
+    its group's place among the groups in name order, -1 for a user in no group, ids of any text
+    (non-ASCII, a surrogate-escaped byte, a number-like id) included."""
+    groups = {"u1": "cold", "ü2": "active", "u\udcff3": "cold", "17": "zz", "u5": "active"}
+    path = tmp_path / "groups.tsv"
+    path.write_bytes(b"user\tgroup\n" + b"".join(f"{u}\t{g}\n".encode("utf-8", "surrogateescape")
+                                                for u, g in groups.items()))
+    asked = ["u5", "nobody", "u\udcff3", "17", "ü2", "u1", "u1", ""]
+    framed = {u: g for u, g in groups.items() if u.isprintable() and "\udcff" not in u}  # text a frame can hold
+    for made, given in ((UserGroupIndex.of(groups), groups), (UserGroupIndex.of(str(path)), groups),
+                        (UserGroupIndex.of(pd.DataFrame({"user": list(framed), "group": list(framed.values())})),
+                         framed)):
+        names = sorted(set(given.values()))
+        assert made.names == names == ["active", "cold", "zz"]
+        assert made.codes(asked).tolist() == [names.index(given[u]) if u in given else -1 for u in asked]
+        assert made.codes([]).tolist() == []

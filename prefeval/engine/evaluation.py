@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
@@ -71,7 +71,7 @@ from prefeval.runtime.progress import Progress
 from prefeval.runtime.seeds import resolve_seed
 
 if TYPE_CHECKING:
-    from prefeval.analyses.groups import GroupSummaries
+    from prefeval.analyses.groups import GroupSummaries, UserGroupIndex
 
 __all__ = ["Block", "Chunk", "Evaluation", "SampleEvaluation", "Summary", "resolve_measures"]
 
@@ -141,8 +141,8 @@ class Evaluation:
     conventions: Conventions = REFERENCE_CONVENTIONS
     compare: bool = True
     executor: Executor = LOCAL
-    user_groups: Mapping[str, str] | None = None
-    """``{user: group}`` (``eval --user-groups``): every summary also holds the summary of each
+    user_groups: UserGroupIndex | None = None
+    """The users' groups (``eval --user-groups``): every summary also holds the summary of each
     group's users alone (:attr:`Summary.groups`, :mod:`prefeval.analyses.groups`)."""
     items: ItemRequest | None = None
     """What the item measures read (:mod:`prefeval.measures.items`): the item context, and what the
@@ -256,10 +256,10 @@ class Evaluation:
         (paths or DataFrames, :mod:`prefeval.io.side`; :mod:`prefeval.measures.items`); ``head_share``:
         the share of the training interactions that the popular head holds (APLT's long tail is the rest).
         """
-        if user_groups is not None and not isinstance(user_groups, Mapping):
-            from prefeval.io.side import USER_GROUPS, read_side
+        if user_groups is not None:
+            from prefeval.analyses.groups import UserGroupIndex
 
-            user_groups = read_side(user_groups, USER_GROUPS).mapping()
+            user_groups = UserGroupIndex.of(user_groups)
         chosen = resolve_measures(measures, measure_set)
         rules = make_conventions(conventions, complete=complete, empty_queries=empty_queries,
                                  missing_queries=missing_queries)
@@ -694,7 +694,7 @@ class ItemCounts:
 
 
 def _item_request(measures: Sequence[Measure], train, items, item_features, item_groups, head_share: float,
-                  user_groups: Mapping[str, str] | None = None) -> Callable[[], ItemRequest] | None:
+                  user_groups: UserGroupIndex | None = None) -> Callable[[], ItemRequest] | None:
     """How to make what the item measures among ``measures`` read
     (:func:`~prefeval.measures.items.item_request`) from the side inputs given (paths or DataFrames;
     None: not given), reading them (:func:`_read_item_request`); None when no measure reads the items.
@@ -718,7 +718,7 @@ def _item_request(measures: Sequence[Measure], train, items, item_features, item
 
 
 def _read_item_request(measures: Sequence[Measure], given: dict, head_share: float, whole_run: bool,
-                       user_groups: Mapping[str, str] | None) -> ItemRequest:
+                       user_groups: UserGroupIndex | None) -> ItemRequest:
     """The side inputs ``given`` (``{kind: path or DataFrame}``) read, and what the item measures among
     ``measures`` read of them (:func:`_item_request`); with ``user_groups``, the exposure counts are
     also kept per group of users."""
@@ -736,7 +736,7 @@ def _read_item_request(measures: Sequence[Measure], given: dict, head_share: flo
     check_item_inputs(measures, context)
     request = item_request(measures, context)
     if user_groups is not None and (request.exposures or request.by_rank):
-        request = request._replace(user_groups=dict(user_groups), group_names=tuple(sorted(set(user_groups.values()))))
+        request = request._replace(user_groups=user_groups, group_names=tuple(user_groups.names))
     return request
 
 

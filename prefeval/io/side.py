@@ -32,6 +32,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.errors import InputError, UsageError
+from prefeval.io.codes import factorize
 from prefeval.io.columns import ALIASES
 from prefeval.io.fields import FieldLayout, TextColumn, split_fields
 
@@ -241,3 +242,15 @@ def _check_unique(table: SideTable, what: str) -> None:
     if line is None:
         detail += f" (row {second})"
     raise InputError(table.source, detail, line=line)
+
+
+def sorted_codes(column: TextColumn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct texts of ``column`` sorted, as (their keys, the texts), and each row's position
+    among them (int64), as ``np.unique(texts, return_inverse=True)`` gives them; the rows are told
+    apart by their keys, and only the distinct texts are made and sorted."""
+    codes, first = factorize(column.keys)
+    texts = column.texts(first)
+    order = np.argsort(texts, kind="stable")
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return column.keys[first][order], texts[order], rank[codes]

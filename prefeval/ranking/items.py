@@ -25,7 +25,7 @@ add up exactly in any order (chunks, partitions, workers) and every engine write
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -39,8 +39,11 @@ from prefeval.analyses.beyond_accuracy import (
 from prefeval.errors import UsageError
 from prefeval.io.codes import KeyIndex, factorize
 from prefeval.io.fields import TextColumn
-from prefeval.io.side import SideTable
+from prefeval.io.side import SideTable, sorted_codes
 from prefeval.measures.provider import group_exposure
+
+if TYPE_CHECKING:
+    from prefeval.analyses.groups import UserGroupIndex
 
 
 class ItemContext(NamedTuple):
@@ -75,10 +78,10 @@ class ItemContext(NamedTuple):
         Training rows and features of items outside the catalogue are left out."""
         given = [table for table in (train, item_features, item_groups) if table is not None]
         if items is not None:
-            keys, names, _ = _sorted_codes(items.keys)
+            keys, names, _ = sorted_codes(items.keys)
             source = items.source
         elif given:
-            keys, names, _ = _sorted_codes(TextColumn.joined([table.values if table is train else table.keys
+            keys, names, _ = sorted_codes(TextColumn.joined([table.values if table is train else table.keys
                                                               for table in given]))
             source = " and ".join(table.source for table in given)
         else:
@@ -94,13 +97,13 @@ class ItemContext(NamedTuple):
         if item_features is not None:
             at = index.positions(item_features.keys.keys)
             kept = at >= 0
-            _, _, feature_codes = _sorted_codes(item_features.values)
+            _, _, feature_codes = sorted_codes(item_features.values)
             num_features = int(feature_codes.max()) + 1 if len(feature_codes) else 0
             features = FeatureSets.of(at[kept], feature_codes[kept], n + 1, num_features)
         if item_groups is not None:
             at = index.positions(item_groups.keys.keys)
             kept = at >= 0
-            _, group_names, codes = _sorted_codes(item_groups.values)
+            _, group_names, codes = sorted_codes(item_groups.values)
             groups = np.full(n + 1, -1, dtype=np.int64)
             groups[at[kept]] = codes[kept]
         return cls(names, index, source, popularity, features, groups, group_names,
@@ -110,18 +113,6 @@ class ItemContext(NamedTuple):
         """The catalogue index of each item key, :attr:`size` (the extra slot) for one outside it."""
         at = self.index.positions(item_keys)
         return np.where(at >= 0, at, self.size)
-
-
-def _sorted_codes(column: TextColumn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The distinct texts of ``column`` sorted, as (their keys, the texts), and each row's position
-    among them (int64), as ``np.unique(texts, return_inverse=True)`` gives them; the rows are told
-    apart by their keys, and only the distinct texts are made and sorted."""
-    codes, first = factorize(column.keys)
-    texts = column.texts(first)
-    order = np.argsort(texts, kind="stable")
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return column.keys[first][order], texts[order], rank[codes]
 
 
 LIST_VALUES = ("arp", "aplt", "epc", "efd", "poprank", "ild_cosine", "ild_jaccard", "catcov")
@@ -142,19 +133,15 @@ class ItemRequest(NamedTuple):
     exposures: tuple[int | None, ...] = ()
     by_rank: tuple[int | None, ...] = ()
     providers: tuple[int | None, ...] = ()
-    user_groups: dict | None = None
-    """``{user: group}`` (``eval --user-groups``) when a measure of the whole run is asked for: its
+    user_groups: UserGroupIndex | None = None
+    """The users' groups (``eval --user-groups``) when a measure of the whole run is asked for: its
     exposure counts are also kept per group of users (:attr:`ExposureCounts.groups`)."""
     group_names: tuple[str, ...] = ()
     """The user groups, in name order (their codes)."""
 
     def query_groups(self, qids) -> np.ndarray | None:
         """The code of each query's user group (−1: in none), None without user groups."""
-        if self.user_groups is None:
-            return None
-        codes = {name: code for code, name in enumerate(self.group_names)}
-        return np.fromiter((codes.get(self.user_groups.get(qid), -1) for qid in qids), dtype=np.int64,
-                           count=len(qids))
+        return None if self.user_groups is None else self.user_groups.codes(qids)
 
 
 _DENSE_PAIRS = 1 << 20
