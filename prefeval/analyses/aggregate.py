@@ -60,7 +60,7 @@ from typing import NamedTuple
 import numpy as np
 
 from prefeval.analyses.bootstrap import bootstrap_ranks, bootstrap_records
-from prefeval.analyses.groups import UserGroups, better, read_user_groups
+from prefeval.analyses.groups import UserGroupIndex, better, read_user_groups
 from prefeval.analyses.orderings import (
     DEFAULT_DAMPING,
     PREFERENCE_METHODS,
@@ -228,7 +228,7 @@ def _labelled(record: dict, labels: dict | None) -> dict:
 
 
 def _group_records(lines: EvalLines, sample_number: int, sample: SampleScores, queries: np.ndarray,
-                   chosen: list[Aggregation], groups: UserGroups, summary: bool, bootstrap: int | None,
+                   chosen: list[Aggregation], groups: UserGroupIndex, summary: bool, bootstrap: int | None,
                    damping: float, seed: int | None) -> Iterator[dict]:
     """The summary (and rank intervals) of each group's users, then the worst-off groups (module docstring)."""
     by_group = groups.queries(sample.qids, queries, lines.source, sample_number)

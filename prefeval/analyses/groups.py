@@ -13,8 +13,8 @@ A partition evaluated by a worker (``--engine dask``) keeps its groups' columns 
 partition's worth of values) and the client replays them in partition order (:meth:`merge`), so the
 sums are added as in one process.
 
-``aggregate`` and ``significance --user-groups`` read per-query lines: :class:`UserGroups` gives
-the queries of each group's users.
+``aggregate`` and ``significance --user-groups`` read per-query lines: :meth:`UserGroupIndex.queries`
+gives the queries of each group's users.
 
 The **worst-off group** of a run, for a metric, is the group whose summary of the metric is least
 (most, for a metric that is better when smaller, such as ARP and the Gini index of exposure:
@@ -26,7 +26,7 @@ of exposure), ties to the first group in name order, among the groups that have 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -71,6 +71,17 @@ class UserGroupIndex:
 
         at = self._users.positions(text_keys(users))
         return np.where(at >= 0, self._groups[at], -1)
+
+    def queries(self, qids: Sequence[str], queries: np.ndarray, source: str, sample: int) -> dict[str, np.ndarray]:
+        """The queries (among ``queries``, indexes into ``qids``) of each group's users, for the groups
+        that have some, in name order; a note says how many of ``queries`` are in no group (of the
+        eval lines ``source``, sample ``sample``)."""
+        group = self.codes([qids[q] for q in queries])
+        outside = int((group < 0).sum())
+        if outside:
+            note(f"{source}: {outside:,} of {len(queries):,} users of sample {sample} are in no group of "
+                 "--user-groups; they count in no group's values")
+        return {name: queries[group == number] for number, name in enumerate(self.names) if (group == number).any()}
 
 
 class GroupSummaries:
@@ -150,32 +161,8 @@ def better(metric: str) -> int:
     return family.better if family is not None else 1
 
 
-def read_user_groups(value) -> UserGroups:
+def read_user_groups(value) -> UserGroupIndex:
     """The groups of ``--user-groups`` (a path or a DataFrame of user, group: :mod:`prefeval.io.side`;
-    a user in two groups is an error at its line)."""
-    from prefeval.io.side import USER_GROUPS, read_side
-
-    return UserGroups(read_side(value, USER_GROUPS).mapping())
-
-
-class UserGroups(NamedTuple):
-    """Each user's group (``{user: group}``), for the analyses of eval lines by group (``aggregate``
-    and ``significance --user-groups``); :attr:`names`, the groups in name order."""
-
-    of_user: dict[str, str]
-
-    @property
-    def names(self) -> list[str]:
-        return sorted(set(self.of_user.values()))
-
-    def queries(self, qids: Sequence[str], queries: np.ndarray, source: str, sample: int) -> dict[str, np.ndarray]:
-        """The queries (among ``queries``, indexes into ``qids``) of each group's users, for the groups
-        that have some, in name order; a note says how many of ``queries`` are in no group (of the
-        eval lines ``source``, sample ``sample``)."""
-        codes = {name: number for number, name in enumerate(self.names)}
-        group = np.array([codes.get(self.of_user.get(qids[q]), -1) for q in queries], dtype=np.int64)
-        outside = int((group < 0).sum())
-        if outside:
-            note(f"{source}: {outside:,} of {len(queries):,} users of sample {sample} are in no group of "
-                 "--user-groups; they count in no group's values")
-        return {name: queries[group == number] for name, number in codes.items() if (group == number).any()}
+    a user in two groups is an error at its line), for the analyses of eval lines by group
+    (``aggregate`` and ``significance --user-groups``: :meth:`UserGroupIndex.queries`)."""
+    return UserGroupIndex.of(value)
