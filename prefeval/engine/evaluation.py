@@ -256,10 +256,6 @@ class Evaluation:
         (paths or DataFrames, :mod:`prefeval.io.side`; :mod:`prefeval.measures.items`); ``head_share``:
         the share of the training interactions that the popular head holds (APLT's long tail is the rest).
         """
-        if user_groups is not None:
-            from prefeval.analyses.groups import UserGroupIndex
-
-            user_groups = UserGroupIndex.of(user_groups)
         chosen = resolve_measures(measures, measure_set)
         rules = make_conventions(conventions, complete=complete, empty_queries=empty_queries,
                                  missing_queries=missing_queries)
@@ -279,24 +275,28 @@ class Evaluation:
         if rel_format != QRELS:
             qrels, loading = loading_options(rel_format, qrels, runs, relevance, reader)
         opened = reader_class(reader)
+        in_background = opened is WholeCollection and jobs > 1  # the side inputs read while the qrels are
         if make_items is None:
             item_request = None
-        elif opened is WholeCollection:  # the side inputs read while the qrels are
-            item_request = Background(make_items, fork=jobs > 1)
+        elif opened is WholeCollection:
+            item_request = Background(make_items, fork=in_background)
         else:
             item_request = make_items()
+        groups = Background(functools.partial(_user_groups, user_groups), fork=in_background) \
+            if user_groups is not None else None
         try:
             collection = opened.open(qrels, runs, loading, rules, others, jobs, progress, executor, items=item_request)
             if collection is None:  # the qrels could not be streamed
                 collection = WholeCollection.open(qrels, runs, relevance, rules, others, jobs, progress,
                                                   items=item_request)
         finally:
-            if isinstance(item_request, Background):
-                item_request.close()
+            for background in (item_request, groups):
+                if isinstance(background, Background):
+                    background.close()
         if isinstance(item_request, Background):
             item_request = item_request.result()
         return cls(collection, chosen, subsampling, relevance, jobs, progress, statistics, ties, draws, rules,
-                   compare, executor, user_groups, item_request)
+                   compare, executor, groups.result() if groups is not None else None, item_request)
 
     @property
     def table(self) -> RankTable | None:
@@ -693,8 +693,15 @@ class ItemCounts:
         return self.counts
 
 
+def _user_groups(value) -> UserGroupIndex:
+    """The users' groups of ``--user-groups`` (a path, a DataFrame or a dict: :meth:`UserGroupIndex.of`)."""
+    from prefeval.analyses.groups import UserGroupIndex
+
+    return UserGroupIndex.of(value)
+
+
 def _item_request(measures: Sequence[Measure], train, items, item_features, item_groups, head_share: float,
-                  user_groups: UserGroupIndex | None = None) -> Callable[[], ItemRequest] | None:
+                  user_groups=None) -> Callable[[], ItemRequest] | None:
     """How to make what the item measures among ``measures`` read
     (:func:`~prefeval.measures.items.item_request`) from the side inputs given (paths or DataFrames;
     None: not given), reading them (:func:`_read_item_request`); None when no measure reads the items.
@@ -718,10 +725,11 @@ def _item_request(measures: Sequence[Measure], train, items, item_features, item
 
 
 def _read_item_request(measures: Sequence[Measure], given: dict, head_share: float, whole_run: bool,
-                       user_groups: UserGroupIndex | None) -> ItemRequest:
+                       user_groups) -> ItemRequest:
     """The side inputs ``given`` (``{kind: path or DataFrame}``) read, and what the item measures among
-    ``measures`` read of them (:func:`_item_request`); with ``user_groups``, the exposure counts are
-    also kept per group of users."""
+    ``measures`` read of them (:func:`_item_request`); with ``user_groups`` (as given to
+    :meth:`Evaluation.from_files`, read here too: the two are read side by side, each in a process of
+    its own when there are jobs to spare), the exposure counts are also kept per group of users."""
     from prefeval.measures.items import check_item_inputs, item_request
 
     items, train = given.get("items"), given.get("train")
@@ -736,7 +744,8 @@ def _read_item_request(measures: Sequence[Measure], given: dict, head_share: flo
     check_item_inputs(measures, context)
     request = item_request(measures, context)
     if user_groups is not None and (request.exposures or request.by_rank):
-        request = request._replace(user_groups=user_groups, group_names=tuple(user_groups.names))
+        groups = _user_groups(user_groups)
+        request = request._replace(user_groups=groups, group_names=tuple(groups.names))
     return request
 
 
