@@ -180,17 +180,3 @@ def test_lines_built_a_few_queries_at_a_time_are_the_same_bytes(monkeypatch, opt
     for size in (1, 5000):  # a slice per query; a few queries a slice
         monkeypatch.setattr(eval_lines, "RENDER_BYTES", size)
         assert eval_output(**options) == whole
-
-
-@pytest.mark.parametrize("distinct", [1, 11, 300, 700, 1024, 5000])
-def test_numbers_written_once_per_distinct_value_read_back_as_each_value(distinct):
-    """A column's numbers are written once per distinct value when they repeat (REPEATS_SHARE) and
-    one by one otherwise: either way each text is orjson's of its value, -0.0 and integers kept."""
-    from prefeval.report.eval_lines import _json_numbers
-
-    rng = np.random.default_rng(distinct)
-    pool = np.concatenate(([-0.0, 0.0, 1.0, 1e-7, 1 / 3], rng.random(distinct)))[:distinct]
-    column = pool[rng.integers(0, distinct, (3, 2000))]
-    texts = _json_numbers(column)
-    assert texts.tolist() == [orjson.dumps(value) for value in column.ravel().tolist()]
-    assert [float(text) for text in texts.tolist()] == column.ravel().tolist()

@@ -19,7 +19,7 @@ from prefeval.analyses.beyond_accuracy import (
 from prefeval.errors import InputError, UsageError
 from prefeval.io.fields import text_keys
 from prefeval.io.side import SideTable
-from prefeval.ranking.items import LIST_VALUES, ItemContext, ItemRequest, RankCounts
+from prefeval.ranking.items import LIST_VALUES, ItemContext, ItemRequest, QueryItems, RankCounts
 from prefeval.ranking.items import run_items as run_items_of
 
 # 4 items, 3 features: item 0 {a, b}, item 1 {b}, item 2 {c}, item 3 none
@@ -271,3 +271,20 @@ def test_rank_counts_of_many_possible_pairs_sort_the_rows():
     assert sorted_counts.keys.tolist() == dense.keys.tolist() == [3 << 32, (3 << 32) | 3, 7 << 32,
                                                                   (5_000_000 << 32) | 1]
     assert sorted_counts.counts.tolist() == dense.counts.tolist() == [1, 1, 1, 2]
+
+
+@pytest.mark.parametrize("queries", [np.arange(5), np.arange(1, 4), np.array([2]), np.array([0, 2, 3]),
+                                     np.array([3, 2, 1]), np.array([1, 1, 2]), np.array([], dtype=np.int64),
+                                     np.array([True, False, True, True, False]), slice(1, 3)])
+def test_query_columns_are_views_for_a_range_and_copies_otherwise(queries):
+    """Every query of a table (the usual selection) is taken without a copy; any other index gives
+    the same values numpy's indexing gives."""
+    values = np.arange(10.0).reshape(2, 5)
+    providers = np.arange(30).reshape(2, 5, 3)
+    taken = QueryItems({("arp", 10): values}, {10: providers}).columns(queries)
+    np.testing.assert_array_equal(taken.values[("arp", 10)], values[..., queries])
+    np.testing.assert_array_equal(taken.providers[10], providers[..., queries, :])
+    consecutive = isinstance(queries, slice) or (queries.dtype.kind == "i" and len(queries) > 0
+                                                  and (np.diff(queries) == 1).all())
+    assert np.shares_memory(taken.values[("arp", 10)], values) == consecutive
+    assert np.shares_memory(taken.providers[10], providers) == consecutive

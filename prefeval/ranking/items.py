@@ -258,7 +258,9 @@ class QueryItems(NamedTuple):
     providers: dict
 
     def columns(self, queries) -> QueryItems:
-        """Those of the queries ``queries`` (an index or a slice of the last query axis)."""
+        """Those of the queries ``queries`` (an index or a slice of the last query axis): views when
+        the index is a range of consecutive queries (every query, in the usual case), else copies."""
+        queries = _as_range(queries)
         return QueryItems({key: v[..., queries] for key, v in self.values.items()},
                           {k: v[..., queries, :] for k, v in self.providers.items()})
 
@@ -267,6 +269,14 @@ class QueryItems(NamedTuple):
         first = runs[0]
         return cls({key: np.stack([run.values[key] for run in runs]) for key in first.values},
                    {k: np.stack([run.providers[k] for run in runs]) for k in first.providers})
+
+
+def _as_range(index):
+    """``index`` as a slice when it is an array of consecutive increasing integers, else itself."""
+    if isinstance(index, np.ndarray) and index.dtype.kind in "iu" and len(index) \
+            and index[-1] - index[0] == len(index) - 1 and (np.diff(index) == 1).all():
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
 
 
 class RunItems(NamedTuple):
