@@ -116,13 +116,13 @@ def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk, fe
 
 
 def _lines_bytes(results: list[tuple[Any, Any]]) -> int | None:
-    """The bytes of the lines among a chunk's results, when every output is lines (a list of bytes, or
-    None); None otherwise (blocks, which the client renders)."""
+    """The bytes of the lines among a chunk's results, when every output is lines (a list of bytes or
+    bytearrays, or None); None otherwise (blocks, which the client renders)."""
     size = 0
     for output, _ in results:
         if output is None:
             continue
-        if not isinstance(output, list) or not all(isinstance(data, bytes) for data in output):
+        if not isinstance(output, list) or not all(isinstance(data, (bytes, bytearray)) for data in output):
             return None
         size += sum(map(len, output))
     return size
