@@ -14,6 +14,11 @@ and workers need only prefeval installed, the same version as the client's. At m
 chunk's results stay on its worker until the client writes them, fetched in pieces of about
 :data:`FETCH_BYTES` (:meth:`DaskExecutor._fetched`), so the client's memory stays bounded whatever a
 chunk's size (a partition of a columnar input starts at a row group: 100,000 users of lines, 60 MB).
+When the lines go to a file (``-o FILE``) that the workers see (a filesystem they share with the
+client), they never reach the client: each chunk's worker writes them into the file at the place the
+output has reached, and the client moves on past them (:meth:`DaskExecutor._placed`). On 2 runs x 1M
+users the lines are 700 MB, which cost the client and the scheduler (which relays what ``Client.run``
+returns) a second of CPU each, taken from the workers' cores.
 
 The cluster is dask.distributed's: a scheduler at ``scheduler`` (``tcp://host:8786``, as
 ``dask scheduler`` prints it), or, when none is given, a ``LocalCluster`` of ``jobs`` single-threaded
@@ -91,21 +96,36 @@ def _cluster_failures() -> Iterator[None]:
                             ) from None
 
 
-def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk,
-                  fetch_bytes: int) -> list[tuple[Any, Any]] | Held:
+def _chunk_kernel(evaluation: ChunkEvaluator, render: Callable, chunk: Chunk, fetch_bytes: int,
+                  in_place: bool = False) -> list[tuple[Any, Any]] | Held:
     """What a worker runs: the rendered blocks of one chunk, with the blocks' values (in memory kept
     for reuse: :func:`_keep_freed_memory`); results of more than ``fetch_bytes`` are held here in
-    pieces, which the client takes one by one (:class:`Held`)."""
+    pieces, which the client takes one by one (:class:`Held`), and so are results with lines to write
+    when the output is ``in_place`` (the worker writes them there: :func:`_place`)."""
     _keep_freed_memory()
     results = list(evaluation.chunk_results(chunk, render))
+    lines = _lines_bytes(results) if in_place else None
     bounds = _pieces(results, fetch_bytes)
-    if len(bounds) == 1:
+    if len(bounds) == 1 and not lines:
         return results
     from distributed import get_worker
 
     key = uuid.uuid4().hex
     _HELD[key] = [results[start:stop] for start, stop in bounds]
-    return Held(key, get_worker().address, len(bounds))
+    return Held(key, get_worker().address, len(bounds), lines)
+
+
+def _lines_bytes(results: list[tuple[Any, Any]]) -> int | None:
+    """The bytes of the lines among a chunk's results, when every output is lines (a list of bytes or
+    bytearrays, or None); None otherwise (blocks, which the client renders)."""
+    size = 0
+    for output, _ in results:
+        if output is None:
+            continue
+        if not isinstance(output, list) or not all(isinstance(data, (bytes, bytearray)) for data in output):
+            return None
+        size += sum(map(len, output))
+    return size
 
 
 class Held(NamedTuple):
@@ -117,6 +137,9 @@ class Held(NamedTuple):
     key: str
     address: str
     count: int
+    lines: int | None = None
+    """The bytes of the chunk's lines, when its outputs are lines that the worker may write in place
+    (:func:`_place`); None otherwise."""
 
 
 _HELD: dict[str, list] = {}
@@ -147,6 +170,27 @@ def _take(key: str, index: int) -> list:
     if index == len(pieces) - 1:
         del _HELD[key]
     return piece
+
+
+def _place(key: str, path: str, offset: int) -> list | tuple[int, str] | None:
+    """In a worker (``Client.run``): the lines of the results held under ``key`` written into the file
+    ``path`` from ``offset`` on (:func:`~prefeval.io.output.write_in_place`), and the results no longer
+    held; returns the blocks, each without its output (None), which the client takes instead. None
+    (everything still held) when this worker cannot open the file (not on a filesystem it shares with
+    the client); (errno, message) when writing failed, which the client reports as its own failure."""
+    from prefeval.io.output import write_in_place
+
+    pieces = _HELD[key]
+    lines = (data for piece in pieces for output, _ in piece if output is not None for data in output)
+    try:
+        written = write_in_place(path, offset, lines)
+    except OSError as error:
+        _HELD.pop(key, None)
+        return error.errno, error.strerror
+    if written is None:
+        return None
+    del _HELD[key]
+    return [(None, block) for piece in pieces for _, block in piece if block is not None]
 
 
 def _drop(key: str) -> None:
@@ -212,6 +256,7 @@ class DaskExecutor:
         self.client = client
         self.workers = max(workers, 1)
         self.fetch_bytes = FETCH_BYTES if fetch_bytes is None else fetch_bytes
+        self._in_place = None  # the output that workers write lines into, while chunks are mapped
 
     @classmethod
     @contextlib.contextmanager
@@ -252,16 +297,19 @@ class DaskExecutor:
             return self.client.submit(function, handle, pure=False).result()
 
     def map_chunks(self, evaluation: ChunkEvaluator, chunks: Iterable[Chunk], render: Callable) -> Iterator[Iterable]:
-        """The results of every chunk in order, computed by the cluster's workers."""
+        """The results of every chunk in order, computed by the cluster's workers; when the lines go to
+        a file that the workers may write (``evaluation.in_place``: :class:`~prefeval.io.output.InPlace`),
+        each worker writes its chunks' lines there itself (:meth:`_fetched`)."""
         with _cluster_failures():
             [shared] = self.client.scatter([evaluation.for_workers()], broadcast=True)
+        self._in_place = getattr(evaluation, "in_place", None)
         waiting: deque = deque()
         limit = IN_FLIGHT_PER_WORKER * self.workers
         try:
             for chunk in chunks:
                 with _cluster_failures():
                     waiting.append(self.client.submit(_chunk_kernel, shared, render, chunk, self.fetch_bytes,
-                                                      pure=False))
+                                                      self._in_place is not None, pure=False))
                 if len(waiting) >= limit:
                     yield self._fetched(waiting.popleft())
             while waiting:
@@ -272,13 +320,20 @@ class DaskExecutor:
 
     def _fetched(self, future: Any) -> Iterator:
         """The results of a chunk's task (``future``) in order: its list, or what its worker holds
-        (:class:`Held`) taken piece by piece, each when the one before it has been handed on."""
+        (:class:`Held`): its lines written into the output by the worker where the output has reached
+        (when the output is in place and the worker sees its file: then only the blocks come here), or
+        taken piece by piece, each when the one before it has been handed on."""
         with _cluster_failures():
             results = future.result()
         del future
         if not isinstance(results, Held):
             yield from _emptied(results)
             return
+        if results.lines and self._in_place is not None:
+            placed = self._placed(results)
+            if placed is not None:
+                yield from _emptied(placed)
+                return
         taken = 0
         try:
             for index in range(results.count):
@@ -290,3 +345,19 @@ class DaskExecutor:
             if taken < results.count:
                 with contextlib.suppress(Exception):
                     self.client.run(_drop, results.key, workers=[results.address])
+
+    def _placed(self, held: Held) -> list | None:
+        """The blocks of the chunk ``held``, its lines written by its worker at the output's place
+        (:func:`_place`), the output then moved on past them; None (the lines still held) when that
+        worker cannot open the output's file, after which no other chunk is written in place."""
+        output = self._in_place
+        offset = output.position()
+        with _cluster_failures():
+            placed = self.client.run(_place, held.key, output.path, offset, workers=[held.address])[held.address]
+        if placed is None:
+            self._in_place = None
+            return None
+        if isinstance(placed, tuple):
+            raise OSError(*placed)
+        output.skip(held.lines)
+        return placed

@@ -38,7 +38,7 @@ from prefeval.engine.results import Block, FixedOrderSum, RunningSummary, Sequen
 from prefeval.engine.whole import WholeCollection
 from prefeval.errors import UsageError
 from prefeval.io.judgments import QRELS
-from prefeval.io.output import PartsDirectory, PartWriter
+from prefeval.io.output import InPlace, PartsDirectory, PartWriter
 from prefeval.measures import Measure, Metric, Preference, select_measures
 from prefeval.measures.judgments import JudgedRuns, check_judgments, check_read, judged_values, loading_options
 from prefeval.measures.summaries import MEAN, check_statistics
@@ -151,6 +151,10 @@ class Evaluation:
     parts: PartsDirectory | None = field(init=False, default=None)
     """Where the per-query lines go, as part files (``eval --parts``), instead of :meth:`rendered`'s
     results: written by the workers for a partitioned reader, here otherwise (one part)."""
+    in_place: InPlace | None = field(init=False, default=None)
+    """The output file that :meth:`rendered`'s lines are written to, one after the other, when the
+    executor's workers may write their chunks' lines there themselves (``--engine dask``,
+    :meth:`prefeval.engine.dask.DaskExecutor.map_chunks`); None: the lines are rendered here."""
 
     def __post_init__(self):
         from prefeval.measures.items import RunMeasure, check_item_inputs
@@ -404,6 +408,7 @@ class Evaluation:
         shared = copy.copy(self)
         shared.reader = self.reader.for_workers()
         shared.executor, shared.progress, shared.jobs = LOCAL, Progress.silent(), 1
+        shared.in_place = None
         return shared
 
     def results(self) -> Iterator[Block | Summary]:

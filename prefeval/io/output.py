@@ -32,6 +32,7 @@ import os
 import re
 import stat
 import sys
+import weakref
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO, NamedTuple
 
@@ -205,6 +206,7 @@ def _replaced(file: str) -> Iterator[BinaryIO]:
         with deferred():
             handle = tempfile.NamedTemporaryFile("wb", dir=os.path.dirname(file),
                                                  prefix=f".{os.path.basename(file)}.", suffix=".tmp", delete=False)
+        _REPLACING.add(handle)
         with handle:
             yield handle
         with deferred():
@@ -218,6 +220,59 @@ def _replaced(file: str) -> Iterator[BinaryIO]:
         if isinstance(error, OSError) and error.filename in (None, getattr(handle, "name", None)):
             raise OSError(error.errno, error.strerror, file) from None
         raise
+
+
+_REPLACING: weakref.WeakSet = weakref.WeakSet()
+"""The temporary files of the outputs being replaced (:func:`_replaced`): files of their own, written
+from their start, that other processes may write parts of (:func:`in_place`)."""
+
+
+class InPlace(NamedTuple):
+    """An output file that other processes (the workers of ``--engine dask``) write parts of at the
+    place the output has reached, under ``path`` (:func:`write_in_place`), where the process writing the
+    rest of it (``stream``) then moves on past them (:meth:`skip`): the lines of a partition never pass
+    through the process that writes the output."""
+
+    path: str
+    stream: BinaryIO
+
+    def position(self) -> int:
+        """Where the next bytes go: everything written before them is in the file."""
+        self.stream.flush()
+        return self.stream.tell()
+
+    def skip(self, size: int) -> None:
+        """Move on past ``size`` bytes that another process wrote at :meth:`position`."""
+        self.stream.seek(size, os.SEEK_CUR)
+
+
+def in_place(stream) -> InPlace | None:
+    """``stream`` as an :class:`InPlace`, when it is the temporary file of an output being replaced
+    (``-o FILE``, uncompressed); None for any other stream (standard output, an output held or written
+    through, a gzip stream), which only this process writes."""
+    return InPlace(stream.name, stream) if stream in _REPLACING else None
+
+
+def write_in_place(path: str, offset: int, pieces: Iterable[bytes]) -> int | None:
+    """Write ``pieces`` one after the other into the file ``path``, which exists, from byte ``offset``
+    on (the part of an :class:`InPlace` output that this process writes); the bytes written, or None
+    (nothing written) when no such file can be opened for writing here: the output of a process on
+    another machine, whose filesystem this one does not share, or of a user that this one is not."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CLOEXEC)  # not created: the output's own file alone
+    except OSError:
+        return None
+    start = offset
+    try:
+        for data in pieces:
+            view = memoryview(data)
+            while len(view):
+                written = os.pwrite(descriptor, view, offset)
+                offset += written
+                view = view[written:]
+    finally:
+        os.close(descriptor)
+    return offset - start
 
 
 @contextlib.contextmanager

@@ -95,9 +95,13 @@ def check_measures_shown(fmt: str, request: MeasureRequest, measures) -> None:
 
 def write_evaluation_jsonl(evaluation: Evaluation, stream: BinaryIO, per_query: bool = False,
                            summary: bool = True) -> None:
-    """eval's JSON lines (:func:`~prefeval.report.eval_lines.evaluation_lines`)."""
+    """eval's JSON lines (:func:`~prefeval.report.eval_lines.evaluation_lines`), written one after the
+    other as they are rendered: into a file that the executor's workers may write too, they write
+    their chunks' lines there themselves (:attr:`~prefeval.engine.evaluation.Evaluation.in_place`)."""
+    from prefeval.io.output import in_place
     from prefeval.report.eval_lines import evaluation_lines
 
+    evaluation.in_place = in_place(stream) if evaluation.parts is None else None
     for chunk in evaluation_lines(evaluation, per_query, summary):
         stream.write(chunk)
 
