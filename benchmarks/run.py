@@ -238,7 +238,7 @@ def dask_cluster(workers: int):
 
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(workers, timeout=120)
-            client.run(_warm_worker)  # a long-lived cluster's workers have imported what a task needs
+            client.run(exec, WARM_IMPORTS)  # a long-lived cluster's workers have imported what a task needs
         yield address, [process.pid for process in processes]
     finally:
         for process in reversed(processes):
@@ -247,16 +247,18 @@ def dask_cluster(workers: int):
             process.wait(timeout=60)
 
 
-def _warm_worker() -> None:
-    """What a worker of a long-lived cluster has imported after its first evaluation (prefeval's
-    partitioned reader, pandas, pyarrow where installed): a cluster started for one timed run would
-    otherwise time those imports too."""
-    import importlib
-
-    for name in ("prefeval.engine.partitioned", "prefeval.engine.dask", "prefeval.report.eval_lines",
-                 "prefeval.io.columnar", "pandas", "pyarrow.parquet"):
-        with contextlib.suppress(ImportError):
-            importlib.import_module(name)
+WARM_IMPORTS = """
+import contextlib, importlib
+for name in ("prefeval.engine.partitioned", "prefeval.engine.dask", "prefeval.report.eval_lines",
+             "prefeval.io.columnar", "pandas", "pyarrow.parquet"):
+    with contextlib.suppress(ImportError):
+        importlib.import_module(name)
+"""
+"""What a worker of a long-lived cluster has imported after its first evaluation (prefeval's
+partitioned reader, pandas, pyarrow where installed): a cluster started for one timed run would
+otherwise time those imports too. Run on the workers by the builtin ``exec``, which pickles by name
+whichever script imports this module (a function of this module would pickle as ``run.<name>``,
+which the workers cannot import)."""
 
 
 def run_engines(scenario: Scenario, repeat: int) -> list[dict]:
