@@ -351,7 +351,7 @@ def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, 
 
 
 def _items_of_rows(request: ItemRequest, queries: np.ndarray, items: np.ndarray, ranks: np.ndarray, num_queries: int,
-               outside: int, example: str | None, query_groups: np.ndarray | None) -> RunItems:
+                   outside: int, example: str | None, query_groups: np.ndarray | None) -> RunItems:
     """:func:`run_items` of the rows' catalogue indexes ``items`` (``outside`` of them outside the
     catalogue, ``example`` the first one's text)."""
     context = request.context

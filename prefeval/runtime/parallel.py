@@ -106,6 +106,11 @@ class _Tasks:
         self.writer.close()
 
 
+def _unsendable(error: Exception) -> RuntimeError:
+    """What a worker hands in instead of a result (or an error) that could not be pickled."""
+    return RuntimeError(f"a worker could not send its result: {error!r}")
+
+
 def shares_out(jobs: int, count: int) -> bool:
     """Whether :func:`fork_map` over ``count`` items with ``jobs`` uses worker processes (else it maps
     in this process): for two items or more, with two jobs or more, where processes can be forked."""
@@ -208,7 +213,7 @@ def _serve(function: Callable, items: list, tasks: _Tasks, results: Connection, 
             except (BrokenPipeError, ConnectionResetError):  # the parent is gone
                 return
             except Exception as error:  # the result or the error could not be pickled
-                transfer.send(results, (number, False, RuntimeError(f"a worker could not send its result: {error!r}")))
+                transfer.send(results, (number, False, _unsendable(error)))
     finally:
         results.close()
 
@@ -350,7 +355,7 @@ class Deferred:
                 try:
                     transfer.send(self._writer, outcome)
                 except (pickle.PicklingError, TypeError, AttributeError) as error:
-                    transfer.send(self._writer, (False, RuntimeError(f"a worker could not send its result: {error!r}")))
+                    transfer.send(self._writer, (False, _unsendable(error)))
         finally:
             os._exit(0)
 
@@ -421,6 +426,6 @@ def _serve_object(make: Callable[[], object], connection: Connection, parent_end
             except (BrokenPipeError, ConnectionResetError):
                 return
             except Exception as error:
-                transfer.send(connection, (False, RuntimeError(f"a worker could not send its result: {error!r}")))
+                transfer.send(connection, (False, _unsendable(error)))
     finally:
         connection.close()
