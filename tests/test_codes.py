@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -79,6 +80,26 @@ def test_key_index_of_the_largest_key_and_of_crowded_keys():
     crowded = np.arange(0, 600, 3, dtype=np.uint64)[::-1]
     positions = KeyIndex(crowded).positions(np.array([597, 0, 1, 300, LARGEST], dtype=np.uint64))
     assert positions.tolist() == [0, 199, -1, 99, -1]
+
+
+@pytest.mark.parametrize("hashes", [True, False])
+def test_key_index_looks_for_many_keys_a_slice_at_a_time(hashes):
+    """More keys than a slice (codes._SLICE): every slice's rows are counted from the whole array's
+    start, found and positions agree with pandas, hashed keys and crowded ones alike."""
+    from prefeval.io import codes
+
+    rng = np.random.default_rng(3)
+    indexed = text_keys([f"i{n}" for n in range(5000)]) if hashes else np.arange(0, 15000, 3, dtype=np.uint64)
+    wanted = np.concatenate([indexed[rng.integers(0, len(indexed), 2 * codes._SLICE + 17)],
+                             np.arange(1, 3001, 3, dtype=np.uint64) * np.uint64(7919)])
+    rng.shuffle(wanted)
+    expected = pd.Index(indexed).get_indexer(wanted)
+    index = KeyIndex(indexed)
+    np.testing.assert_array_equal(index.positions(wanted), expected)
+    rows, found = index.found(wanted)
+    order = np.argsort(rows)
+    np.testing.assert_array_equal(rows[order], np.flatnonzero(expected >= 0))
+    np.testing.assert_array_equal(found[order], expected[rows[order]])
 
 
 def test_key_index_of_signed_keys_finds_negative_ones():

@@ -209,6 +209,42 @@ def test_context_agrees_with_the_pure_functions(seed):
                                                     sorted(zip(groups.keys.tolist(), groups.values.tolist()))]
 
 
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_run_computed_in_slices_of_users_gives_the_same_values_and_counts(monkeypatch, seed):
+    """A run's rows are given to the item measures in slices of whole users (items.ITEM_ROWS): slices
+    of a few rows give exactly the values and counts of one slice of every row, users without a list
+    among them (between slices and at the end), with user groups and counts per rank."""
+    from prefeval.ranking import items as items_module
+
+    names, train, features, groups, users, run_items, ranks, num_users = generated(seed)
+    context = ItemContext.of(items=table(names, names, "items.csv"), train=train, item_features=features,
+                             item_groups=groups)
+    lists = tuple((name, None) for name in LIST_VALUES) + (("arp", 3),)
+    request = ItemRequest(context, lists, exposures=(None, 5), by_rank=(None, 3), providers=(None, 2),
+                          group_names=("a", "b", "c"))
+    query_groups = np.random.default_rng(seed).integers(-1, 3, num_users + 2)
+    keys = text_keys(run_items.tolist())
+
+    def computed(rows_at_a_time):
+        monkeypatch.setattr(items_module, "ITEM_ROWS", rows_at_a_time)
+        return run_items_of(request, users, keys, ranks, num_users + 2, query_groups=query_groups)
+
+    whole, sliced = computed(10**9), computed(7)
+    assert len(items_module._query_slices(users, num_users + 2)) > 20
+    for key, value in whole.queries.values.items():
+        assert sliced.queries.values[key].tobytes() == value.tobytes(), key
+    for key, value in whole.queries.providers.items():
+        assert sliced.queries.providers[key].tobytes() == value.tobytes(), key
+
+    def flat(counts):
+        return ({k: v.tolist() for k, v in counts.exposures.items()},
+                {k: [(part.keys.tolist(), part.counts.tolist()) for part in v] for k, v in counts.by_rank.items()},
+                int(counts.outside), int(counts.trained), [flat(group) for group in counts.groups])
+
+    assert flat(sliced.counts) == flat(whole.counts)
+    assert len(whole.counts.groups) == 3 and int(whole.counts.trained) > 0
+
+
 def test_catalogue_defaults_and_items_outside_it():
     """The catalogue: --items, else the side inputs' items; outside a strict one an item is an error
     (the caller's, naming the run's line), outside the others it is the extra slot: popularity 0, in

@@ -67,6 +67,12 @@ def has_repeats(keys: np.ndarray) -> bool:
     return bool((ordered[1:] == ordered[:-1]).any())
 
 
+_SLICE = 1 << 16
+"""A :class:`KeyIndex` looks for keys this many at a time (64 Ki: the search's temporary arrays, a
+dozen of 512 KiB, stay in a core's cache and are reused from one slice to the next, where those of
+ten million keys, 80 MB each, are memory touched for the first time, a page fault per 4 KiB). Ten
+million keys among 100,000, in a fresh process: 0.16 to 0.19 s in slices of 16 Ki to 256 Ki, 0.38 to
+1.1 s at once; among 2,000,000: 0.39 s against 1.0 s."""
 _WIDEST_BUCKET = 64
 """A :class:`KeyIndex` whose keys put more than this many in one bucket uses ``np.searchsorted``."""
 _SENTINEL = np.uint64(2**64 - 1)
@@ -86,7 +92,8 @@ class KeyIndex:
     them, where ``np.searchsorted`` takes log₂ n dependent steps for each, each step a likely cache
     miss: twice to eight times as long (100,000 keys among 11,000; 2,000,000 among 400,000). Keys
     that are not spread so (not uint64, or more than :data:`_WIDEST_BUCKET` in a bucket: small
-    integers, keys made to collide) are found by ``np.searchsorted`` instead."""
+    integers, keys made to collide) are found by ``np.searchsorted`` instead. Either way the keys are
+    looked for :data:`_SLICE` at a time."""
 
     __slots__ = ("_order", "_sorted", "_padded", "_shift", "_start")
 
@@ -114,6 +121,26 @@ class KeyIndex:
         """(rows, positions): the rows of ``wanted`` whose key the index holds, in no particular
         order, and the position of each one's key among the index's keys (int64 both)."""
         wanted = np.asarray(wanted, dtype=self._sorted.dtype)
+        if len(wanted) <= _SLICE:
+            return self._found(wanted)
+        rows, at = [], []
+        for start in range(0, len(wanted), _SLICE):
+            slice_rows, slice_at = self._found(wanted[start:start + _SLICE])
+            rows.append(slice_rows + start)
+            at.append(slice_at)
+        return np.concatenate(rows), np.concatenate(at)
+
+    def positions(self, wanted: np.ndarray) -> np.ndarray:
+        """For each key of ``wanted``, its position among the index's keys, or -1 (int64)."""
+        wanted = np.asarray(wanted, dtype=self._sorted.dtype)
+        at = np.full(len(wanted), -1, dtype=np.int64)
+        for start in range(0, len(wanted), _SLICE):
+            rows, found = self._found(wanted[start:start + _SLICE])
+            at[start + rows] = found
+        return at
+
+    def _found(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`found` of a slice of keys (of the index's dtype)."""
         if self._start is None:
             at = sorted_positions(self._sorted, wanted)
             rows = np.flatnonzero(at >= 0)
@@ -134,13 +161,6 @@ class KeyIndex:
         rows, at = np.concatenate(rows), np.concatenate(at)
         inside = at < len(self._sorted)  # not the sentinel (a key equal to it looked for)
         return rows[inside], self._order[at[inside]]
-
-    def positions(self, wanted: np.ndarray) -> np.ndarray:
-        """For each key of ``wanted``, its position among the index's keys, or -1 (int64)."""
-        rows, found = self.found(wanted)
-        at = np.full(len(wanted), -1, dtype=np.int64)
-        at[rows] = found
-        return at
 
 
 def sorted_positions(sorted_keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:

@@ -26,6 +26,7 @@ add up exactly in any order (chunks, partitions, workers) and every engine write
 from __future__ import annotations
 
 import functools
+import operator
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -187,6 +188,24 @@ class RankCounts(NamedTuple):
         return RankCounts(np.insert(large.keys, at[new], small.keys[new]),
                           np.insert(counts, at[new], small.counts[new]))
 
+    @classmethod
+    def summed(cls, parts: list[RankCounts]) -> RankCounts:
+        """The counts of all ``parts`` (a run's slices): added up in a table of every possible (item,
+        rank) pair when there are at most :data:`_DENSE_PAIRS` or eight times as many as the parts'
+        pairs, else part by part (:meth:`__add__`)."""
+        filled = [part for part in parts if len(part.keys)]
+        if len(filled) <= 1:
+            return filled[0] if filled else parts[0]
+        longest = max(int((part.keys & 0xFFFFFFFF).max()) for part in filled) + 1
+        cells = (max(int(part.keys[-1] >> 32) for part in filled) + 1) * longest  # keys sorted: item first
+        if cells > max(8 * sum(len(part.keys) for part in filled), _DENSE_PAIRS):
+            return functools.reduce(operator.add, filled)
+        counts = np.zeros(cells, dtype=np.int64)
+        for part in filled:
+            counts[(part.keys >> 32) * longest + (part.keys & 0xFFFFFFFF)] += part.counts  # distinct keys
+        cell = np.flatnonzero(counts)
+        return cls(((cell // longest) << 32) | (cell % longest), counts[cell])
+
     def discounted(self, size: int) -> np.ndarray:
         """Each of the ``size`` first items' exposure Σ_lists 1/log2(1 + rank), added in key order
         (item, then rank: the same whatever the order the counts were added in)."""
@@ -227,6 +246,18 @@ class ExposureCounts(NamedTuple):
         return cls({k: np.bincount(items[within[k]], minlength=n + 1) for k in request.exposures},
                    {k: [RankCounts.of(items[within[k]], ranks[within[k]])] for k in request.by_rank},
                    np.int64(outside), np.int64(trained), example)
+
+    @classmethod
+    def summed(cls, parts: list[ExposureCounts]) -> ExposureCounts:
+        """The counts of all ``parts`` (a run's slices, in order): :meth:`__add__` of them all, the
+        counts per rank added up at once (:meth:`RankCounts.summed`)."""
+        first = parts[0]
+        return cls({k: functools.reduce(operator.add, [part.exposures[k] for part in parts]) for k in first.exposures},
+                   {k: [RankCounts.summed(list(run)) for run in zip(*(part.by_rank[k] for part in parts))]
+                    for k in first.by_rank},
+                   sum(part.outside for part in parts), sum(part.trained for part in parts),
+                   next((part.example for part in parts if part.example is not None), None),
+                   tuple(cls.summed([part.groups[g] for part in parts]) for g in range(len(first.groups))))
 
     @classmethod
     def stacked(cls, runs: list[ExposureCounts]) -> ExposureCounts:
@@ -350,10 +381,55 @@ def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, 
     return None
 
 
+ITEM_ROWS = 1 << 18
+"""A run's rows are given to the item measures about this many at a time, whole users' lists (256 Ki
+rows: the temporary arrays of a slice, 2 MiB each, come from the heap and go back to it, where those of
+a run of ten million rows, 80 MB each, would be mapped afresh for every step and every page of them
+zeroed by the system on first use)."""
+
+
 def _items_of_rows(request: ItemRequest, queries: np.ndarray, items: np.ndarray, ranks: np.ndarray, num_queries: int,
                    outside: int, example: str | None, query_groups: np.ndarray | None) -> RunItems:
     """:func:`run_items` of the rows' catalogue indexes ``items`` (``outside`` of them outside the
-    catalogue, ``example`` the first one's text)."""
+    catalogue, ``example`` the first one's text), computed over slices of about :data:`ITEM_ROWS`
+    rows, whole queries each (when the rows are in query order), whose per-query values are laid end
+    to end and whose counts are added up (integers: the same whatever the slices)."""
+    parts = [_items_of_slice(request, queries[rows] - first if first else queries[rows], items[rows], ranks[rows],
+                             stop - first,
+                             query_groups[first:stop] if query_groups is not None else None)
+             for rows, first, stop in _query_slices(queries, num_queries)]
+    trained = sum(trained for _, trained in parts)
+    if len(parts) == 1:
+        (run, _), = parts
+    else:
+        runs = [run for run, _ in parts]
+        values = {key: np.concatenate([run.queries.values[key] for run in runs], axis=-1)
+                  for key in runs[0].queries.values}
+        providers = {k: np.concatenate([run.queries.providers[k] for run in runs], axis=-2)
+                     for k in runs[0].queries.providers}
+        run = RunItems(QueryItems(values, providers), ExposureCounts.summed([run.counts for run in runs]))
+    return run._replace(counts=run.counts._replace(outside=np.int64(outside), trained=np.int64(trained),
+                                                   example=example))
+
+
+def _query_slices(queries: np.ndarray, num_queries: int) -> list[tuple[slice, int, int]]:
+    """(rows, first query, stop query) of consecutive slices of the rows, about :data:`ITEM_ROWS` rows
+    and whole queries each, which together cover the queries 0..num_queries−1 (a query without rows
+    falls in one of them); one slice of every row when the rows are not in query order."""
+    if len(queries) <= ITEM_ROWS or (np.diff(queries) < 0).any():
+        return [(slice(None), 0, num_queries)]
+    firsts = np.unique(queries[ITEM_ROWS::ITEM_ROWS])  # each slice starts at the first row of such a query
+    firsts = firsts[firsts > 0]
+    starts = np.searchsorted(queries, firsts).tolist()
+    bounds = [0, *firsts.tolist(), num_queries]
+    rows = [0, *starts, len(queries)]
+    return [(slice(rows[at], rows[at + 1]), bounds[at], bounds[at + 1]) for at in range(len(bounds) - 1)]
+
+
+def _items_of_slice(request: ItemRequest, queries: np.ndarray, items: np.ndarray, ranks: np.ndarray, num_queries: int,
+                    query_groups: np.ndarray | None) -> tuple[RunItems, int]:
+    """:func:`_items_of_rows` of one slice of whole queries (numbered from 0 in it), and how many of its
+    rows are items with a training interaction."""
     context = request.context
     trained = int(np.count_nonzero(context.popularity.interactions[items] > 0)) if context.popularity is not None \
         else 0
@@ -367,7 +443,7 @@ def _items_of_rows(request: ItemRequest, queries: np.ndarray, items: np.ndarray,
                        list_values(context, queries[kept], items[kept], num_queries, names).items()})
     providers = {k: group_exposure(queries[within[k]], context.groups[items[within[k]]], ranks[within[k]],
                                    num_queries, context.num_groups) for k in request.providers}
-    counts = ExposureCounts.of(request, items, ranks, within, outside, trained, example)
+    counts = ExposureCounts.of(request, items, ranks, within)
     if query_groups is not None and (request.exposures or request.by_rank):
         group_of_row = query_groups[queries]
         parts = []
@@ -376,7 +452,7 @@ def _items_of_rows(request: ItemRequest, queries: np.ndarray, items: np.ndarray,
             ranked = ranks[rows]
             parts.append(ExposureCounts.of(request, items[rows], ranked, {k: _within(ranked, k) for k in within}))
         counts = counts._replace(groups=tuple(parts))
-    return RunItems(QueryItems(values, providers), counts)
+    return RunItems(QueryItems(values, providers), counts), trained
 
 
 def _within(ranks: np.ndarray, k: int | None) -> np.ndarray | slice:
