@@ -17,46 +17,13 @@ from prefeval.engine import evaluation as evaluation_module
 from prefeval.engine.evaluation import Evaluation
 from prefeval.errors import InputError, UsageError
 from prefeval.report.eval_lines import evaluation_lines
-from prefeval.runtime.parallel import Deferred, WorkerDied, fork_map
+from prefeval.runtime.parallel import WorkerDied, fork_map
 from prefeval.runtime.signals import stopping_quietly
 
 
 def test_fork_map_keeps_order_and_closures():
     offset = np.arange(5) * 10
     assert list(fork_map(lambda i: int(offset[i]) + i, range(5), jobs=2)) == [0, 11, 22, 33, 44]
-
-
-def _exits(code: int):
-    os._exit(code)
-
-
-def test_a_deferred_value_comes_after_the_workers_result():
-    """Each worker hands in its result, then computes its Deferred's value in a process of its own:
-    the value, the exception the computation raised, or WorkerDied when that process died silently."""
-    later = [Deferred(), Deferred(), Deferred()]
-    computations = [lambda: np.arange(100_000) * 2, lambda: int("not a number"), lambda: _exits(3)]
-
-    def work(number: int) -> int:
-        later[number].compute(computations[number])
-        return -number
-
-    assert list(fork_map(work, range(3), 2)) == [0, -1, -2]
-    for deferred in later:
-        deferred.close_writer()
-    np.testing.assert_array_equal(later[0].result(), np.arange(100_000) * 2)
-    with pytest.raises(ValueError, match="not a number"):
-        later[1].result()
-    with pytest.raises(ValueError):  # at every call
-        later[1].result()
-    with pytest.raises(WorkerDied):
-        later[2].result()
-
-
-def test_a_deferred_never_asked_for_is_closed():
-    deferred = Deferred()
-    deferred.close()
-    with pytest.raises(WorkerDied):
-        deferred.result()
 
 
 def test_errors_in_workers_reach_the_caller_intact():
@@ -158,7 +125,7 @@ def test_workers_ignore_ctrl_c_and_die_on_sigterm_whatever_the_parent_does():
 def test_workers_end_when_their_parent_is_killed(tmp_path):
     script = f"""
 import os, time
-from prefeval.runtime.parallel import Deferred, WorkerDied, fork_map
+from prefeval.runtime.parallel import WorkerDied, fork_map
 from prefeval.runtime.signals import stopping_quietly
 
 def work(i):

@@ -513,7 +513,6 @@ class SampleEvaluation:
         self.number = number
         self.selection = selection
         self._positions: dict[tuple, Positions] = {}
-        self._items_pending = evaluation.needs_items  # the positions carry them once attached (_attach_items)
         # binary measures count grade >= the relevance level; graded ones (ndcg, graded RPP) every
         # positive grade, on the same queries
         self.binary = self.positions(reads_grades=False)
@@ -531,19 +530,15 @@ class SampleEvaluation:
                 intents = level if not levels and evaluation.needs_intents else False
                 self.preference_positions[levels] = _with_relevant(
                     table, selection.at_relevance_level(table, level), self.every_grade if levels else self.binary,
-                    levels, tied, intents)
+                    levels, tied, intents, evaluation.needs_items)
         values, extras = {}, {}
-        # the item measures last: the runs' values they read may still be on their way (_attach_items)
-        for measure in sorted(evaluation.metric_measures, key=lambda m: m.reads_items is not None):
-            if measure.reads_items is not None:
-                self._attach_items()
+        for measure in evaluation.metric_measures:
             if self.judged is not None:
                 values[measure.name] = judged_values(measure, self.judged, lambda m=measure: self.positions_for(m))
                 continue
             computed = _metrics_under_ties(evaluation, [measure], self.positions_for(measure))
             values.update(computed[0])
             extras.update(computed[1])
-        self._attach_items()
         names = [m.name for m in evaluation.metric_measures]
         rules = evaluation.conventions
         self.zeroed = table.in_run[:, selection.queries] if rules.missing_queries == ZERO else None
@@ -562,21 +557,6 @@ class SampleEvaluation:
         drawn = [m for m in evaluation.preference_measures if not m.per_grade_level]
         if evaluation.ties == EXPECTED and needs_draws(drawn, self.binary, self.first, self.second, evaluation.draws):
             evaluation.resolved_seed()  # before any worker needs it
-
-    def _attach_items(self) -> None:
-        """What the item measures read, given to the positions made so far, which were made without it
-        (:attr:`~prefeval.ranking.ranktable.RankTable.items` may be pending: the runs' values computed
-        by the readers while this sample is prepared); those made next carry it from the start."""
-        if not self._items_pending:
-            return
-        self._items_pending = False
-        table, queries = self.table, self.selection.queries
-        self._positions = {key: _itemised(positions, table, queries) for key, positions in self._positions.items()}
-        self.binary, self.every_grade = self.positions(reads_grades=False), self.positions(reads_grades=True)
-        self.preference_positions = {
-            levels: (positions if positions is None else
-                     _itemised(positions, table, queries if columns is None else queries[columns]), columns)
-            for levels, (positions, columns) in self.preference_positions.items()}
 
     def _zeroed(self, values: np.ndarray) -> np.ndarray:
         """``values`` (R, Q), 0 on the queries a run lacks under the ``zero`` convention."""
@@ -605,7 +585,7 @@ class SampleEvaluation:
                 positions = positions._replace(num_at_level=at_level.length)
             if evaluation.needs_intents and not reads_grades:
                 positions = with_intents(positions, table, self.selection.at_relevance_level(table, level), level)
-            if evaluation.needs_items and not self._items_pending:
+            if evaluation.needs_items:
                 positions = _itemised(positions, table, self.selection.queries)
             self._positions[key] = positions
         return self._positions[key]
@@ -782,19 +762,20 @@ def _itemised(positions: Positions, table: RankTable, queries: np.ndarray) -> Po
 
 
 def _with_relevant(table: RankTable, selection: Selection, positions: Positions, levels: bool,
-                   tied: bool, intents: float | None | bool = False) -> tuple[Positions | None, np.ndarray | None]:
+                   tied: bool, intents: float | None | bool = False,
+                   items: bool = False) -> tuple[Positions | None, np.ndarray | None]:
     """The positions a preference is computed on: those of the queries with a relevant document
     (preferences need m >= 1), and the columns of those queries among all (None: every query). No
     positions (None) when no query has one: every value is a tie. ``intents`` (a relevance level, or
     None for grade > 0; False: none): the positions carry the queries' intents
-    (:func:`~prefeval.ranking.intents.with_intents`). What the item measures read is attached to them
-    later (:meth:`SampleEvaluation._attach_items`)."""
+    (:func:`~prefeval.ranking.intents.with_intents`); ``items``: what the item measures read."""
     has_relevant = np.bincount(table.qrels.query_of_document[selection.documents],
                                minlength=table.num_queries)[selection.queries] > 0
     if has_relevant.all():
         if not levels:
             return positions, None
-        return graded_positions(table, selection, tied), None
+        graded = graded_positions(table, selection, tied)
+        return (_itemised(graded, table, selection.queries) if items else graded), None
     columns = np.flatnonzero(has_relevant)
     if not len(columns):
         return None, columns
@@ -802,6 +783,8 @@ def _with_relevant(table: RankTable, selection: Selection, positions: Positions,
     kept_positions = (graded_positions if levels else binary_positions)(table, kept, tied)
     if intents is not False:
         kept_positions = with_intents(kept_positions, table, kept, intents)
+    if items:
+        kept_positions = _itemised(kept_positions, table, kept.queries)
     return kept_positions, columns
 
 

@@ -46,7 +46,6 @@ from prefeval.measures.provider import group_exposure
 
 if TYPE_CHECKING:
     from prefeval.analyses.groups import UserGroupIndex
-    from prefeval.runtime.parallel import Deferred
 
 
 class ItemContext(NamedTuple):
@@ -314,56 +313,20 @@ class TableItems(NamedTuple):
     counts: ExposureCounts
 
     @classmethod
-    def of(cls, runs: list[RunItems | Deferred]) -> TableItems | PendingTableItems | None:
-        """The runs' items stacked; a :class:`PendingTableItems` while a run's are still being computed
-        (a :class:`~prefeval.runtime.parallel.Deferred`)."""
+    def of(cls, runs: list[RunItems]) -> TableItems | None:
         if not runs or runs[0] is None:
             return None
-        if not all(isinstance(run, RunItems) for run in runs):
-            return PendingTableItems(runs)
         return cls(QueryItems.stacked([run.queries for run in runs]),
                    ExposureCounts.stacked([run.counts for run in runs]))
 
 
-class PendingTableItems:
-    """A RankTable's :class:`TableItems` while some runs' are computed in other processes
-    (:class:`~prefeval.runtime.parallel.Deferred`, the in-memory engine's readers): the table is
-    built and the evaluation prepared meanwhile, and the first use of :attr:`queries` or
-    :attr:`counts` waits for them (raising what their computation raised). Pickled as the
-    :class:`TableItems` it stands for."""
-
-    def __init__(self, runs: list[RunItems | Deferred]):
-        self._runs: list | None = runs
-        self._items: TableItems | None = None
-
-    def resolved(self) -> TableItems:
-        if self._items is None:
-            self._items = TableItems.of([run if isinstance(run, RunItems) else run.result() for run in self._runs])
-            self._runs = None
-        return self._items
-
-    @property
-    def queries(self) -> QueryItems:
-        return self.resolved().queries
-
-    @property
-    def counts(self) -> ExposureCounts:
-        return self.resolved().counts
-
-    def __reduce__(self):
-        return TableItems, tuple(self.resolved())
-
-
 def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, ranks: np.ndarray,
-              num_queries: int, outside_error=None, item_text=None, query_groups: np.ndarray | None = None,
-              later: Deferred | None = None) -> RunItems | None:
+              num_queries: int, outside_error=None, item_text=None, query_groups: np.ndarray | None = None
+              ) -> RunItems:
     """A run's :class:`RunItems`: ``queries`` (0..num_queries−1), ``item_keys`` and ``ranks`` (1-based,
     within ``-k`` already), one entry per retrieved row. ``outside_error(row)``: the error to raise for a
     row whose item is outside a strict catalogue; ``item_text(row)``: that item's text (for the note);
-    ``query_groups``: each query's user group (:meth:`ItemRequest.query_groups`). With ``later`` (a
-    worker of the in-memory engine's readers), the items are looked up in the catalogue here (so that
-    an item outside it is an error of the run, as it was read) and the rest is computed for the parent
-    by ``later`` (:class:`~prefeval.runtime.parallel.Deferred`): None is returned."""
+    ``query_groups``: each query's user group (:meth:`ItemRequest.query_groups`)."""
     context = request.context
     n = context.size
     items = context.indexes(item_keys)
@@ -374,12 +337,8 @@ def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, 
         if context.strict:
             raise outside_error(row)
         example = item_text(row) if item_text is not None else None
-    compute = functools.partial(_items_of_rows, request, queries, items, ranks, num_queries,
-                                int(np.count_nonzero(outside)), example, query_groups)
-    if later is None:
-        return compute()
-    later.compute(compute)
-    return None
+    return _items_of_rows(request, queries, items, ranks, num_queries, int(np.count_nonzero(outside)), example,
+                          query_groups)
 
 
 ITEM_ROWS = 1 << 20

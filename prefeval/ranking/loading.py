@@ -42,7 +42,7 @@ from prefeval.ranking.options import NO_RELEVANCE_OPTIONS, RelevanceOptions
 from prefeval.ranking.positions import Selection
 from prefeval.ranking.ranktable import RankedRun, RankTable, RelevantLookup, rank_relevant
 from prefeval.runtime.notes import note
-from prefeval.runtime.parallel import Background, Deferred, fork_map, shares_out
+from prefeval.runtime.parallel import Background, fork_map, shares_out
 from prefeval.runtime.progress import Progress
 
 SHOWN = 5
@@ -215,33 +215,23 @@ def _rank_runs(qrels: Qrels, runs: Sequence[tuple[str | None, Judgments]], topk:
     """Rank the runs, given as (name, run) as :func:`prefeval.io.inputs.named_runs` lists them, in order
     (``ahead``: one of them being read already; ``listing``: keep the order each lists its queries in)."""
     lookup = RelevantLookup(qrels, others, items)
-    from_stdin = [n for n, (_, run) in enumerate(runs) if _from_stdin(run)]
-    elsewhere = [n for n in range(len(runs)) if n not in from_stdin]
-    # where the readers are forked, each hands its ranking back at once and its item measures' values
-    # next, computed while this process builds the table and prepares the evaluation
-    later = {number: Deferred() for number in elsewhere} if items is not None and shares_out(jobs, len(elsewhere)) \
-        else {}
 
     def rank(number: int) -> RankedRun:
         name, run = runs[number]
         columns = ahead.columns() if ahead is not None and ahead.number == number else load_run(run, name)
-        return rank_relevant(columns, lookup, topk, listing=listing, later=later.get(number))
+        return rank_relevant(columns, lookup, topk, listing=listing)
 
+    from_stdin = [n for n, (_, run) in enumerate(runs) if _from_stdin(run)]
+    elsewhere = [n for n in range(len(runs)) if n not in from_stdin]
     progress.start("parsing runs", len(runs))
     try:
         ranked = {}
         for number, run in zip(elsewhere, fork_map(rank, elsewhere, jobs)):
-            ranked[number] = run._replace(items=later[number]) if number in later else run
+            ranked[number] = run
             progress.advance()
-        for deferred in later.values():
-            deferred.close_writer()
         for number in from_stdin:
             ranked[number] = rank(number)
             progress.advance()
-    except BaseException:
-        for deferred in later.values():
-            deferred.close()
-        raise
     finally:
         progress.finish()
     return [ranked[number] for number in range(len(runs))]

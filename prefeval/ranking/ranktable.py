@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,10 +30,7 @@ from prefeval.errors import InputError
 from prefeval.io.codes import KeyIndex, factorize, has_repeats
 from prefeval.io.fields import TextColumn, by_stretch, first_of_each, pair_keys, stretch_starts, text_keys
 from prefeval.io.trec import Qrels, RunColumns
-from prefeval.ranking.items import ItemRequest, PendingTableItems, RunItems, TableItems, run_items
-
-if TYPE_CHECKING:
-    from prefeval.runtime.parallel import Deferred
+from prefeval.ranking.items import ItemRequest, RunItems, TableItems, run_items
 
 UNRETRIEVED = np.inf
 """The rank of a relevant document that a run did not retrieve (or retrieved below ``topk``)."""
@@ -72,10 +69,9 @@ class RankTable:
     """R × Q: each query's place in the order in which the run's file first lists its queries (0 for
     the first; Q for a query it lacks), kept when the conventions add a run's values in that order
     (:func:`listing_order`; None otherwise)."""
-    items: TableItems | PendingTableItems | None = None
+    items: TableItems | None = None
     """What the item measures read (:mod:`prefeval.ranking.items`): per run and query, their per-list
-    values and provider exposures, and per run its exposure counts (pending while the in-memory
-    engine's readers compute them); None when none is asked for."""
+    values and provider exposures, and per run its exposure counts; None when none is asked for."""
 
     def __post_init__(self):
         if self.tie_size is None:
@@ -196,8 +192,7 @@ class RankedRun(NamedTuple):
     other_ranks: np.ndarray | None = None
     tag: str | None = None
     listing_order: np.ndarray | None = None
-    items: RunItems | Deferred | None = None
-    """What the item measures read of the run, or where they are being computed (:func:`rank_relevant`)."""
+    items: RunItems | None = None
 
 
 class RelevantLookup:
@@ -247,17 +242,14 @@ def query_id_hint(run_qids, qrels_qids) -> str:
 
 
 def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = None,
-                  queries: np.ndarray | None = None, listing: bool = False, later: Deferred | None = None
-                  ) -> RankedRun:
+                  queries: np.ndarray | None = None, listing: bool = False) -> RankedRun:
     """Reduce one run to its RankTable row: ranks of the relevant documents, documents per query.
 
     A run none of whose query ids is in the qrels file at all is an error (a wrong file, or ids
     written differently), with a hint; a run whose queries are in the qrels file but were all dropped
     (no relevant document) retrieves nothing that counts. ``queries``: the qrels' number of each
     row's query when the caller knows them already (every row's query in the qrels). ``listing``:
-    keep the order in which the run lists its queries (:func:`listing_order`). ``later``: where the
-    item measures' values are computed for the caller's parent, once the items are found in the
-    catalogue (:func:`~prefeval.ranking.items.run_items`); the run's ``items`` are then None."""
+    keep the order in which the run lists its queries (:func:`listing_order`)."""
     qrels = lookup.qrels
     queries = lookup.query_numbers(run.qids) if queries is None else queries
     judged = queries >= 0
@@ -309,12 +301,12 @@ def rank_relevant(run: RunColumns, lookup: RelevantLookup, topk: int | None = No
         other_ranks=other_ranks,
         tag=run.tag,
         listing_order=listing_order(queries, qrels.num_queries) if listing else None,
-        items=_run_items(run, lookup, queries, ranking.rank, topk, judged, later) if lookup.items else None,
+        items=_run_items(run, lookup, queries, ranking.rank, topk, judged) if lookup.items else None,
     )
 
 
 def _run_items(run: RunColumns, lookup: RelevantLookup, queries: np.ndarray, ranks: np.ndarray, topk: int | None,
-               judged: np.ndarray, later: Deferred | None = None) -> RunItems | None:
+               judged: np.ndarray) -> RunItems:
     """The run's :class:`~prefeval.ranking.items.RunItems` (its rows of the qrels' queries, ``judged``
     the rows kept of those read, within ``topk``); an item outside a strict catalogue is an error at
     its line."""
@@ -333,7 +325,7 @@ def _run_items(run: RunColumns, lookup: RelevantLookup, queries: np.ndarray, ran
         return run.docids.texts([at])[0]
 
     return run_items(request, queries[kept], run.docids.keys[kept], ranks[kept], lookup.qrels.num_queries, outside,
-                     text, lookup.query_groups, later)
+                     text, lookup.query_groups)
 
 
 def listing_order(queries: np.ndarray, num_queries: int) -> np.ndarray:

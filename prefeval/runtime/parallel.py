@@ -17,11 +17,9 @@ are in flight, so results wait in memory only until the consumer takes them in o
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import numbers
 import os
-import pickle
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar
@@ -320,75 +318,6 @@ class Background:
         if self._served is not None:
             self._served.__exit__()
             self._served = None
-
-
-class Deferred:
-    """A value that a worker of :func:`fork_map` computes after it has handed in its own result, in a
-    process forked from it, while the parent goes on with that result: how a run's reader hands back
-    its ranking at once and its item measures' values (seconds of work, which the parent needs only
-    later) next (:func:`prefeval.ranking.loading.load_collection`).
-
-    Made in the parent before the workers are forked (a pipe, which they inherit); a worker calls
-    :meth:`compute`, which forks the process that computes the value and writes it to the pipe (or the
-    exception it raised), and returns at once; the parent calls :meth:`close_writer` once its workers
-    have forked theirs (the pipe then ends when they have written or died), and :meth:`result` waits
-    for the value (a :class:`WorkerDied` if its process died first). The computing process is an
-    orphan once its worker ends: nothing waits for it; it ends once it has written (or when the pipe's
-    reader is gone). Not pickled: a worker returns its result without it, and the parent keeps its own."""
-
-    def __init__(self):
-        self._reader, self._writer = os.pipe()
-        transfer.widen(self._reader)
-        self._outcome: tuple[bool, object] | None = None
-
-    def compute(self, function: Callable[[], Result]) -> None:
-        """In a worker: ``function()`` computed in a process forked from this one, for the parent."""
-        if os.fork():
-            return
-        try:  # the forked process: it never returns
-            os.close(self._reader)
-            try:
-                outcome = (True, function())
-            except BaseException as error:  # handed to the parent, which raises it
-                outcome = (False, error)
-            with contextlib.suppress(OSError):
-                try:
-                    transfer.send(self._writer, outcome)
-                except (pickle.PicklingError, TypeError, AttributeError) as error:
-                    transfer.send(self._writer, (False, _unsendable(error)))
-        finally:
-            os._exit(0)
-
-    def close_writer(self) -> None:
-        """In the parent, once the workers have forked their computing processes."""
-        if self._writer is not None:
-            os.close(self._writer)
-            self._writer = None
-
-    def result(self) -> Result:
-        """The value (waited for once), or the exception its computation raised (at every call)."""
-        if self._outcome is None:
-            self.close_writer()
-            try:
-                self._outcome = transfer.receive(self._reader)
-            except EOFError:
-                self._outcome = (False, WorkerDied(None))
-            finally:
-                os.close(self._reader)
-        succeeded, value = self._outcome
-        if not succeeded:
-            raise value
-        return value
-
-    def close(self) -> None:
-        """Both ends closed, the value never asked for (an error stopped the parent first)."""
-        self.close_writer()
-        if self._outcome is None:
-            os.close(self._reader)
-            self._outcome = (False, WorkerDied(None))
-
-    def __reduce__(self):
-        raise TypeError("a Deferred stays in the process that made it")
 
 
 class _Made:

@@ -49,9 +49,9 @@ def _out_of_band(obj, depth: int = 4):
 
 
 def send(connection, obj: Any) -> None:
-    """Write ``obj`` to the pipe of ``connection`` (a ``multiprocessing`` connection, anything with
-    ``fileno()``, or a file descriptor), framed as the module docstring says. Raises
-    ``BrokenPipeError`` when the reader is gone, and what pickling raises."""
+    """Write ``obj`` to the pipe of ``connection`` (a ``multiprocessing`` connection, or anything with
+    ``fileno()``), framed as the module docstring says. Raises ``BrokenPipeError`` when the reader is
+    gone, and what pickling raises."""
     buffers: list[memoryview] = []
 
     def out_of_band(buffer: pickle.PickleBuffer) -> bool:
@@ -62,7 +62,7 @@ def send(connection, obj: Any) -> None:
         return False
 
     data = memoryview(pickle.dumps(_out_of_band(obj), protocol=5, buffer_callback=out_of_band))
-    fd = _descriptor(connection)
+    fd = connection.fileno()
     head = _HEAD.pack(data.nbytes, len(buffers)) + struct.pack(f"<{len(buffers)}Q", *(b.nbytes for b in buffers))
     _write_all(fd, memoryview(head))
     _write_all(fd, data)
@@ -73,16 +73,12 @@ def send(connection, obj: Any) -> None:
 def receive(connection) -> Any:
     """The next object :func:`send` wrote to the pipe of ``connection``; ``EOFError`` when the writer
     closed it before a whole message."""
-    fd = _descriptor(connection)
+    fd = connection.fileno()
     length, count = _HEAD.unpack(_read_exactly(fd, _HEAD.size))
     sizes = struct.unpack(f"<{count}Q", _read_exactly(fd, 8 * count)) if count else ()
     data = _read_exactly(fd, length)
     buffers = [_read_exactly(fd, size) for size in sizes]
     return pickle.loads(data, buffers=buffers)
-
-
-def _descriptor(connection) -> int:
-    return connection if isinstance(connection, int) else connection.fileno()
 
 
 def widen(connection) -> None:
@@ -91,7 +87,7 @@ def widen(connection) -> None:
     try:
         import fcntl
 
-        fcntl.fcntl(_descriptor(connection), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        fcntl.fcntl(connection.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
     except (ImportError, AttributeError, OSError):
         pass
 
