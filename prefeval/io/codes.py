@@ -133,10 +133,12 @@ class KeyIndex:
     def positions(self, wanted: np.ndarray) -> np.ndarray:
         """For each key of ``wanted``, its position among the index's keys, or -1 (int64)."""
         wanted = np.asarray(wanted, dtype=self._sorted.dtype)
-        at = np.full(len(wanted), -1, dtype=np.int64)
+        at = np.empty(len(wanted), dtype=np.int64)
         for start in range(0, len(wanted), _SLICE):
             rows, found = self._found(wanted[start:start + _SLICE])
-            at[start + rows] = found
+            part = at[start:start + _SLICE]
+            part.fill(-1)  # a slice at a time, as it is found: one pass over the memory, not two
+            part[rows] = found
         return at
 
     def _found(self, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

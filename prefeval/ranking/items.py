@@ -379,7 +379,7 @@ def _query_slices(queries: np.ndarray, num_queries: int) -> list[tuple[slice, in
     """(rows, first query, stop query) of consecutive slices of the rows, about :data:`ITEM_ROWS` rows
     and whole queries each, which together cover the queries 0..num_queries−1 (a query without rows
     falls in one of them); one slice of every row when the rows are not in query order."""
-    if len(queries) <= ITEM_ROWS or (np.diff(queries) < 0).any():
+    if len(queries) <= ITEM_ROWS or (queries[1:] < queries[:-1]).any():
         return [(slice(None), 0, num_queries)]
     firsts = np.unique(queries[ITEM_ROWS::ITEM_ROWS])  # each slice starts at the first row of such a query
     firsts = firsts[firsts > 0]

@@ -311,14 +311,13 @@ def _run_items(run: RunColumns, lookup: RelevantLookup, queries: np.ndarray, ran
     the rows kept of those read, within ``topk``); an item outside a strict catalogue is an error at
     its line."""
     request = lookup.items
-    rows = np.flatnonzero(judged)
     kept = ranks <= topk if topk is not None else slice(None)
 
     def outside(row: int) -> InputError:
         at = int(np.flatnonzero(kept)[row]) if topk is not None else row
         message = f"item {run.docids.texts([at])[0]!r} is not in the catalogue ({request.context.source})"
-        return run.lines.error(run.source, message, int(rows[at])) if run.lines is not None else \
-            InputError(run.source, message)
+        return run.lines.error(run.source, message, int(np.flatnonzero(judged)[at])) if run.lines is not None \
+            else InputError(run.source, message)
 
     def text(row: int) -> str:
         at = int(np.flatnonzero(kept)[row]) if topk is not None else row
