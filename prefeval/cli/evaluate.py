@@ -230,13 +230,9 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
 
             check_stdin_used_once([qrels, *runs, zscores])
             zscores = read_zscores(zscores)
-        groups = None
-        if user_groups is not None:
-            from prefeval.io.side import USER_GROUPS, read_side
-
+        if user_groups is not None:  # read by the evaluation, while the qrels are (Evaluation.from_files)
             check_user_groups(fmt, nosummary)
             check_stdin_used_once([qrels, *runs, user_groups])
-            groups = read_side(user_groups, USER_GROUPS).mapping()
         side = [path for path in (train, catalogue, item_features, item_groups) if path is not None]
         if side:
             check_stdin_used_once([qrels, *runs, *side, *([user_groups] if user_groups else [])])
@@ -254,7 +250,7 @@ def eval_command(qrels, measures, measure_set, binary_relevance, relevance_floor
                 label_fraction_policy=label_fraction_policy, seed=seed, jobs=jobs, progress=progress,
                 summary=summary_statistics, ties=ties, draws=draws, conventions=rules, judged_only=judged_only,
                 compare=needs.compares, others=any(item.line is not None for item in request.lines),
-                reader=reader, executor=executor, rel_format=rel_format, user_groups=groups, train=train,
+                reader=reader, executor=executor, rel_format=rel_format, user_groups=user_groups, train=train,
                 items=catalogue, item_features=item_features, item_groups=item_groups, head_share=head_share,
             )
 
