@@ -231,11 +231,7 @@ class ExposureCounts(NamedTuple):
     groups: tuple = ()
 
     def __add__(self, other: ExposureCounts) -> ExposureCounts:
-        return ExposureCounts({k: v + other.exposures[k] for k, v in self.exposures.items()},
-                              {k: [a + b for a, b in zip(v, other.by_rank[k])] for k, v in self.by_rank.items()},
-                              self.outside + other.outside, self.trained + other.trained,
-                              self.example if self.example is not None else other.example,
-                              tuple(a + b for a, b in zip(self.groups, other.groups)))
+        return ExposureCounts.summed([self, other])
 
     @classmethod
     def of(cls, request: ItemRequest, items: np.ndarray, ranks: np.ndarray, within: dict, outside: int = 0,
@@ -249,8 +245,8 @@ class ExposureCounts(NamedTuple):
 
     @classmethod
     def summed(cls, parts: list[ExposureCounts]) -> ExposureCounts:
-        """The counts of all ``parts`` (a run's slices, in order): :meth:`__add__` of them all, the
-        counts per rank added up at once (:meth:`RankCounts.summed`)."""
+        """The counts of all ``parts`` (a run's slices or chunks, in order) added up; the first
+        example of an item outside the catalogue is kept."""
         first = parts[0]
         return cls({k: functools.reduce(operator.add, [part.exposures[k] for part in parts]) for k in first.exposures},
                    {k: [RankCounts.summed(list(run)) for run in zip(*(part.by_rank[k] for part in parts))]
