@@ -190,9 +190,9 @@ class RankCounts(NamedTuple):
 
     @classmethod
     def summed(cls, parts: list[RankCounts]) -> RankCounts:
-        """The counts of all ``parts`` (a run's slices): added up in a table of every possible (item,
-        rank) pair when there are at most :data:`_DENSE_PAIRS` or eight times as many as the parts'
-        pairs, else part by part (:meth:`__add__`)."""
+        """The counts of all ``parts`` (a run's slices, or its counts so far and a chunk's): added up
+        in a table of every possible (item, rank) pair when there are at most :data:`_DENSE_PAIRS` or
+        eight times as many as the parts' pairs, else part by part (:meth:`__add__`)."""
         filled = [part for part in parts if len(part.keys)]
         if len(filled) <= 1:
             return filled[0] if filled else parts[0]
@@ -353,22 +353,18 @@ def _items_of_rows(request: ItemRequest, queries: np.ndarray, items: np.ndarray,
     catalogue, ``example`` the first one's text), computed over slices of about :data:`ITEM_ROWS`
     rows, whole queries each (when the rows are in query order), whose per-query values are laid end
     to end and whose counts are added up (integers: the same whatever the slices)."""
-    parts = [_items_of_slice(request, queries[rows] - first if first else queries[rows], items[rows], ranks[rows],
-                             stop - first,
-                             query_groups[first:stop] if query_groups is not None else None)
-             for rows, first, stop in _query_slices(queries, num_queries)]
-    trained = sum(trained for _, trained in parts)
-    if len(parts) == 1:
-        (run, _), = parts
+    runs = [_items_of_slice(request, queries[rows] - first if first else queries[rows], items[rows], ranks[rows],
+                            stop - first, query_groups[first:stop] if query_groups is not None else None)
+            for rows, first, stop in _query_slices(queries, num_queries)]
+    if len(runs) == 1:
+        [run] = runs
     else:
-        runs = [run for run, _ in parts]
         values = {key: np.concatenate([run.queries.values[key] for run in runs], axis=-1)
                   for key in runs[0].queries.values}
         providers = {k: np.concatenate([run.queries.providers[k] for run in runs], axis=-2)
                      for k in runs[0].queries.providers}
         run = RunItems(QueryItems(values, providers), ExposureCounts.summed([run.counts for run in runs]))
-    return run._replace(counts=run.counts._replace(outside=np.int64(outside), trained=np.int64(trained),
-                                                   example=example))
+    return run._replace(counts=run.counts._replace(outside=np.int64(outside), example=example))
 
 
 def _query_slices(queries: np.ndarray, num_queries: int) -> list[tuple[slice, int, int]]:
@@ -386,9 +382,9 @@ def _query_slices(queries: np.ndarray, num_queries: int) -> list[tuple[slice, in
 
 
 def _items_of_slice(request: ItemRequest, queries: np.ndarray, items: np.ndarray, ranks: np.ndarray, num_queries: int,
-                    query_groups: np.ndarray | None) -> tuple[RunItems, int]:
-    """:func:`_items_of_rows` of one slice of whole queries (numbered from 0 in it), and how many of its
-    rows are items with a training interaction."""
+                    query_groups: np.ndarray | None) -> RunItems:
+    """:func:`_items_of_rows` of one slice of whole queries (numbered from 0 in it), without the items
+    outside the catalogue (counted over the whole run)."""
     context = request.context
     trained = int(np.count_nonzero(context.popularity.interactions[items] > 0)) if context.popularity is not None \
         else 0
@@ -402,7 +398,7 @@ def _items_of_slice(request: ItemRequest, queries: np.ndarray, items: np.ndarray
                        list_values(context, queries[kept], items[kept], num_queries, names).items()})
     providers = {k: group_exposure(queries[within[k]], context.groups[items[within[k]]], ranks[within[k]],
                                    num_queries, context.num_groups) for k in request.providers}
-    counts = ExposureCounts.of(request, items, ranks, within)
+    counts = ExposureCounts.of(request, items, ranks, within, trained=trained)
     if query_groups is not None and (request.exposures or request.by_rank):
         group_of_row = query_groups[queries]
         parts = []
@@ -411,7 +407,7 @@ def _items_of_slice(request: ItemRequest, queries: np.ndarray, items: np.ndarray
             ranked = ranks[rows]
             parts.append(ExposureCounts.of(request, items[rows], ranked, {k: _within(ranked, k) for k in within}))
         counts = counts._replace(groups=tuple(parts))
-    return RunItems(QueryItems(values, providers), counts), trained
+    return RunItems(QueryItems(values, providers), counts)
 
 
 def _within(ranks: np.ndarray, k: int | None) -> np.ndarray | slice:
