@@ -245,6 +245,33 @@ def test_a_run_computed_in_slices_of_users_gives_the_same_values_and_counts(monk
     assert len(whole.counts.groups) == 3 and int(whole.counts.trained) > 0
 
 
+def test_items_outside_the_catalogue_are_found_slice_by_slice(monkeypatch):
+    """The items are found in the catalogue a slice of users at a time: outside a strict catalogue the
+    error names the first such row of the run, in whichever slice it is; outside another the count
+    and the example (the first one) are those of one slice of every row."""
+    from prefeval.ranking import items as items_module
+
+    users = np.repeat(np.arange(6), 3)
+    names = [f"i{at % 4}" for at in range(len(users))]
+    names[10], names[16] = "x10", "x16"  # users 3 and 5: the fourth and the sixth slice of 3 rows
+    keys, ranks = text_keys(names), np.tile([1.0, 2.0, 3.0], 6)
+    catalogue = table(["i0", "i1", "i2", "i3"], ["i0", "i1", "i2", "i3"], "items.csv")
+    lenient = ItemContext.of(items=catalogue, strict=False)
+
+    def computed(rows_at_a_time, context):
+        monkeypatch.setattr(items_module, "ITEM_ROWS", rows_at_a_time)
+        return run_items_of(ItemRequest(context, (), exposures=(None,)), users, keys, ranks, 6,
+                            lambda row: InputError("run.txt", f"row {row} outside"), lambda row: names[row])
+
+    for rows_at_a_time, slices in ((3, 6), (10**9, 1)):
+        part = computed(rows_at_a_time, lenient)
+        assert len(items_module._query_slices(users, 6)) == slices
+        assert int(part.counts.outside) == 2 and part.counts.example == "x10"
+        assert part.counts.exposures[None].tolist() == [4, 5, 3, 4, 2]  # rows 0-17 cycle i0..i3; 10 (i2), 16 (i0) out
+        with pytest.raises(InputError, match="row 10 outside"):
+            computed(rows_at_a_time, lenient._replace(strict=True))
+
+
 def test_catalogue_defaults_and_items_outside_it():
     """The catalogue: --items, else the side inputs' items; outside a strict one an item is an error
     (the caller's, naming the run's line), outside the others it is the extra slot: popularity 0, in

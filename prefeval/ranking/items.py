@@ -322,40 +322,27 @@ def run_items(request: ItemRequest, queries: np.ndarray, item_keys: np.ndarray, 
     """A run's :class:`RunItems`: ``queries`` (0..num_queries−1), ``item_keys`` and ``ranks`` (1-based,
     within ``-k`` already), one entry per retrieved row. ``outside_error(row)``: the error to raise for a
     row whose item is outside a strict catalogue; ``item_text(row)``: that item's text (for the note);
-    ``query_groups``: each query's user group (:meth:`ItemRequest.query_groups`)."""
+    ``query_groups``: each query's user group (:meth:`ItemRequest.query_groups`).
+
+    Computed over slices of about :data:`ITEM_ROWS` rows, whole queries each (when the rows are in
+    query order): each slice's items are found in the catalogue (:meth:`ItemContext.indexes`) and its
+    values computed; the per-query values are laid end to end and the counts added up (integers: the
+    same whatever the slices). The slices are in row order, so the first row outside the catalogue is
+    the first one of the first slice that has one."""
     context = request.context
-    n = context.size
-    items = context.indexes(item_keys)
-    outside = items == n
-    example = None
-    if outside.any():
-        row = int(np.flatnonzero(outside)[0])
-        if context.strict:
-            raise outside_error(row)
-        example = item_text(row) if item_text is not None else None
-    return _items_of_rows(request, queries, items, ranks, num_queries, int(np.count_nonzero(outside)), example,
-                          query_groups)
-
-
-ITEM_ROWS = 1 << 20
-"""A run's rows are given to the item measures about this many at a time, whole users' lists (1 Mi
-rows: the temporary arrays of a slice, 8 MiB each, below glibc's threshold for mapping a block
-(:data:`~prefeval.runtime.memory.MMAP_THRESHOLD`), come from the heap and go back to it, where those
-of a run of ten million rows, 80 MB each, were mapped afresh for every step of the computation and
-every page of them zeroed by the system when first written: a run's item values took 2.7 s of CPU,
-1.2 to 1.3 s in slices, 1.3 to 1.5 s in slices of 256 Ki rows, whose counts per rank are tables of
-every (item, rank) pair, made once per slice)."""
-
-
-def _items_of_rows(request: ItemRequest, queries: np.ndarray, items: np.ndarray, ranks: np.ndarray, num_queries: int,
-                   outside: int, example: str | None, query_groups: np.ndarray | None) -> RunItems:
-    """:func:`run_items` of the rows' catalogue indexes ``items`` (``outside`` of them outside the
-    catalogue, ``example`` the first one's text), computed over slices of about :data:`ITEM_ROWS`
-    rows, whole queries each (when the rows are in query order), whose per-query values are laid end
-    to end and whose counts are added up (integers: the same whatever the slices)."""
-    runs = [_items_of_slice(request, queries[rows] - first if first else queries[rows], items[rows], ranks[rows],
-                            stop - first, query_groups[first:stop] if query_groups is not None else None)
-            for rows, first, stop in _query_slices(queries, num_queries)]
+    runs, outside, example = [], 0, None
+    for rows, first, stop in _query_slices(queries, num_queries):
+        items = context.indexes(item_keys[rows])
+        beyond = items == context.size
+        if beyond.any():
+            if not outside:
+                row = (rows.start or 0) + int(np.flatnonzero(beyond)[0])
+                if context.strict:
+                    raise outside_error(row)
+                example = item_text(row) if item_text is not None else None
+            outside += int(np.count_nonzero(beyond))
+        runs.append(_items_of_slice(request, queries[rows] - first if first else queries[rows], items, ranks[rows],
+                                    stop - first, query_groups[first:stop] if query_groups is not None else None))
     if len(runs) == 1:
         [run] = runs
     else:
@@ -365,6 +352,18 @@ def _items_of_rows(request: ItemRequest, queries: np.ndarray, items: np.ndarray,
                      for k in runs[0].queries.providers}
         run = RunItems(QueryItems(values, providers), ExposureCounts.summed([run.counts for run in runs]))
     return run._replace(counts=run.counts._replace(outside=np.int64(outside), example=example))
+
+
+ITEM_ROWS = 1 << 20
+"""A run's rows are given to the item measures about this many at a time, whole users' lists (1 Mi
+rows: the temporary arrays of a slice, 8 MiB each, below glibc's threshold for mapping a block
+(:data:`~prefeval.runtime.memory.MMAP_THRESHOLD`), come from the heap and go back to it, where those
+of a run of ten million rows, 80 MB each, were mapped afresh for every step of the computation and
+every page of them zeroed by the system when first written: a run's item values took 2.7 s of CPU,
+1.2 to 1.3 s in slices, 1.3 to 1.5 s in slices of 256 Ki rows, whose counts per rank are tables of
+every (item, rank) pair, made once per slice). The items are found in the catalogue slice by slice
+too: the catalogue index of every row of a run at once was 80 MB more, a third of a second of system
+time in a reader on a machine where memory touched for the first time costs about 2 ms per MB."""
 
 
 def _query_slices(queries: np.ndarray, num_queries: int) -> list[tuple[slice, int, int]]:
@@ -383,8 +382,8 @@ def _query_slices(queries: np.ndarray, num_queries: int) -> list[tuple[slice, in
 
 def _items_of_slice(request: ItemRequest, queries: np.ndarray, items: np.ndarray, ranks: np.ndarray, num_queries: int,
                     query_groups: np.ndarray | None) -> RunItems:
-    """:func:`_items_of_rows` of one slice of whole queries (numbered from 0 in it), without the items
-    outside the catalogue (counted over the whole run)."""
+    """:func:`run_items` of one slice of whole queries (numbered from 0 in it), given its rows' catalogue
+    indexes ``items``, without the items outside the catalogue (counted over the whole run)."""
     context = request.context
     trained = int(np.count_nonzero(context.popularity.interactions[items] > 0)) if context.popularity is not None \
         else 0
