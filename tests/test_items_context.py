@@ -134,6 +134,13 @@ def test_ild_of_lists_of_one_length_in_user_order_as_of_the_rows_shuffled(larges
         assert in_order[name].tobytes() == shuffled[name].tobytes(), name
 
 
+def joined(run):
+    """A run's per-query values, its slices laid end to end (as a table of this run alone holds them)."""
+    stacked = QueryItems.stacked([run.queries])
+    return QueryItems({key: value[0] for key, value in stacked.values.items()},
+                      {k: value[0] for k, value in stacked.providers.items()})
+
+
 def table(keys, values, source="side.csv"):
     return SideTable.of_texts(keys, values, np.arange(len(keys)) + 2, source)
 
@@ -175,7 +182,7 @@ def test_context_agrees_with_the_pure_functions(seed):
         rows = np.isin(users, block)
         part = run_items_of(request, users[rows] - block[0], text_keys(run_items[rows].tolist()), ranks[rows],
                             len(block))
-        for key, value in part.queries.values.items():
+        for key, value in joined(part).values.items():
             values.setdefault(key[0], []).append(value)
         counts = part.counts if counts is None else counts + part.counts
     values = {name: np.concatenate(parts) for name, parts in values.items()}
@@ -231,10 +238,11 @@ def test_a_run_computed_in_slices_of_users_gives_the_same_values_and_counts(monk
 
     whole, sliced = computed(10**9), computed(7)
     assert len(items_module._query_slices(users, num_users + 2)) > 20
-    for key, value in whole.queries.values.items():
-        assert sliced.queries.values[key].tobytes() == value.tobytes(), key
-    for key, value in whole.queries.providers.items():
-        assert sliced.queries.providers[key].tobytes() == value.tobytes(), key
+    assert len(whole.queries) == 1 and len(sliced.queries) > 20
+    for key, value in joined(whole).values.items():
+        assert joined(sliced).values[key].tobytes() == value.tobytes(), key
+    for key, value in joined(whole).providers.items():
+        assert joined(sliced).providers[key].tobytes() == value.tobytes(), key
 
     def flat(counts):
         return ({k: v.tolist() for k, v in counts.exposures.items()},
@@ -288,7 +296,7 @@ def test_catalogue_defaults_and_items_outside_it():
     request = ItemRequest(context, (("arp", None),), exposures=(None,))
     part = run_items_of(request, np.array([0, 0, 1]), keys, np.array([1.0, 2.0, 1.0]), 2,
                         item_text=lambda row: ["a", "b", "z"][row])
-    assert part.queries.values[("arp", None)].tolist() == [1.0, 0.0]
+    assert joined(part).values[("arp", None)].tolist() == [1.0, 0.0]
     assert int(part.counts.outside) == 2 and part.counts.example == "a"
     strict = context._replace(strict=True)
 
@@ -351,3 +359,16 @@ def test_query_columns_are_views_for_a_range_and_copies_otherwise(queries):
                                                   and (np.diff(queries) == 1).all())
     assert np.shares_memory(taken.values[("arp", 10)], values) == consecutive
     assert np.shares_memory(taken.providers[10], providers) == consecutive
+
+
+def test_runs_stacked_from_their_slices_of_queries():
+    """Each run's slices of queries (as many as its reader made) laid end to end, the runs stacked:
+    what numpy's concatenate and stack give, in one array per value."""
+    values = np.arange(12.0).reshape(2, 6)
+    providers = np.arange(36.0).reshape(2, 6, 3)
+    cuts = [(0, 2, 5, 6), (0, 6)]  # the first run in three slices, the second in one
+    runs = [[QueryItems({("arp", 10): values[run, a:b]}, {10: providers[run, a:b]}) for a, b in zip(cut, cut[1:])]
+            for run, cut in enumerate(cuts)]
+    stacked = QueryItems.stacked(runs)
+    assert stacked.values[("arp", 10)].tolist() == values.tolist()
+    assert stacked.providers[10].tolist() == providers.tolist() and stacked.providers[10].dtype == np.float64
