@@ -9,13 +9,15 @@ The times come from the scheduler's task stream (``Client.get_task_stream``): wh
 (``_run_keeping``, the first one the qrels' index) take while the other worker waits, how long a
 partition's task (``_chunk_kernel``) takes with one worker and with two, and what is left before the
 first task (the client's start) and after the last (its end) are the parts of the wall time that a
-second worker does not divide. Each worker is named by the last digits of its port.
+second worker does not divide. Each worker is named by the last digits of its port; the partition
+tasks' total and median end each cluster's list.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,9 @@ from recommender import PARQUET, PARTITIONED, TEXT, write_recommender
 from run import CACHE, dask_cluster
 
 FORMS = {"text": TEXT, "parquet": PARQUET, "partitioned": PARTITIONED}
+PARTITION_TASK = "_chunk_kernel"
+"""The name of a partition's task; their total with one worker over their total with two, times two,
+bounds what a second worker can gain (the tasks take longer side by side)."""
 
 
 def main() -> None:
@@ -51,6 +56,10 @@ def main() -> None:
                        for task in tasks for span in task["startstops"] if span["action"] == "compute")
         for begun, ended, worker, name in spans:
             print(f"  worker {worker:>5}  {begun:6.2f} -> {ended:6.2f}  {ended - begun:5.2f} s  {name}")
+        partitions = [ended - begun for begun, ended, _, name in spans if name == PARTITION_TASK]
+        if partitions:
+            print(f"  {len(partitions)} partition tasks: {sum(partitions):.2f} s in all, "
+                  f"{statistics.median(partitions):.2f} s each (median)")
     os.unlink(output)
 
 
