@@ -666,3 +666,33 @@ def test_ids_that_are_not_utf8_survive_pandas_beside_pyarrow(tmp_path):
     assert frame["qid"].tolist() == ["q\udcff1", "q2"] and frame["ap"].tolist() == [1.0, 0.0]
     assert str(prefeval.evaluate(QRELS, RUNS[:1], ["ap"])["qid"].dtype) == str(pd.Series(["q"]).dtype)
     assert run_cli("check", "-R", qrels, run).exit_code == 0
+
+
+def test_ids_written_in_place_are_the_ids_joined_at_the_end():
+    """A column of ids whose rows are known ahead (a file's row groups) is written into arrays made
+    once for every row; the same chunks joined at the end give the same keys, texts and places:
+    dictionaries shared by chunks and met again after another, plain text and integers."""
+    pa = pytest.importorskip("pyarrow")
+    from prefeval.io.columnar import _TextParts
+
+    shared = pa.array(["u1", "u22", "u1", "u333"]).dictionary_encode()
+    chunks = [shared, pa.array(["a", "bb", "a"]), shared.slice(1, 2), pa.array(["x", "y"]).dictionary_encode(),
+              pa.array([7, 70, 700]), shared]
+    rows = sum(len(chunk) for chunk in chunks)
+
+    def column(announced):
+        parts = _TextParts({}, rows if announced else None)
+        for chunk in chunks:
+            parts.add(pa, chunk, lambda *problem: AssertionError(problem))
+        return parts.column()
+
+    joined, in_place = column(False), column(True)
+    expected = ["u1", "u22", "u1", "u333", "a", "bb", "a", "u22", "u1", "x", "y", "7", "70", "700",
+                "u1", "u22", "u1", "u333"]
+    assert list(in_place.texts(np.arange(rows))) == list(joined.texts(np.arange(rows))) == expected
+    assert in_place.keys.tolist() == joined.keys.tolist()
+    assert in_place.keys[0] == in_place.keys[2] == in_place.keys[8] != in_place.keys[1]
+    with pytest.raises(ValueError, match="2 rows added where 3 were announced"):
+        parts = _TextParts({}, 3)
+        parts.add(pa, pa.array(["a", "b"]), None)
+        parts.column()
