@@ -210,3 +210,27 @@ def test_long_decimals_round_as_strtod(monkeypatch, extended):
     parsed = split_run(data)[2]
     expected = np.array([float(score.replace(",", ".")) for score in scores])
     np.testing.assert_array_equal(parsed.view(np.int64), expected.view(np.int64))
+
+
+@pytest.mark.parametrize("changes_at", [None, 0, 3, 150, 299])
+def test_a_field_the_same_on_every_line_reads_as_one_across_pieces(monkeypatch, changes_at):
+    """The qrels' iter field, one byte the same on every line of a piece (no key per line): read in
+    pieces of a few lines, the same column as read whole, whether it is the same on every line of the
+    file (then one key, no array per line) or changes at some line (the first piece's, a middle
+    piece's, the last's)."""
+    from prefeval.io.trec import QRELS_ITER_FORMAT
+
+    iters = ["0" if changes_at is None or n < changes_at else "1" for n in range(300)]
+    data = "".join(f"q{n // 9} {it} d{n} {n % 3}\n" for n, it in enumerate(iters)).encode()
+    layout = QRELS_ITER_FORMAT.field_layout
+    monkeypatch.setattr(fields, "_PIECE_BYTES", 1 << 20)
+    whole = split_fields(data, layout)
+    monkeypatch.setattr(fields, "_PIECE_BYTES", 40)
+    pieces = split_fields(data, layout)
+    iter_column = pieces[layout.texts.index(1)]
+    assert iter_column.tolist() == iters
+    for one, other in zip(whole[:-1], pieces[:-1]):
+        assert one.tolist() == other.tolist()
+        np.testing.assert_array_equal(one.keys, other.keys)
+    np.testing.assert_array_equal(whole[-1], pieces[-1])
+    assert (len(set(iter_column.keys.tolist())) == 1) == (changes_at in (None, 0))
