@@ -253,7 +253,7 @@ def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn | np.ndar
         stop = data.find(b"\n", min(start + _PIECE_BYTES, len(data)) - 1)
         stop = len(data) if stop < 0 else stop + 1
         piece = _split_piece(data, start, stop, separator, layout)
-        if piece is None or piece[0] != (fields or piece[0]):
+        if piece is None or fields not in (None, piece[0]):
             return None  # not the common shape, or the number of fields changes between pieces
         fields = piece[0]
         for column, part in zip(columns, piece[1:-1]):
