@@ -245,9 +245,8 @@ def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn | np.ndar
     if has_space and has_tab:
         return None
     separator = 32 if has_space else 9
-    lines = data.count(b"\n") + (not data.endswith(b"\n"))
-    columns = [_FieldColumn(lines) for _ in layout.texts]
-    numbers = None if layout.number is None else _swept(lines, np.float64)
+    columns: list[_FieldColumn] = []
+    numbers = None
     fields, row, start = None, 0, 0
     while start < len(data):
         stop = data.find(b"\n", min(start + _PIECE_BYTES, len(data)) - 1)
@@ -255,6 +254,10 @@ def split_fields(data: bytes, layout: FieldLayout) -> tuple[TextColumn | np.ndar
         piece = _split_piece(data, start, stop, separator, layout)
         if piece is None or fields not in (None, piece[0]):
             return None  # not the common shape, or the number of fields changes between pieces
+        if fields is None:  # the first piece has the common shape: the columns of every line
+            lines = data.count(b"\n") + (not data.endswith(b"\n"))
+            columns = [_FieldColumn(lines) for _ in layout.texts]
+            numbers = None if layout.number is None else _swept(lines, np.float64)
         fields = piece[0]
         for column, part in zip(columns, piece[1:-1]):
             column.add(part)
