@@ -49,7 +49,7 @@ import numpy as np
 from prefeval.errors import InputError
 from prefeval.io.codes import distinct
 from prefeval.io.columns import QRELS, RUN, WHAT, named_columns, plain_path, resolve_columns
-from prefeval.io.fields import TextColumn, byte_keys, text_keys
+from prefeval.io.fields import TextColumn, TextRows, byte_keys, text_keys
 from prefeval.io.keys import SUMMARY_QID
 from prefeval.io.source import ARROW, PARQUET, columnar_format, dataset_files, display_name
 from prefeval.io.trec import QRELS_FORMAT, RUN_FORMAT, LineFormat, Qrels, RunColumns, qrels_from_columns
@@ -665,9 +665,8 @@ class _TextParts:
     dictionary that several chunks share is kept, and its keys computed, once.
 
     When the number of ``rows`` to come is known, the keys, starts and lengths of every row are
-    written straight into arrays made once for them all, a chunk's at its place; otherwise each
-    chunk's are kept and joined at the end. Joining them was a second copy of every row's three
-    arrays: 480 MB for a run of ten million rows, memory touched for the first time twice over."""
+    written straight into arrays made once for them all, a chunk's at its place
+    (:class:`~prefeval.io.fields.TextRows`); otherwise each chunk's are kept and joined at the end."""
 
     def __init__(self, dictionaries: dict[tuple, tuple], rows: int | None = None):
         self.keys: list[np.ndarray] = []
@@ -680,10 +679,8 @@ class _TextParts:
         row group, which may share a dictionary with the pieces before them)."""
         self.kept: dict[tuple, int] = {}
         """Where the bytes of each dictionary met are among :attr:`buffers`."""
-        self.every_row = None if rows is None else \
-            (np.empty(rows, dtype=np.uint64), np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64))
-        """The keys, starts and lengths of every row, when their number is known; :attr:`filled` of them so far."""
-        self.filled = 0
+        self.every_row = None if rows is None else TextRows(rows)
+        """The keys, starts and lengths of every row, when their number is known."""
 
     def add(self, pa, chunk, error) -> None:
         """The ids of ``chunk`` (an Array without nulls); ``error(row, id, problem)`` makes the
@@ -713,20 +710,13 @@ class _TextParts:
     def _put(self, columns: tuple[np.ndarray, np.ndarray, np.ndarray], indices: np.ndarray | None, shift: int) -> None:
         """Add a chunk's (keys, starts, lengths): the rows ``indices`` of them (a dictionary's), or all;
         the starts moved by ``shift``, where the chunk's bytes start among those kept."""
-        if self.every_row is None:
-            keys, starts, lengths = (column[indices] for column in columns) if indices is not None else columns
-            self.keys.append(keys)
-            self.starts.append(starts + shift)
-            self.lengths.append(lengths)
+        if self.every_row is not None:
+            self.every_row.add(columns, len(indices if indices is not None else columns[0]), indices, shift)
             return
-        stop = self.filled + len(indices if indices is not None else columns[0])
-        for target, column in zip(self.every_row, columns):
-            if indices is not None:
-                np.take(column, indices, out=target[self.filled:stop], mode="clip")  # not buffered, as "raise" is
-            else:
-                target[self.filled:stop] = column
-        self.every_row[1][self.filled:stop] += shift
-        self.filled = stop
+        keys, starts, lengths = (column[indices] for column in columns) if indices is not None else columns
+        self.keys.append(keys)
+        self.starts.append(starts + shift)
+        self.lengths.append(lengths)
 
     def _keep(self, data: bytes) -> int:
         """Keep ``data``; where it starts among the bytes kept."""
@@ -736,15 +726,12 @@ class _TextParts:
 
     def column(self) -> TextColumn:
         """The ids added, as one column."""
-        if self.every_row is not None and self.filled != len(self.every_row[0]):
-            raise ValueError(f"{self.filled} rows added where {len(self.every_row[0])} were announced")
-        if not self.buffers:
-            return TextColumn.of_texts([])
-        columns = self.every_row if self.every_row is not None else \
-            tuple(np.concatenate(parts) for parts in (self.keys, self.starts, self.lengths))
         data = self.buffers[0] if len(self.buffers) == 1 else b"".join(self.buffers)
-        keys, starts, lengths = columns
-        return TextColumn(keys, data, starts, lengths)
+        if self.every_row is not None:
+            return self.every_row.column(data) if len(self.every_row) else TextColumn.of_texts([])
+        if not self.keys:
+            return TextColumn.of_texts([])
+        return TextColumn(np.concatenate(self.keys), data, np.concatenate(self.starts), np.concatenate(self.lengths))
 
 
 def _encoded(pa, chunk, error) -> tuple[np.ndarray, np.ndarray, np.ndarray, bytes]:

@@ -278,46 +278,74 @@ def _swept(size: int, dtype) -> np.ndarray:
     return array
 
 
+class TextRows:
+    """The keys, starts and lengths of ``size`` texts of one buffer, written a range of rows at a time
+    into arrays made once (:func:`_swept`), as a reader that knows its rows ahead meets them: no copy
+    of them all at the end, where keeping each piece's to join them touched every row's three arrays
+    twice (memory touched for the first time: 480 MB more for the two id fields of a run of ten
+    million lines)."""
+
+    def __init__(self, size: int):
+        self.arrays = (_swept(size, np.uint64), _swept(size, np.int64), _swept(size, np.int64))
+        self.filled = 0
+
+    def __len__(self) -> int:
+        return len(self.arrays[0])
+
+    def add(self, values, count: int, indices: np.ndarray | None = None, shift: int = 0) -> None:
+        """The next ``count`` rows: ``values``, (keys, starts, lengths), arrays or one of each for every
+        row; the rows ``indices`` of those arrays when given (a dictionary's entries); the starts moved
+        by ``shift``."""
+        first, stop = self.filled, self.filled + count
+        for target, value in zip(self.arrays, values):
+            if indices is None:
+                target[first:stop] = value
+            else:
+                np.take(value, indices, out=target[first:stop], mode="clip")  # not buffered, as "raise" is
+        if shift:
+            self.arrays[1][first:stop] += shift
+        self.filled = stop
+
+    def column(self, data: bytes) -> TextColumn:
+        """The texts of ``data`` written, once every row has been."""
+        if self.filled != len(self):
+            raise ValueError(f"{self.filled} rows added where {len(self)} were announced")
+        keys, starts, lengths = self.arrays
+        return TextColumn(keys, data, starts, lengths)
+
+
 class _FieldColumn:
-    """A text field's column, its pieces' parts written at their rows (``rows`` in all) as they come,
-    into arrays made once: the pieces' own arrays are then temporaries that the next piece's reuse,
-    where keeping them all to join at the end touched every row's keys, starts and lengths twice
-    (memory touched for the first time: 480 MB more for the two text fields of a run of ten million
-    lines). While every piece so far holds the same bytes on every line (:class:`_Same`), only that
-    is kept: a column of them all needs no array per line."""
+    """A text field's column, its pieces' parts written at their rows (``rows`` in all) as they come
+    (:class:`TextRows`): the pieces' own arrays are then temporaries that the next piece's reuse.
+    While every piece so far holds the same bytes on every line (:class:`_Same`), only that is kept:
+    a column of them all needs no array per line."""
 
     def __init__(self, rows: int):
-        self.arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.rows, self.count = rows, 0
         self.same: tuple | None = None
-        self.rows, self.filled = rows, 0
+        self.written: TextRows | None = None
 
     def add(self, part: _Same | tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         """The next piece's part: a :class:`_Same`, or its (keys, starts, lengths)."""
         same = part[:3] if isinstance(part, _Same) else None
         count = part.count if same is not None else len(part[0])
-        if self.arrays is None and same is not None and self.same in (None, same):
+        if self.written is None and same is not None and self.same in (None, same):
             self.same = same
         else:
-            if self.arrays is None:
-                self.arrays = (_swept(self.rows, np.uint64), _swept(self.rows, np.int64), _swept(self.rows, np.int64))
-                self._put(self.same, 0, self.filled)
-            self._put(same if same is not None else part, self.filled, self.filled + count)
-        self.filled += count
-
-    def _put(self, values, first: int, stop: int) -> None:
-        """Rows ``first..stop-1``: ``values`` (a key, start and length each, or arrays of them)."""
-        if stop > first:
-            for target, value in zip(self.arrays, values):
-                target[first:stop] = value
+            if self.written is None:
+                self.written = TextRows(self.rows)
+                if self.count:  # the rows before, the same bytes on each
+                    self.written.add(self.same, self.count)
+            self.written.add(same if same is not None else part, count)
+        self.count += count
 
     def of(self, data: bytes) -> TextColumn:
         """The column of the texts of ``data`` added."""
-        if self.arrays is None:  # the same bytes on every line
-            key, first, length = self.same
-            return TextColumn(np.full(self.filled, key), data, np.broadcast_to(np.int64(first), (self.filled,)),
-                              np.broadcast_to(np.int64(length), (self.filled,)))
-        keys, starts, lengths = self.arrays
-        return TextColumn(keys, data, starts, lengths)
+        if self.written is not None:
+            return self.written.column(data)
+        key, first, length = self.same  # the same bytes on every line
+        return TextColumn(np.full(self.count, key), data, np.broadcast_to(np.int64(first), (self.count,)),
+                          np.broadcast_to(np.int64(length), (self.count,)))
 
 
 class _Same(NamedTuple):

@@ -313,7 +313,7 @@ class RunItems(NamedTuple):
     per-query values of consecutive slices of its queries, in order (laid end to end only when the
     runs are stacked, :meth:`QueryItems.stacked`: joined by the run's reader first, they were a copy
     more of the run's values, 80 MB of memory touched for the first time for a million users' provider
-    exposures, 0.1 s on a machine where that costs 2 ms per MB)."""
+    exposures)."""
 
     queries: tuple[QueryItems, ...]
     counts: ExposureCounts
