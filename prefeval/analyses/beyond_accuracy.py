@@ -323,7 +323,7 @@ class ListLayout(NamedTuple):
             order = np.argsort(users, kind="stable")
             users, items = users[order], items[order]
         length = np.bincount(users, minlength=num_users)
-        holders = np.flatnonzero(length)
+        holders = np.flatnonzero(length != 0)
         held = length[holders]
         longest = int(held.max()) if len(held) else 0
         if len(held) and int(held.min()) == longest:
